@@ -1,0 +1,373 @@
+"""The one board engine: a ConnectX position as two bitboards on Python ints.
+
+Layout (Pascal Pons' convention, http://blog.gamesolver.org/solving-connect-four/06-bitboard/),
+generalised to any ``rows`` x ``columns``: bits run column by column, bottom to top, with one spare
+bit above every column that is always 0 (it stops lines wrapping into the next column). For 6x7::
+
+    .  .  .  .  .  .  .      <- spare bit of each column (6, 13, 20, ...)
+    5 12 19 26 33 40 47      <- top row       (Kaggle row 0)
+    4 11 18 25 32 39 46
+    3 10 17 24 31 38 45
+    2  9 16 23 30 37 44
+    1  8 15 22 29 36 43
+    0  7 14 21 28 35 42      <- bottom row    (Kaggle row 5)
+
+Kaggle's ``obs.board`` is a flat row-major list with row 0 at the **top**; cell ``r * columns + c``
+is bit ``c * (rows + 1) + (rows - 1 - r)``. That is the only mapping in the project
+(:meth:`Board.from_kaggle`, :meth:`Board.to_kaggle`).
+
+A position is stored as
+
+* ``position`` -- the stones of the **side to move**,
+* ``mask`` -- all stones,
+* ``ply`` -- the number of stones played (mark 1 moves first, so the side to move has mark
+  ``1 + ply % 2``).
+
+``position + mask`` is a unique key of the position (Pons). Columns are 0-based everywhere except in
+move strings in Pons' notation (``"4453"``: 1-based digits), read by :meth:`Board.from_moves`.
+Scores and results are always from the point of view of the side to move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+__all__ = [
+    "Board",
+    "BoardError",
+    "ColumnFullError",
+    "GameOverError",
+    "Geometry",
+    "IllegalMoveError",
+    "InvalidBoardError",
+    "NotAColumnError",
+    "geometry",
+]
+
+
+class BoardError(ValueError):
+    """Base class of every error raised by the board engine."""
+
+
+class InvalidBoardError(BoardError):
+    """A board or configuration that no ConnectX game can produce."""
+
+
+class IllegalMoveError(BoardError):
+    """A move that may not be played in this position."""
+
+
+class NotAColumnError(IllegalMoveError):
+    """The move is not a column index of this board."""
+
+
+class ColumnFullError(IllegalMoveError):
+    """The column has no empty cell left."""
+
+
+class GameOverError(IllegalMoveError):
+    """The game has already been won, so no further move may be played."""
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """Constant bit masks of a ``rows`` x ``columns`` board with ``inarow`` to connect.
+
+    Built once per configuration by :func:`geometry`. ``height = rows + 1`` bits per column.
+    """
+
+    rows: int
+    columns: int
+    inarow: int
+    height: int
+    bottom: int  #: the bottom cell of every column
+    board: int  #: every playable cell
+    column_masks: tuple[int, ...]  #: every cell of column ``c``
+    top_cells: tuple[int, ...]  #: the top playable cell of column ``c``
+    bottom_cells: tuple[int, ...]  #: the bottom cell of column ``c``
+    directions: tuple[int, ...]  #: bit shifts of the four line directions: |, -, /, \\
+    centre_order: tuple[int, ...]  #: columns from the centre outwards, left before right
+
+    @property
+    def size(self) -> int:
+        """Number of cells, ``rows * columns``."""
+        return self.rows * self.columns
+
+
+@cache
+def geometry(rows: int, columns: int, inarow: int) -> Geometry:
+    """Return the (cached) :class:`Geometry` of a configuration.
+
+    Raises :class:`InvalidBoardError` unless ``rows``, ``columns`` and ``inarow`` are integers
+    ≥ 1 (Kaggle's schema minimum). ``inarow`` may exceed both dimensions: then nobody can win.
+    """
+    for name, value in (("rows", rows), ("columns", columns), ("inarow", inarow)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidBoardError(f"{name} must be an integer >= 1, got {value!r}")
+    height = rows + 1
+    column_masks = tuple(((1 << rows) - 1) << (c * height) for c in range(columns))
+    bottom_cells = tuple(1 << (c * height) for c in range(columns))
+    top_cells = tuple(1 << (c * height + rows - 1) for c in range(columns))
+    centre = (columns - 1) / 2
+    centre_order = tuple(sorted(range(columns), key=lambda c: (abs(c - centre), c)))
+    return Geometry(
+        rows=rows,
+        columns=columns,
+        inarow=inarow,
+        height=height,
+        bottom=sum(bottom_cells),
+        board=sum(column_masks),
+        column_masks=column_masks,
+        top_cells=top_cells,
+        bottom_cells=bottom_cells,
+        directions=(1, height, height + 1, height - 1),
+        centre_order=centre_order,
+    )
+
+
+def has_line(stones: int, geo: Geometry) -> bool:
+    """True when ``stones`` holds ``geo.inarow`` aligned cells in any direction."""
+    k = geo.inarow
+    for shift in geo.directions:
+        run = stones
+        length = 1
+        # Doubling: after the loop, bit x of ``run`` means x .. x + (length-1)*shift are all set.
+        while length < k and run:
+            step = min(length, k - length)
+            run &= run >> (step * shift)
+            length += step
+        if run:
+            return True
+    return False
+
+
+def winning_cells(stones: int, geo: Geometry) -> int:
+    """Cells (bit mask, possibly occupied or floating) that would complete a line of ``stones``.
+
+    A cell x is winning when ``inarow - 1`` stones already line up with it, ``a`` on one side and
+    ``b`` on the other with ``a + b = inarow - 1``. The result is restricted to ``geo.board``;
+    callers intersect it with the empty or playable cells they care about.
+    """
+    k = geo.inarow
+    if k == 1:
+        return geo.board
+    result = 0
+    for shift in geo.directions:
+        # below[a]: cells whose a nearest neighbours in the negative direction are all stones.
+        below = [geo.board]
+        above = [geo.board]
+        for a in range(1, k):
+            below.append(below[-1] & (stones << (a * shift)))
+            above.append(above[-1] & (stones >> (a * shift)))
+        for a in range(k):
+            result |= below[a] & above[k - 1 - a]
+    return result & geo.board
+
+
+class Board:
+    """A ConnectX position with push/pop, win detection and Kaggle conversion.
+
+    ``Board(rows=6, columns=7, inarow=4)`` is the empty board; see the module docstring for the bit
+    layout. The board does not store who has already won: :meth:`push` refuses to play on once a
+    line exists (:class:`GameOverError`) and :meth:`winner` reports it.
+    """
+
+    __slots__ = ("geo", "position", "mask", "ply", "_history")
+
+    def __init__(self, rows: int = 6, columns: int = 7, inarow: int = 4) -> None:
+        self.geo = geometry(rows, columns, inarow)
+        self.position = 0
+        self.mask = 0
+        self.ply = 0
+        self._history: list[int] = []
+
+    # --- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_kaggle(
+        cls, board: Sequence[int], mark: int, *, rows: int, columns: int, inarow: int
+    ) -> Board:
+        """Read Kaggle's ``obs.board`` (flat, row-major, row 0 on top; 0 empty, 1/2 marks).
+
+        ``mark`` is the mark of the side to move (``obs.mark``). Raises :class:`InvalidBoardError`
+        when the list has the wrong length or values, a stone floats above an empty cell, or the
+        stone counts do not fit ``mark`` to move (mark 1 always moves first). The move history is
+        unknown, so :meth:`pop` is unavailable on the result.
+        """
+        geo = geometry(rows, columns, inarow)
+        if len(board) != rows * columns:
+            raise InvalidBoardError(f"board has {len(board)} cells, expected {rows}x{columns}")
+        if mark not in (1, 2):
+            raise InvalidBoardError(f"mark must be 1 or 2, got {mark!r}")
+        stones = {1: 0, 2: 0}
+        counts = {1: 0, 2: 0}
+        for index, value in enumerate(board):
+            if value == 0:
+                continue
+            if value not in (1, 2):
+                raise InvalidBoardError(f"cell {index} holds {value!r}; cells hold 0, 1 or 2")
+            r, c = divmod(index, columns)
+            stones[value] |= 1 << (c * geo.height + rows - 1 - r)
+            counts[value] += 1
+        mask = stones[1] | stones[2]
+        if (mask + geo.bottom) & mask:
+            raise InvalidBoardError("a stone floats above an empty cell")
+        ply = counts[1] + counts[2]
+        if counts[1] - counts[2] not in (0, 1) or 1 + ply % 2 != mark:
+            raise InvalidBoardError(
+                f"{counts[1]} stones of mark 1 and {counts[2]} of mark 2 do not fit mark {mark} to move"
+            )
+        self = cls(rows, columns, inarow)
+        self.position = stones[mark]
+        self.mask = mask
+        self.ply = ply
+        self._history = []
+        return self
+
+    @classmethod
+    def from_moves(
+        cls, moves: str | Iterable[int], *, rows: int = 6, columns: int = 7, inarow: int = 4
+    ) -> Board:
+        """Play a sequence of moves from the empty board.
+
+        A string is Pons' notation: one 1-based column digit per move (``"4453"``; boards of more
+        than 9 columns need an iterable). An iterable holds 0-based column indices. Raises
+        :class:`NotAColumnError` for a bad digit or column, :class:`ColumnFullError` for a full
+        column and :class:`GameOverError` for a move after a line is made.
+        """
+        board = cls(rows, columns, inarow)
+        if isinstance(moves, str):
+            for i, char in enumerate(moves):
+                if not ("1" <= char <= "9") or int(char) > columns:
+                    raise NotAColumnError(f"move {i + 1} {char!r} is not a column digit 1-{columns}")
+                board.push(int(char) - 1)
+        else:
+            for column in moves:
+                board.push(column)
+        return board
+
+    def copy(self) -> Board:
+        """An independent copy (history included)."""
+        other = Board.__new__(Board)
+        other.geo = self.geo
+        other.position = self.position
+        other.mask = self.mask
+        other.ply = self.ply
+        other._history = list(self._history)
+        return other
+
+    # --- queries ------------------------------------------------------------------------------
+
+    @property
+    def mark(self) -> int:
+        """Kaggle mark (1 or 2) of the side to move."""
+        return 1 + self.ply % 2
+
+    @property
+    def opponent(self) -> int:
+        """Bitboard of the stones of the side that just moved."""
+        return self.position ^ self.mask
+
+    def key(self) -> int:
+        """Unique key of the position (``position + mask``)."""
+        return self.position + self.mask
+
+    def can_play(self, column: int) -> bool:
+        """True when ``column`` is a column index whose top cell is empty."""
+        return 0 <= column < self.geo.columns and not self.mask & self.geo.top_cells[column]
+
+    def legal_moves(self) -> list[int]:
+        """Playable columns in increasing order (empty when the board is full)."""
+        top = self.geo.top_cells
+        return [c for c in range(self.geo.columns) if not self.mask & top[c]]
+
+    def possible(self) -> int:
+        """Bit mask of the cells a stone would land on, one per non-full column."""
+        return (self.mask + self.geo.bottom) & self.geo.board
+
+    def move_cell(self, column: int) -> int:
+        """The bit a stone dropped in ``column`` lands on (assumes the column is not full)."""
+        return (self.mask + self.geo.bottom_cells[column]) & self.geo.column_masks[column]
+
+    def is_winning_move(self, column: int) -> bool:
+        """True when the side to move completes a line by playing ``column`` (assumed playable)."""
+        return has_line(self.position | self.move_cell(column), self.geo)
+
+    def winning_moves(self) -> int:
+        """Bit mask of the playable cells that win at once for the side to move."""
+        return winning_cells(self.position, self.geo) & self.possible()
+
+    def is_full(self) -> bool:
+        """True when no column is playable."""
+        return self.ply == self.geo.size
+
+    def winner(self) -> int | None:
+        """Mark that has a line on the board, or None (only the last mover can have one)."""
+        if self.ply and has_line(self.opponent, self.geo):
+            return 1 + (self.ply - 1) % 2
+        return None
+
+    def is_game_over(self) -> bool:
+        """True when the last move made a line or the board is full."""
+        return self.is_full() or self.winner() is not None
+
+    # --- moves --------------------------------------------------------------------------------
+
+    def push(self, column: int) -> None:
+        """Drop a stone of the side to move into ``column`` (0-based).
+
+        Raises :class:`NotAColumnError`, :class:`ColumnFullError` or :class:`GameOverError`.
+        """
+        if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < self.geo.columns:
+            raise NotAColumnError(f"{column!r} is not a column of a {self.geo.columns}-column board")
+        if self.mask & self.geo.top_cells[column]:
+            raise ColumnFullError(f"column {column} is full")
+        if self.winner() is not None:
+            raise GameOverError("the game is already won")
+        self.play(column)
+
+    def play(self, column: int) -> None:
+        """Fast unchecked :meth:`push` for search code: assumes ``column`` is playable."""
+        self._history.append(column)
+        self.position ^= self.mask
+        self.mask |= self.mask + self.geo.bottom_cells[column]
+        self.ply += 1
+
+    def pop(self) -> int:
+        """Take back the last move played on this object and return its column.
+
+        Raises :class:`IndexError` when there is no move to take back (boards read with
+        :meth:`from_kaggle` start with an empty history).
+        """
+        column = self._history.pop()
+        self.mask ^= 1 << ((self.mask & self.geo.column_masks[column]).bit_length() - 1)
+        self.position ^= self.mask
+        self.ply -= 1
+        return column
+
+    # --- output -------------------------------------------------------------------------------
+
+    def to_kaggle(self) -> list[int]:
+        """Kaggle's flat row-major list (row 0 on top) with marks 1 and 2."""
+        geo = self.geo
+        mover = self.position
+        out = [0] * geo.size
+        for r in range(geo.rows):
+            for c in range(geo.columns):
+                bit = 1 << (c * geo.height + geo.rows - 1 - r)
+                if self.mask & bit:
+                    out[r * geo.columns + c] = self.mark if mover & bit else 3 - self.mark
+        return out
+
+    def __str__(self) -> str:
+        symbols = {0: ".", 1: "X", 2: "O"}
+        cells = self.to_kaggle()
+        columns = self.geo.columns
+        lines = [" ".join(symbols[v] for v in cells[r * columns : (r + 1) * columns]) for r in range(self.geo.rows)]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        geo = self.geo
+        return f"<Board {geo.rows}x{geo.columns} inarow={geo.inarow} ply={self.ply} mark={self.mark}>"
