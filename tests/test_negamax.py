@@ -1,0 +1,105 @@
+"""Behaviour of the negamax agent: tactics, odd configurations, time, purity."""
+
+from __future__ import annotations
+
+import copy
+import random
+import time
+
+import pytest
+
+from agents import negamax
+from agents.board import Board
+
+
+def _obs(board: Board, overage: float = 60.0) -> dict:
+    return {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": overage}
+
+
+def _config(rows: int = 6, columns: int = 7, inarow: int = 4, act: float = 2.0) -> dict:
+    return {"rows": rows, "columns": columns, "inarow": inarow, "actTimeout": act}
+
+
+def test_takes_win_in_one() -> None:
+    board = Board.from_moves("112233")  # X on 1,2,3 bottom row; X to move wins in column 4 (index 3)
+    assert negamax.agent(_obs(board), _config(act=0.3)) == 3
+
+
+def test_takes_vertical_win_rather_than_block() -> None:
+    board = Board.from_moves("1212127")  # X has three in column 1, O three in column 2; O to move
+    assert negamax.agent(_obs(board), _config(act=0.3)) == 1
+
+
+def test_blocks_loss_in_one() -> None:
+    board = Board.from_moves("11223")  # X has 1,2,3 on the bottom row; O must block column 4
+    assert negamax.agent(_obs(board), _config(act=0.3)) == 3
+
+
+def _gives_win(board: Board, move: int) -> bool:
+    child = board.copy()
+    child.push(move)
+    return bool(child.winning_moves())
+
+
+def test_never_plays_under_an_opponent_threat_when_it_can_avoid_it() -> None:
+    rng = random.Random(7)
+    checked = 0
+    agent = negamax.make_agent()
+    while checked < 8:
+        board = Board()
+        for _ in range(rng.randrange(6, 20)):
+            if board.winning_moves() or board.is_game_over():
+                break
+            board.push(rng.choice(board.legal_moves()))
+        if board.is_game_over() or board.winning_moves():
+            continue
+        opponent_view = board.copy()
+        opponent_view.position ^= opponent_view.mask  # the opponent's immediate wins
+        if opponent_view.winning_moves():
+            continue
+        unsafe = [c for c in board.legal_moves() if _gives_win(board, c)]
+        if not unsafe or len(unsafe) == len(board.legal_moves()):
+            continue
+        assert not _gives_win(board, agent(_obs(board), _config(act=0.1)))
+        checked += 1
+
+
+@pytest.mark.parametrize(
+    ("rows", "columns", "inarow"),
+    [(1, 1, 1), (1, 1, 2), (3, 3, 1), (2, 5, 3), (10, 10, 5), (4, 4, 9), (6, 7, 4), (1, 9, 4), (9, 1, 4)],
+)
+def test_legal_int_on_odd_configurations(rows: int, columns: int, inarow: int) -> None:
+    board = Board(rows, columns, inarow)
+    config = _config(rows, columns, inarow, act=0.2)
+    agent = negamax.make_agent()
+    for _ in range(min(6, rows * columns)):
+        obs = _obs(board)
+        before = copy.deepcopy(obs)
+        move = agent(obs, config)
+        assert type(move) is int
+        assert board.can_play(move)
+        assert obs == before
+        board.push(move)
+        if board.is_game_over():
+            break
+
+
+def test_returns_within_small_budget() -> None:
+    board = Board.from_moves("4")
+    start = time.perf_counter()
+    move = negamax.agent(_obs(board), _config(act=0.3))
+    assert time.perf_counter() - start < 0.35
+    assert 0 <= move < 7
+
+
+def test_unknown_parameter_is_type_error() -> None:
+    with pytest.raises(TypeError):
+        negamax.make_agent(nonsense=1)  # type: ignore[call-arg]
+
+
+def test_search_finds_forced_win_in_three() -> None:
+    # X to move can make a double threat on the bottom row: 2 and 3 taken by X, 1,4,5 empty.
+    board = Board.from_moves("2737")  # X: 2,3 bottom; O: 7,7
+    result = negamax.search(board.position, board.mask, board.ply, board.geo, seconds=1.0, max_depth=5)
+    assert result.column in (0, 3)  # playing 1 or 4 makes an open three on the bottom row
+    assert result.score > negamax.WIN - 100
