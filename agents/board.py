@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 __all__ = [
     "Board",
@@ -96,7 +96,7 @@ class Geometry:
         return self.rows * self.columns
 
 
-@cache
+@lru_cache(maxsize=None, typed=True)  # typed: 6.0 must not hit the cache entry of 6
 def geometry(rows: int, columns: int, inarow: int) -> Geometry:
     """Return the (cached) :class:`Geometry` of a configuration.
 
@@ -186,9 +186,7 @@ class Board:
     # --- construction -------------------------------------------------------------------------
 
     @classmethod
-    def from_kaggle(
-        cls, board: Sequence[int], mark: int, *, rows: int, columns: int, inarow: int
-    ) -> Board:
+    def from_kaggle(cls, board: Sequence[int], mark: int, *, rows: int, columns: int, inarow: int) -> Board:
         """Read Kaggle's ``obs.board`` (flat, row-major, row 0 on top; 0 empty, 1/2 marks).
 
         ``mark`` is the mark of the side to move (``obs.mark``). Raises :class:`InvalidBoardError`
@@ -365,7 +363,9 @@ class Board:
         symbols = {0: ".", 1: "X", 2: "O"}
         cells = self.to_kaggle()
         columns = self.geo.columns
-        lines = [" ".join(symbols[v] for v in cells[r * columns : (r + 1) * columns]) for r in range(self.geo.rows)]
+        lines = [
+            " ".join(symbols[v] for v in cells[r * columns : (r + 1) * columns]) for r in range(self.geo.rows)
+        ]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

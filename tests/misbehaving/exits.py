@@ -1,0 +1,5 @@
+import os
+
+
+def agent(obs, config):
+    os._exit(3)

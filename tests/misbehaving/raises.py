@@ -1,0 +1,2 @@
+def agent(obs, config):
+    raise RuntimeError("boom")

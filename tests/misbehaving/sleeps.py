@@ -1,0 +1,6 @@
+import time
+
+
+def agent(obs, config):
+    time.sleep(3)
+    return 0

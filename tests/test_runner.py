@@ -1,0 +1,90 @@
+"""Misbehaving agents are scored as Kaggle scores them and never stop the tournament.
+
+Each file in ``tests/misbehaving/`` plays mark 1 against ``leftmost`` through the real runner
+(a process per game, kaggle-environments as referee), all in one batch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tournament.record import GameRecord, Termination
+from tournament.runner import GameFailed, run_games
+from tournament.schedule import GameTask
+
+HERE = Path(__file__).parent / "misbehaving"
+HANG_LIMIT = 1.0
+
+# file -> (termination, offender)
+EXPECTED = {
+    "raises.py": (Termination.ERROR, 1),
+    "returns_str.py": (Termination.INVALID, 1),
+    "returns_float.py": (Termination.INVALID, 1),
+    "returns_numpy_int.py": (Termination.INVALID, 1),
+    "out_of_range.py": (Termination.INVALID, 1),
+    "full_column.py": (Termination.INVALID, 1),
+    "sleeps.py": (Termination.TIMEOUT, 1),
+    "never_returns.py": (Termination.TIMEOUT, 1),
+    "holds_the_gil.py": (Termination.TIMEOUT, 1),
+    "exits.py": (Termination.ERROR, 1),
+    "syntax_error.py": (Termination.ERROR, 1),
+    "returns_none.py": None,  # Kaggle plays its default action, column 0: the game goes on
+}
+
+
+def _task(game_id: int, first: str, second: str = "leftmost", rows: int = 6) -> GameTask:
+    return GameTask(game_id, game_id, first, second, rows, 7, 4, 1.0, HANG_LIMIT, seed=7)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict[str, GameRecord | GameFailed]:
+    broken = tmp_path_factory.mktemp("broken") / "syntax_error.py"
+    broken.write_text("def agent(obs, config)\n    return 0\n")
+    paths = {name: str(broken if name == "syntax_error.py" else HERE / name) for name in EXPECTED}
+    tasks = [_task(i, path) for i, path in enumerate(paths.values())]
+    by_id = {result.game_id: result for result in run_games(tasks, workers=2)}
+    return {name: by_id[i] for i, name in enumerate(paths)}
+
+
+@pytest.mark.parametrize("name", [n for n, e in EXPECTED.items() if e is not None])
+def test_forfeit_is_a_loss_for_the_offender(results, name):
+    record = results[name]
+    termination, offender = EXPECTED[name]
+    assert record.termination is termination, record.detail
+    assert record.offender == offender
+    assert record.result == 0.0 and record.score_of("leftmost") == 1.0
+    assert record.statuses[0] == termination.value.upper()
+
+
+def test_forfeit_details_name_the_cause(results):
+    assert "numpy.int64" in results["returns_numpy_int.py"].detail
+    assert "boom" in results["raises.py"].detail
+    assert "did not return" in results["never_returns.py"].detail
+    assert "exit code 3" in results["exits.py"].detail
+    assert "killed" in results["holds_the_gil.py"].detail
+
+
+def test_full_column_is_played_until_full(results):
+    record = results["full_column.py"]
+    assert record.moves.count(0) == 6 and len(record.move_times) == len(record.moves) + 1
+
+
+def test_returning_none_plays_column_zero(results):
+    record = results["returns_none.py"]
+    assert record.moves[0] == 0
+    # leftmost also plays column 0, so the column fills after 6 moves and None is then invalid.
+    assert record.termination is Termination.INVALID and record.offender == 1
+
+
+def test_last_callable_is_the_agent():
+    (record,) = run_games([_task(0, str(HERE / "last_callable.py"), "leftmost")], workers=1)
+    assert record.moves[0] == 6  # `second` (rightmost), not `first` (column 0)
+
+
+def test_results_arrive_for_every_task_even_with_one_worker():
+    tasks = [_task(i, "random", "leftmost", rows=4) for i in range(3)]
+    records = list(run_games(tasks, workers=1))
+    assert sorted(r.game_id for r in records) == [0, 1, 2]
+    assert all(r.termination in (Termination.WIN, Termination.DRAW) for r in records)

@@ -1,0 +1,11 @@
+"""Tournaments of ConnectX agents through the official kaggle-environments referee.
+
+Modules, one job each: :mod:`~tournament.schedule` (who plays whom: round-robin, gauntlet),
+:mod:`~tournament.game` (play one game, return a :class:`~tournament.record.GameRecord`),
+:mod:`~tournament.runner` (games in parallel, each in its own process), :mod:`~tournament.store`
+(SQLite), :mod:`~tournament.cli` (the ``connectx`` / ``python -m tournament`` command).
+"""
+
+# kaggle-environments appends .../envs/lux_ai_s3 to sys.path when imported, and that directory holds
+# a module named ``agents``. Import our package first so every later ``import agents...`` finds it.
+import agents  # noqa: E402, F401

@@ -1,0 +1,80 @@
+"""Who plays whom: round-robin and gauntlet schedules of colour-swapped game pairs.
+
+Every pairing is played as pairs of games with the colours swapped (game ``2k``: A first, game
+``2k+1``: B first, both with the same seed), so each pair is one pentanomial sample. Pairs are
+interleaved across pairings, so a tournament stopped half-way is still balanced.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything that defines a tournament; two runs with equal settings play the same games.
+
+    ``games`` is the number of games per colour per pairing; ``act_timeout`` is seconds per move
+    (Kaggle's ``actTimeout``); ``hang_limit`` optionally caps one move in seconds (None: Kaggle's
+    own limit, ``actTimeout`` plus the remaining overage bank).
+    """
+
+    entrants: tuple[str, ...]
+    games: int
+    rows: int = 6
+    columns: int = 7
+    inarow: int = 4
+    act_timeout: float = 2.0
+    hang_limit: float | None = None
+    seed: int = 1
+    gauntlet: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameTask:
+    """One game to play: ``first`` (a spec) plays mark 1 against ``second``."""
+
+    game_id: int
+    pair_id: int
+    first: str
+    second: str
+    rows: int
+    columns: int
+    inarow: int
+    act_timeout: float
+    hang_limit: float | None
+    seed: int
+
+
+def pairings(settings: Settings) -> list[tuple[str, str]]:
+    """Round-robin: every unordered pair of entrants. Gauntlet: the first entrant against each other."""
+    entrants = settings.entrants
+    if settings.gauntlet:
+        return [(entrants[0], other) for other in entrants[1:]]
+    return list(itertools.combinations(entrants, 2))
+
+
+def schedule(settings: Settings) -> list[GameTask]:
+    """All games of the tournament, ``2 * games * len(pairings)`` of them, ids 0, 1, 2, ..."""
+    tasks = []
+    rounds = itertools.product(range(settings.games), pairings(settings))
+    for pair_id, (_, (a, b)) in enumerate(rounds):
+        seed = random.Random(f"{settings.seed}:{pair_id}").getrandbits(32)
+        for first, second in ((a, b), (b, a)):
+            tasks.append(
+                GameTask(
+                    game_id=len(tasks),
+                    pair_id=pair_id,
+                    first=first,
+                    second=second,
+                    rows=settings.rows,
+                    columns=settings.columns,
+                    inarow=settings.inarow,
+                    act_timeout=settings.act_timeout,
+                    hang_limit=settings.hang_limit,
+                    seed=seed,
+                )
+            )
+    return tasks
