@@ -1,0 +1,467 @@
+"""A strong Connect-Four solver in pure Python, after Pascal Pons' final solver.
+
+Scores are always from the point of view of the side to move, in Pons' convention
+(http://blog.gamesolver.org/solving-connect-four/02-test-protocol/): 0 for a draw; when the side to
+move wins, ``(size + 2) // 2 - s`` where ``s`` is the number of stones it will have played when it
+wins (22 - s on 6x7); the negative of the winner's score when it loses.
+
+Algorithm (Pons' gamesolver.org parts 4-12): alpha-beta negamax on bitboards (part 6), centre-first
+move ordering refined by the number of winning cells a move creates (part 10), pruning of moves that
+lose at once (part 9), a transposition table holding upper and lower bounds (parts 7, 11, 12), and
+null-window searches driven by bisection of the score range ("iterative deepening", part 8).
+
+Where the time goes in pure Python, and what this module does about it (measured with
+``python -m benchmarks.solver_speed``):
+
+* one closure per board geometry; every constant is a local or a closure cell, no attribute lookups
+  or method calls inside the search;
+* the opponent's winning cells of a node are the "threats created" that its parent already computed
+  to order its moves; they are passed down, so every node computes winning cells only once per child
+  (Pons computes them once more per node in ``possibleNonLosingMoves``);
+* the transposition table is a ``dict`` from the position key to an int ``2 * bound + is_lower``
+  (a dict beats preallocated lists of keys/values here: one hashed lookup instead of a modulo and
+  two list reads, and no collisions to lose results); it is cleared when it exceeds ``table_limit``;
+* the winning cells of a set of stones (about 50 big-int operations, 1.1 µs) are memoised in a dict
+  (0.05 µs a hit): one player's stones recur across many positions, which doubles the speed;
+* moves are sorted with ``list.sort`` on small tuples (stable, so ties keep the centre-first order
+  exactly as Pons' insertion sorter does; tuples without a key function sort fastest).
+
+Python API: :func:`solve`, :func:`analyse`, :class:`Solver`. Command line (like Pons' ``c4solver``):
+``python -m agents.solver [-a] [-w] [--rows R --columns C --inarow K]`` reads one position per line
+(Pons' notation: 1-based column digits; anything after the first blank is ignored) and writes
+``moves score`` or, with ``-a``, ``moves s1 ... sC`` (``-1000`` for a full column, as Pons' program).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from agents.board import Board, BoardError, GameOverError, Geometry, geometry, has_line, winning_cells
+
+__all__ = [
+    "Analysis",
+    "SearchAborted",
+    "Solution",
+    "Solver",
+    "analyse",
+    "main",
+    "parse_position",
+    "solve",
+]
+
+
+INVALID_MOVE = -1000
+"""Score printed by the command line for a full column (Pons' ``Solver::INVALID_MOVE``)."""
+
+
+WINS_CACHE_LIMIT = 1_000_000
+"""Entries of the memo ``stones -> winning cells`` before it is cleared (between solves)."""
+
+
+class SearchAborted(Exception):
+    """The search ran past its deadline or node limit (see :meth:`Solver.solve`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """Result of :meth:`Solver.solve`: ``score`` (Pons' convention, side to move) and ``nodes`` searched."""
+
+    score: int
+    nodes: int
+
+
+def wins_expression(inarow: int) -> bool:
+    """True when the solver's inlined four-in-a-row formula applies (``inarow == 4``)."""
+    return inarow == 4
+
+
+def make_wins(geo: Geometry) -> Callable[[int], int]:
+    """``stones -> winning cells`` for ``geo``: cells (inside ``geo.board``, maybe occupied or floating)
+    that complete a line of ``geo.inarow`` with ``stones``.
+
+    ``inarow == 4`` uses a shift formula (Pons, part 9, generalised to any column height, pairs shared
+    between the four cell positions of a line); other values use :func:`agents.board.winning_cells`.
+    """
+    if geo.inarow != 4:
+        return lambda stones: winning_cells(stones, geo)
+    board = geo.board
+    h = geo.height
+    sa, sb, sc = h, h - 1, h + 1
+    sa2, sb2, sc2 = 2 * h, 2 * (h - 1), 2 * (h + 1)
+    sa3, sb3, sc3 = 3 * h, 3 * (h - 1), 3 * (h + 1)
+
+    def wins4(p: int) -> int:
+        x = p & (p >> 1)
+        r = (x << 2) & (p << 3)
+        x = p & (p >> sa)
+        r |= ((x >> sa) & ((p >> sa3) | (p << sa))) | ((x << sa2) & ((p << sa3) | (p >> sa)))
+        x = p & (p >> sb)
+        r |= ((x >> sb) & ((p >> sb3) | (p << sb))) | ((x << sb2) & ((p << sb3) | (p >> sb)))
+        x = p & (p >> sc)
+        r |= ((x >> sc) & ((p >> sc3) | (p << sc))) | ((x << sc2) & ((p << sc3) | (p >> sc)))
+        return r & board
+
+    return wins4
+
+
+def _build_search(geo: Geometry, table: dict[int, int]) -> tuple[Callable[..., int], Callable[..., int]]:
+    """The search closures for one geometry: ``(negamax, control)``.
+
+    ``negamax(cur, mask, ply, alpha, beta, opp_wins) -> score`` where ``cur`` holds the stones of the
+    side to move, ``mask`` all stones and ``opp_wins`` the opponent's winning cells (any superset
+    within the board of ``make_wins(geo)(opponent)`` restricted to empty cells works). Preconditions:
+    ``alpha < beta``, the side to move cannot win at once and the game is not over. The result is a
+    bound in Pons' sense: ``score <= alpha`` means the true score is ``<= score``, ``score >= beta``
+    that it is ``>= score``, otherwise it is exact.
+
+    ``control(op, value)`` reads or resets the node counter and the abort limits:
+    ``control("nodes")``, ``control("reset")``, ``control("limits", (deadline, max_nodes))``.
+    """
+    size = geo.size
+    board = geo.board
+    bottom = geo.bottom
+    # (minus rank, mask) in centre-first order: sorting (score, -rank, ...) tuples in reverse keeps ties
+    # centre-first, as Pons' insertion sorter does.
+    order_masks = tuple((-i, geo.column_masks[c]) for i, c in enumerate(geo.centre_order))
+    get = table.get
+    wins_cache: dict[int, int] = {}
+    wins_get = wins_cache.get
+    four = geo.inarow == 4
+    wins = make_wins(geo)
+    h = geo.height
+    sa, sb, sc = h, h - 1, h + 1
+    sa2, sb2, sc2 = 2 * h, 2 * (h - 1), 2 * (h + 1)
+    sa3, sb3, sc3 = 3 * h, 3 * (h - 1), 3 * (h + 1)
+    # Score bounds by ply (Pons part 4): losing at the opponent's next move, the best that can be
+    # hoped for when the opponent cannot win next, the best when we cannot win at once.
+    loss = tuple(-((size - p) // 2) for p in range(size + 1))
+    lows = tuple(-((size - 2 - p) // 2) for p in range(size + 1))
+    highs = tuple((size - 1 - p) // 2 for p in range(size + 1))
+    nodes = 0
+    check_at = 1 << 62  # node count at which limits are next checked
+    deadline = float("inf")
+    max_nodes = 1 << 62
+    perf = time.perf_counter
+
+    def check() -> None:
+        nonlocal check_at
+        if nodes >= max_nodes or perf() > deadline:
+            raise SearchAborted(f"search aborted after {nodes} nodes")
+        check_at = min(nodes + 2048, max_nodes)
+
+    def negamax(cur: int, msk: int, ply: int, alpha: int, beta: int, opp_wins: int) -> int:
+        nonlocal nodes
+        nodes += 1
+        if nodes >= check_at:
+            check()
+        empty = board ^ msk
+        opp_wins &= empty
+        possible = (msk + bottom) & board
+        forced = possible & opp_wins
+        if forced:
+            if forced & (forced - 1):  # two threats: lost at the opponent's next move
+                return loss[ply]
+            possible = forced
+        possible &= ~(opp_wins >> 1)
+        if not possible:
+            return loss[ply]
+        if ply >= size - 2:
+            return 0
+        low = lows[ply]
+        if alpha < low:
+            alpha = low
+            if alpha >= beta:
+                return alpha
+        high = highs[ply]
+        key = cur + msk
+        entry = get(key)
+        if entry is not None:
+            if entry & 1:
+                low = entry >> 1
+                if alpha < low:
+                    alpha = low
+                    if alpha >= beta:
+                        return alpha
+            else:
+                high = entry >> 1
+        if beta > high:
+            beta = high
+            if alpha >= beta:
+                return beta
+        kids = []
+        for rank, cm in order_masks:
+            m = possible & cm
+            if m:
+                p = cur | m
+                r = wins_get(p)
+                if r is not None:
+                    pass
+                elif four:
+                    x = p & (p >> 1)
+                    r = (x << 2) & (p << 3)
+                    x = p & (p >> sa)
+                    r |= ((x >> sa) & ((p >> sa3) | (p << sa))) | ((x << sa2) & ((p << sa3) | (p >> sa)))
+                    x = p & (p >> sb)
+                    r |= ((x >> sb) & ((p >> sb3) | (p << sb))) | ((x << sb2) & ((p << sb3) | (p >> sb)))
+                    x = p & (p >> sc)
+                    r |= ((x >> sc) & ((p >> sc3) | (p << sc))) | ((x << sc2) & ((p << sc3) | (p >> sc)))
+                    wins_cache[p] = r
+                else:
+                    r = wins_cache[p] = wins(p)
+                kids.append(((r & empty).bit_count(), rank, m, r))  # m is not in r: no win at once
+        if len(kids) > 1:
+            kids.sort(reverse=True)
+        other = cur ^ msk
+        ply += 1
+        for _, _, m, r in kids:
+            score = -negamax(other, msk | m, ply, -beta, -alpha, r)
+            if score >= beta:
+                table[key] = (score << 1) | 1
+                return score
+            if score > alpha:
+                alpha = score
+        table[key] = alpha << 1
+        return alpha
+
+    def control(op: str, value: tuple[float, int] | None = None) -> int:
+        nonlocal nodes, check_at, deadline, max_nodes
+        if op == "reset":
+            nodes = 0
+            if len(wins_cache) > WINS_CACHE_LIMIT:
+                wins_cache.clear()
+        elif op == "limits":
+            assert value is not None
+            deadline, max_nodes = value
+            check_at = min(nodes + 2048, max_nodes) if deadline != float("inf") else max_nodes
+        return nodes
+
+    return negamax, control
+
+
+def _first(item: tuple[int, int, int]) -> int:
+    return item[0]
+
+
+class Solver:
+    """Pons-style solver for one board geometry, with its own transposition table.
+
+    ``Solver(rows=6, columns=7, inarow=4, table_limit=4_000_000)``; the table (a dict, about 100 bytes
+    an entry) is cleared when it exceeds ``table_limit`` entries at the start of a solve. Reuse one
+    solver across positions of a game: the table stays valid (scores depend only on the position).
+    ``nodes`` counts the negamax calls of the last :meth:`solve` (or :meth:`analyse`).
+    """
+
+    def __init__(
+        self, rows: int = 6, columns: int = 7, inarow: int = 4, *, table_limit: int = 4_000_000
+    ) -> None:
+        self.geo = geometry(rows, columns, inarow)
+        self.table: dict[int, int] = {}
+        self.table_limit = table_limit
+        self.nodes = 0
+        self._negamax, self._control = _build_search(self.geo, self.table)
+        self._wins = make_wins(self.geo)
+
+    def reset(self) -> None:
+        """Empty the transposition table."""
+        self.table.clear()
+
+    def score_bounds(self, ply: int) -> tuple[int, int]:
+        """The lowest and highest score a position at ``ply`` can have (Pons' convention)."""
+        size = self.geo.size
+        return -((size - ply) // 2), (size + 1 - ply) // 2
+
+    def solve_bits(
+        self,
+        position: int,
+        mask: int,
+        ply: int,
+        *,
+        weak: bool = False,
+        deadline: float = float("inf"),
+        max_nodes: int = 1 << 62,
+    ) -> int:
+        """Score of a position given as bitboards (see :mod:`agents.board`); nodes go to ``self.nodes``.
+
+        The game must not be over. ``weak=True`` only finds the sign (-1 loss, 0 draw, 1 win).
+        ``deadline`` (``time.perf_counter()`` seconds) and ``max_nodes`` bound the work: past
+        them :class:`SearchAborted` is raised (the table keeps what was proved). Null-window searches
+        by bisection of the score range, probing near 0 first (Pons part 8).
+        """
+        geo = self.geo
+        if len(self.table) > self.table_limit:
+            self.table.clear()
+        self._control("reset")
+        self._control("limits", (deadline, max_nodes))
+        self.nodes = 0
+        size = geo.size
+        possible = (mask + geo.bottom) & geo.board
+        if self._wins(position) & possible:
+            return 1 if weak else (size + 1 - ply) // 2
+        low, high = self.score_bounds(ply)
+        if weak:
+            low, high = max(low, -1), min(high, 1)
+        opp_wins = self._wins(position ^ mask)
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            while low < high:
+                med = low + (high - low) // 2
+                if med <= 0 and _trunc_half(low) < med:
+                    med = _trunc_half(low)
+                elif med >= 0 and _trunc_half(high) > med:
+                    med = _trunc_half(high)
+                r = self._negamax(position, mask, ply, med, med + 1, opp_wins)
+                if r <= med:
+                    high = r
+                else:
+                    low = r
+        finally:
+            self.nodes = self._control("nodes")
+            if gc_was_enabled:
+                gc.enable()
+        return ((low > 0) - (low < 0)) if weak else low
+
+    def solve(self, moves: str | Iterable[int], *, weak: bool = False) -> Solution:
+        """Solve the position reached by ``moves`` (Pons' notation string, or 0-based columns).
+
+        Returns the score (side to move) and the nodes searched. Raises the errors of
+        :func:`parse_position` (all ``ValueError``).
+        """
+        board = parse_position(moves, self.geo)
+        score = self.solve_bits(board.position, board.mask, board.ply, weak=weak)
+        return Solution(score, self.nodes)
+
+    def analyse_bits(self, position: int, mask: int, ply: int, *, weak: bool = False) -> list[int | None]:
+        """Score of every column (None for a full one) from the side to move's point of view.
+
+        The game must not be over. A column that wins at once scores ``(size + 1 - ply) // 2``; other
+        columns score minus the child's solution. ``self.nodes`` holds the total nodes.
+        """
+        geo = self.geo
+        out: list[int | None] = []
+        total = 0
+        win_now = self._wins(position)
+        for c in range(geo.columns):
+            if mask & geo.top_cells[c]:
+                out.append(None)
+                continue
+            move = (mask + geo.bottom_cells[c]) & geo.column_masks[c]
+            if win_now & move:
+                out.append((geo.size + 1 - ply) // 2)
+                continue
+            if ply + 1 == geo.size:
+                out.append(0)
+                continue
+            child = self.solve_bits(position ^ mask, mask | move, ply + 1, weak=weak)
+            total += self.nodes
+            out.append(-child)
+        self.nodes = total
+        return out
+
+    def analyse(self, moves: str | Iterable[int], *, weak: bool = False) -> list[int | None]:
+        """Per-column scores of the position reached by ``moves`` (see :meth:`analyse_bits`)."""
+        board = parse_position(moves, self.geo)
+        return self.analyse_bits(board.position, board.mask, board.ply, weak=weak)
+
+
+def _trunc_half(x: int) -> int:
+    """``x / 2`` truncated toward zero (C semantics, as in Pons' bisection)."""
+    return -((-x) // 2) if x < 0 else x // 2
+
+
+def parse_position(moves: str | Iterable[int], geo: Geometry) -> Board:
+    """The board after ``moves`` on ``geo``; the game must still be on.
+
+    Raises :class:`agents.board.NotAColumnError` (bad digit), :class:`agents.board.ColumnFullError`,
+    :class:`agents.board.GameOverError` (a move after a line, or the position is already won or the
+    board full), all subclasses of ``ValueError``.
+    """
+    board = Board.from_moves(moves, rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
+    if board.ply and has_line(board.opponent, geo):
+        raise GameOverError("the position is already won")
+    if board.is_full():
+        raise GameOverError("the board is full")
+    return board
+
+
+_default_solvers: dict[tuple[int, int, int], Solver] = {}
+
+
+def _default(rows: int, columns: int, inarow: int) -> Solver:
+    key = (rows, columns, inarow)
+    if key not in _default_solvers:
+        _default_solvers[key] = Solver(rows, columns, inarow)
+    return _default_solvers[key]
+
+
+def solve(
+    moves: str | Iterable[int], *, weak: bool = False, rows: int = 6, columns: int = 7, inarow: int = 4
+) -> Solution:
+    """Score and node count of a position (fresh transposition table). See :meth:`Solver.solve`.
+
+    >>> solve("4455").score
+    ... # doctest: +SKIP
+    """
+    solver = _default(rows, columns, inarow)
+    solver.reset()
+    return solver.solve(moves, weak=weak)
+
+
+def analyse(
+    moves: str | Iterable[int], *, weak: bool = False, rows: int = 6, columns: int = 7, inarow: int = 4
+) -> list[int | None]:
+    """Per-column scores of a position (None for a full column). See :meth:`Solver.analyse`.
+
+    >>> analyse("")  # the empty 6x7 board; takes a long time in pure Python
+    ... # doctest: +SKIP
+    [-2, -1, 0, 1, 0, -1, -2]
+    """
+    return _default(rows, columns, inarow).analyse(moves, weak=weak)
+
+
+Analysis = list[int | None]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: read positions on stdin, write ``moves score`` lines; 1 if any line was refused."""
+    parser = argparse.ArgumentParser(prog="python -m agents.solver", description=__doc__.splitlines()[0])
+    parser.add_argument("-a", "--analyse", action="store_true", help="print the score of every column")
+    parser.add_argument("-w", "--weak", action="store_true", help="weak solve: -1 loss, 0 draw, 1 win")
+    parser.add_argument("--rows", type=int, default=6)
+    parser.add_argument("--columns", type=int, default=7)
+    parser.add_argument("--inarow", type=int, default=4)
+    parser.add_argument("--nodes", action="store_true", help="append the node count and microseconds")
+    args = parser.parse_args(argv)
+    try:
+        solver = Solver(args.rows, args.columns, args.inarow)
+    except BoardError as exc:
+        parser.error(str(exc))
+    status = 0
+    for number, line in enumerate(sys.stdin, 1):
+        fields = line.split()
+        moves = fields[0] if fields else ""
+        try:
+            board = parse_position(moves, solver.geo)
+        except BoardError as exc:
+            print(f"line {number}: invalid position {moves!r}: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        start = time.perf_counter()
+        if args.analyse:
+            scores = solver.analyse_bits(board.position, board.mask, board.ply, weak=args.weak)
+            text = " ".join(str(INVALID_MOVE if s is None else s) for s in scores)
+        else:
+            text = str(solver.solve_bits(board.position, board.mask, board.ply, weak=args.weak))
+        if args.nodes:
+            text += f" {solver.nodes} {round((time.perf_counter() - start) * 1e6)}"
+        print(f"{moves} {text}", flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

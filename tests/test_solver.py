@@ -1,0 +1,127 @@
+"""The solver against Pons' test positions, its API and its command line."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.board import ColumnFullError, GameOverError, NotAColumnError
+from agents.solver import SearchAborted, Solver, analyse, main, solve
+
+DATA = Path(__file__).parent / "data" / "pons"
+
+
+def _cases(name: str) -> list[tuple[str, int]]:
+    return [(m, int(s)) for m, s in (line.split() for line in (DATA / name).read_text().splitlines())]
+
+
+@pytest.mark.parametrize("name", ["Test_L3_R1.head", "Test_L2_R1.head", "Test_L1_R1.head"])
+def test_scores_match_pons(name: str) -> None:
+    solver = Solver()
+    for moves, score in _cases(name):
+        solver.reset()
+        assert solver.solve(moves).score == score, moves
+
+
+def test_weak_solve_gives_the_sign() -> None:
+    solver = Solver()
+    for moves, score in _cases("Test_L2_R1.head"):
+        assert solver.solve(moves, weak=True).score == (score > 0) - (score < 0)
+
+
+def test_node_counts_are_reported_and_small_on_easy_positions() -> None:
+    total = 0
+    cases = _cases("Test_L3_R1.head")
+    for moves, _ in cases:
+        total += solve(moves).nodes
+    assert 0 < total / len(cases) < 200
+
+
+def test_win_at_once_scores_by_stones_played() -> None:
+    # X has the bottom cells of columns 1-3 and wins at once in column 4 with its 6th stone: 22 - 6.
+    assert solve("1111112233").score == 16
+    assert solve("1111112233", weak=True).score == 1
+
+
+def test_analyse_per_column_marks_full_columns() -> None:
+    moves = "2252576253462244111563365343671351441"
+    board_full = [c for c in range(7) if moves.count(str(c + 1)) == 6]
+    scores = analyse(moves)
+    assert [c for c in range(7) if scores[c] is None] == board_full
+    assert solve(moves).score == max(s for s in scores if s is not None)
+
+
+def test_analyse_agrees_with_solve_on_children() -> None:
+    moves, score = _cases("Test_L3_R1.head")[0]
+    scores = analyse(moves)
+    assert max(s for s in scores if s is not None) == score
+
+
+@pytest.mark.parametrize(
+    ("moves", "error"),
+    [
+        ("4480", NotAColumnError),
+        ("48", NotAColumnError),
+        ("1111111", ColumnFullError),
+        ("1212121", GameOverError),
+        ("12121213", GameOverError),
+    ],
+)
+def test_invalid_positions_are_refused(moves: str, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        solve(moves)
+
+
+def test_other_geometries() -> None:
+    # 4x4 with three in a row: the first player wins; 1x1: a draw after one move; 2x2 inarow 3: draw.
+    assert solve("", rows=4, columns=4, inarow=3).score > 0
+    assert solve("", rows=1, columns=1, inarow=2).score == 0
+    assert solve("", rows=2, columns=2, inarow=3).score == 0
+    assert solve("", rows=3, columns=3, inarow=1).score == (9 + 1) // 2
+    # 5x4 connect-four versus brute force over the children.
+    solver = Solver(4, 5, 4)
+    scores = solver.analyse("323")
+    assert solver.solve("323").score == max(s for s in scores if s is not None)
+
+
+def test_abort_on_node_limit() -> None:
+    solver = Solver()
+    board_moves = "4453"
+    from agents.solver import parse_position
+
+    board = parse_position(board_moves, solver.geo)
+    with pytest.raises(SearchAborted):
+        solver.solve_bits(board.position, board.mask, board.ply, max_nodes=5000)
+
+
+def test_command_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = "\n".join(m for m, _ in _cases("Test_L3_R1.head")[:3]) + "\n1111111\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    assert main([]) == 1
+    out, err = capsys.readouterr()
+    expected = [f"{m} {s}" for m, s in _cases("Test_L3_R1.head")[:3]]
+    assert out.splitlines() == expected
+    assert "line 4" in err and "full" in err
+    monkeypatch.setattr(sys, "stdin", io.StringIO(_cases("Test_L3_R1.head")[0][0] + "\n"))
+    assert main(["-a"]) == 0
+    out, _ = capsys.readouterr()
+    fields = out.split()
+    assert len(fields) == 1 + 7
+    assert max(int(f) for f in fields[1:]) == _cases("Test_L3_R1.head")[0][1]
+
+
+def test_module_runs_as_a_program() -> None:
+    moves, score = _cases("Test_L3_R1.head")[0]
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.solver"],
+        input=moves + "\n",
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        check=True,
+    )
+    assert result.stdout.split() == [moves, str(score)]
