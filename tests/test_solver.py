@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agents.board import ColumnFullError, GameOverError, NotAColumnError
-from agents.solver import SearchAborted, Solver, analyse, main, solve
+from agents.solver import SearchAborted, Solver, analyse, main, parse_position, solve
 
 DATA = Path(__file__).parent / "data" / "pons"
 
@@ -91,7 +91,6 @@ def test_other_geometries() -> None:
 def test_abort_on_node_limit() -> None:
     solver = Solver()
     board_moves = "4453"
-    from agents.solver import parse_position
 
     board = parse_position(board_moves, solver.geo)
     with pytest.raises(SearchAborted):
@@ -125,3 +124,16 @@ def test_module_runs_as_a_program() -> None:
         check=True,
     )
     assert result.stdout.split() == [moves, str(score)]
+
+
+def test_numba_twin_gives_the_same_scores() -> None:
+    pytest.importorskip("numba")
+    from agents.solver.fast import FastSolver
+
+    fast = FastSolver(table_bits=16)
+    solver = Solver()
+    for moves, score in _cases("Test_L2_R1.head")[:10]:
+        board = solver.solve(moves)
+        pos = parse_position(moves, solver.geo)
+        assert fast.solve_bits(pos.position, pos.mask, pos.ply) == board.score == score
+        assert fast.solve_bits(pos.position, pos.mask, pos.ply, weak=True) == (score > 0) - (score < 0)

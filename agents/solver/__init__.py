@@ -461,7 +461,3 @@ def main(argv: list[str] | None = None) -> int:
             text += f" {solver.nodes} {round((time.perf_counter() - start) * 1e6)}"
         print(f"{moves} {text}", flush=True)
     return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,217 @@
+"""The solver's algorithm compiled with numba, for offline work (opening-book generation, benchmarks).
+
+Same algorithm as :mod:`agents.solver` (Pons' final solver, http://blog.gamesolver.org/): alpha-beta
+negamax on bitboards, threat-count move ordering with centre-first ties, pruning of moves that lose
+at once, bound transposition table, null-window bisection. Scores are from the side to move, in
+Pons' convention. Differences that do not change any score: 64-bit bitboards (boards of at most 64
+bits, ``(rows + 1) * columns <= 64``, and ``inarow == 4``), and the transposition table is Pons'
+fixed-size array (one entry per slot, always replaced) instead of a dict, so node counts differ
+slightly from the pure-Python core.
+
+Importing this module needs numba (the optional ``fast`` extra); the shipped agent never imports it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.board import Geometry, geometry
+
+__all__ = ["FastSolver"]
+
+_U = np.uint64
+
+
+@njit(cache=True, inline="always")
+def _popcount(x: np.uint64) -> np.int64:
+    x = x - ((x >> _U(1)) & _U(0x5555555555555555))
+    x = (x & _U(0x3333333333333333)) + ((x >> _U(2)) & _U(0x3333333333333333))
+    x = (x + (x >> _U(4))) & _U(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * _U(0x0101010101010101)) >> _U(56))
+
+
+@njit(cache=True, inline="always")
+def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
+    """Cells completing four in a row with ``p`` (same formula as ``agents.solver.make_wins``)."""
+    x = p & (p >> _U(1))
+    r = (x << _U(2)) & (p << _U(3))
+    for s in (h, h - _U(1), h + _U(1)):
+        x = p & (p >> s)
+        r |= ((x >> s) & ((p >> (_U(3) * s)) | (p << s))) | (
+            (x << (_U(2) * s)) & ((p << (_U(3) * s)) | (p >> s))
+        )
+    return r & board
+
+
+@njit(cache=True)
+def _negamax(cur, msk, ply, alpha, beta, opp_wins, consts, order, keys, vals, ms, rs, ss, counter):  # noqa: ANN001
+    # consts: size, board, bottom, height; order: column masks centre first.
+    counter[0] += 1
+    size = np.int64(consts[0])
+    board = consts[1]
+    empty = board ^ msk
+    opp_wins &= empty
+    possible = (msk + consts[2]) & board
+    forced = possible & opp_wins
+    if forced:
+        if forced & (forced - _U(1)):
+            return -((size - ply) // 2)
+        possible = forced
+    possible &= ~(opp_wins >> _U(1))
+    if not possible:
+        return -((size - ply) // 2)
+    if ply >= size - 2:
+        return np.int64(0)
+    low = -((size - 2 - ply) // 2)
+    if alpha < low:
+        alpha = low
+        if alpha >= beta:
+            return alpha
+    high = (size - 1 - ply) // 2
+    key = cur + msk
+    slot = key % _U(keys.shape[0])
+    if keys[slot] == key + _U(1):
+        entry = np.int64(vals[slot])
+        if entry & 1:
+            low = entry >> 1
+            if alpha < low:
+                alpha = low
+                if alpha >= beta:
+                    return alpha
+        else:
+            high = entry >> 1
+    if beta > high:
+        beta = high
+        if alpha >= beta:
+            return beta
+    n = 0
+    h = consts[3]
+    for i in range(order.shape[0]):
+        m = possible & order[i]
+        if m:
+            r = _wins(cur | m, board, h)
+            s = _popcount(r & empty)
+            pos = n
+            while pos > 0 and ss[ply, pos - 1] < s:
+                ss[ply, pos] = ss[ply, pos - 1]
+                ms[ply, pos] = ms[ply, pos - 1]
+                rs[ply, pos] = rs[ply, pos - 1]
+                pos -= 1
+            ss[ply, pos] = s
+            ms[ply, pos] = m
+            rs[ply, pos] = r
+            n += 1
+    other = cur ^ msk
+    for k in range(n):
+        m = ms[ply, k]
+        score = -_negamax(
+            other, msk | m, ply + 1, -beta, -alpha, rs[ply, k], consts, order, keys, vals, ms, rs, ss, counter
+        )
+        if score >= beta:
+            keys[slot] = key + _U(1)
+            vals[slot] = np.int16((score << 1) | 1)
+            return score
+        if score > alpha:
+            alpha = score
+    keys[slot] = key + _U(1)
+    vals[slot] = np.int16(alpha << 1)
+    return alpha
+
+
+@njit(cache=True)
+def _solve(cur, msk, ply, weak, consts, order, keys, vals, ms, rs, ss, counter):  # noqa: ANN001
+    size = np.int64(consts[0])
+    board = consts[1]
+    h = consts[3]
+    possible = (msk + consts[2]) & board
+    if _wins(cur, board, h) & possible:
+        return np.int64(1) if weak else (size + 1 - ply) // 2
+    low = -((size - ply) // 2)
+    high = (size + 1 - ply) // 2
+    if weak:
+        low = max(low, -1)
+        high = min(high, 1)
+    opp_wins = _wins(cur ^ msk, board, h)
+    while low < high:
+        med = low + (high - low) // 2
+        half_low = -((-low) // 2) if low < 0 else low // 2
+        half_high = -((-high) // 2) if high < 0 else high // 2
+        if med <= 0 and half_low < med:
+            med = half_low
+        elif med >= 0 and half_high > med:
+            med = half_high
+        r = _negamax(cur, msk, ply, med, med + 1, opp_wins, consts, order, keys, vals, ms, rs, ss, counter)
+        if r <= med:
+            high = r
+        else:
+            low = r
+    if weak:
+        return np.int64((low > 0) - (low < 0))
+    return low
+
+
+class FastSolver:
+    """numba twin of :class:`agents.solver.Solver` (``inarow == 4``, boards of at most 64 bits).
+
+    ``table_bits`` sets the transposition table to about ``2**table_bits`` slots (10 bytes each).
+    Raises ``ValueError`` for an unsupported geometry. ``nodes`` counts the last solve's negamax calls.
+    """
+
+    def __init__(self, rows: int = 6, columns: int = 7, inarow: int = 4, *, table_bits: int = 23) -> None:
+        geo: Geometry = geometry(rows, columns, inarow)
+        if inarow != 4 or geo.height * columns > 64:
+            raise ValueError("FastSolver needs inarow == 4 and (rows + 1) * columns <= 64")
+        self.geo = geo
+        self._consts = np.array([geo.size, geo.board, geo.bottom, geo.height], dtype=np.uint64)
+        self._order = np.array([geo.column_masks[c] for c in geo.centre_order], dtype=np.uint64)
+        slots = _next_prime((1 << table_bits) + 1)
+        self._keys = np.zeros(slots, dtype=np.uint64)
+        self._vals = np.zeros(slots, dtype=np.int16)
+        self._ms = np.zeros((geo.size + 1, columns), dtype=np.uint64)
+        self._rs = np.zeros((geo.size + 1, columns), dtype=np.uint64)
+        self._ss = np.zeros((geo.size + 1, columns), dtype=np.int64)
+        self._counter = np.zeros(1, dtype=np.int64)
+        self.nodes = 0
+
+    def reset(self) -> None:
+        """Empty the transposition table."""
+        self._keys[:] = 0
+
+    def solve_bits(self, position: int, mask: int, ply: int, *, weak: bool = False) -> int:
+        """Score (side to move, Pons' convention) of a position given as bitboards; the game must be on."""
+        self._counter[0] = 0
+        score = _solve(
+            _U(position),
+            _U(mask),
+            np.int64(ply),
+            weak,
+            self._consts,
+            self._order,
+            self._keys,
+            self._vals,
+            self._ms,
+            self._rs,
+            self._ss,
+            self._counter,
+        )
+        self.nodes = int(self._counter[0])
+        return int(score)
+
+
+def _next_prime(n: int) -> int:
+    """Smallest prime >= ``n`` (a prime table size spreads keys, as in Pons' table)."""
+
+    def is_prime(k: int) -> bool:
+        if k < 2:
+            return False
+        i = 2
+        while i * i <= k:
+            if k % i == 0:
+                return False
+            i += 1
+        return True
+
+    while not is_prime(n):
+        n += 1
+    return n
