@@ -1,0 +1,86 @@
+"""The ``python -m submissions`` command.
+
+* ``build SPEC [-o PATH]`` writes the single-file submission of an agent spec (``negamax``,
+  ``minimax:depth=4``; see :mod:`agents.registry`), then checks it unless ``--no-check``;
+* ``check PATH`` proves a file the way Kaggle loads it (:mod:`submissions.check`).
+
+Exit status: 0 built and/or passed; 1 the check failed; 2 bad input -- an unknown spec, a spec that
+cannot be built (a ``.py`` file, a Kaggle built-in, an agent importing what a submission cannot),
+a missing file, a bad option -- reported in one line, nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agents.registry import SpecError
+from submissions.build import BuildError, build_spec, write
+from submissions.check import KAGGLE_ACT_TIMEOUT, CheckInputError, check_file, format_report
+
+DEFAULT_OUTPUT = Path("submission.py")
+
+
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", type=int, default=2,
+                        help="games against each of kaggle's random and negamax, colours alternate (default 2)")
+    parser.add_argument("--act-timeout", type=float, default=KAGGLE_ACT_TIMEOUT, metavar="SECONDS",
+                        help=f"Kaggle's actTimeout for every game (default {KAGGLE_ACT_TIMEOUT:g})")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="kill a check still running after this long (default: longest Kaggle allows)")
+    parser.add_argument("--allow-overage", action="store_true",
+                        help="a move over actTimeout is a warning, not a failure")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print Kaggle's logged tracebacks")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m submissions",
+        description="Single-file Kaggle ConnectX submissions: build them from our agents, check them "
+        "as Kaggle loads them.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check}")
+    build = commands.add_parser("build", help="write the single-file submission of an agent spec")
+    build.add_argument("spec", help="agent spec: NAME or NAME:key=value[,key=value] (e.g. minimax:depth=4)")
+    build.add_argument("-o", "--output", type=Path, default=DEFAULT_OUTPUT,
+                       help=f"file to write (default {DEFAULT_OUTPUT})")
+    build.add_argument("--no-check", action="store_true", help="do not check the written file")
+    _check_options(build)
+    check = commands.add_parser("check", help="play a submission file the way Kaggle loads it")
+    check.add_argument("path", type=Path, help="the .py file to check")
+    _check_options(check)
+    return parser
+
+
+def _check(path: Path, args: argparse.Namespace) -> int:
+    report = check_file(path, games=args.games, act_timeout=args.act_timeout, timeout=args.timeout,
+                        allow_overage=args.allow_overage)
+    print(format_report(report, verbose=args.verbose))
+    return 0 if report.passed else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.games < 0 or args.act_timeout <= 0 or (args.timeout is not None and args.timeout <= 0):
+        parser.error("--games must be >= 0, --act-timeout and --timeout > 0")
+    try:
+        if args.command == "check":
+            return _check(args.path, args)
+        submission = build_spec(args.spec)
+        if args.output.is_dir() or not args.output.parent.is_dir():
+            raise CheckInputError(f"cannot write {args.output}: not a file in an existing directory")
+        size = write(submission, args.output)
+    except (SpecError, BuildError, CheckInputError, SyntaxError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    data = ", ".join(f"{name} {size} bytes" for name, size in submission.data) or "none"
+    print(f"built {args.output}: {submission.spec}, {size} bytes ({size / 1024:.1f} KB), "
+          f"modules {', '.join(submission.modules)}; data: {data}")
+    for warning in submission.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.no_check:
+        return 0
+    return _check(args.output, args)

@@ -1,0 +1,206 @@
+"""The script :mod:`submissions.check` runs as ``python -I probe.py REQUEST`` to play a file as Kaggle does.
+
+It imports nothing of this project (standard library and ``kaggle_environments`` only) and runs in
+a fresh interpreter in isolated mode (``-I``: no ``PYTHON*`` variables, no user site, neither the
+script's directory nor the working directory -- a temporary one -- on ``sys.path``). The project is
+installed in the virtualenv in editable mode, which would still make ``agents`` importable; so
+first the finders, path hooks and ``sys.path`` entries that reach the project root are removed and
+``importlib.util.find_spec`` must then fail for every project package (else the probe stops: the
+check could not be honest). kaggle-environments is imported only afterwards (it appends a directory
+holding an unrelated ``agents.py`` to ``sys.path``).
+
+Each game is one ``kaggle_environments.make("connectx", configuration=...).run([...])`` with the
+file's **path** among the agents, so Kaggle's own ``build_agent`` / ``get_last_callable`` load it
+lazily at its first move and Kaggle's referee times every call (``env.logs[step][agent]
+["duration"]``, seconds, loading included on the first call). The games: the validation episode
+(the file against itself), then ``games`` against each opponent, colours alternating. The probe
+stops after the first game in which the file ends ``ERROR``, ``INVALID`` or ``TIMEOUT``.
+
+``REQUEST`` is a JSON object (``path``, ``act_timeout``, ``games``, ``opponents``, ``out``,
+``project_root``, ``packages``, ``seed``). Results are appended to ``out`` as JSON lines, flushed
+one event at a time, so the parent still knows which game was running if it must kill a hung probe.
+"""
+
+import importlib.util
+import json
+import os
+import random
+import sys
+import time
+import traceback
+
+BAD = ("ERROR", "INVALID", "TIMEOUT")
+
+
+def _within(path, root):
+    try:
+        return os.path.commonpath([os.path.realpath(path), root]) == root
+    except (TypeError, ValueError):
+        return False
+
+
+def _project_path(path, root):
+    """``path`` lies in the project tree and not in the interpreter's own (the virtualenv may live
+    inside the project directory)."""
+    return _within(path, root) and not any(
+        _within(path, os.path.realpath(prefix)) for prefix in {sys.prefix, sys.base_prefix}
+    )
+
+
+def isolate(root, packages):
+    """Remove whatever makes ``packages`` importable from ``root``; return what was removed."""
+    removed = []
+
+    def reaches_root(finder):
+        if (getattr(finder, "__module__", "") or "").startswith("__editable__"):
+            return True
+        for name in packages:
+            try:
+                spec = finder.find_spec(name, None)
+            except Exception:  # noqa: BLE001 - a finder that cannot answer is left alone
+                continue
+            if spec is not None and _project_path(spec.origin or "", root):
+                return True
+        return False
+
+    for finder in list(sys.meta_path):
+        standard = finder.__module__ in ("_frozen_importlib", "_frozen_importlib_external")
+        if not standard and reaches_root(finder):
+            sys.meta_path.remove(finder)
+            removed.append(repr(finder))
+    for hook in list(sys.path_hooks):
+        owner = getattr(getattr(hook, "__self__", None), "__module__", "") or getattr(hook, "__module__", "")
+        if owner.startswith("__editable__"):
+            sys.path_hooks.remove(hook)
+            removed.append(repr(hook))
+    for entry in list(sys.path):
+        if "__editable__" in entry or _project_path(entry or os.getcwd(), root):
+            sys.path.remove(entry)
+            removed.append(entry)
+    sys.path_importer_cache.clear()
+    importlib.invalidate_caches()
+    return removed
+
+
+def _durations(env, index):
+    out = []
+    for step in env.logs:
+        if step and index < len(step) and step[index] and "duration" in step[index]:
+            out.append(step[index]["duration"])
+    return out
+
+
+def _stderr(env, index):
+    for step in reversed(env.logs):
+        if step and index < len(step) and step[index] and step[index].get("stderr"):
+            return step[index]["stderr"][-4000:]
+    return ""
+
+
+def _replay(path, steps, index, configuration):
+    """What the file returns for the observation of the call Kaggle found INVALID (a fresh load)."""
+    from kaggle_environments.agent import get_last_callable
+    from kaggle_environments.utils import structify
+
+    if len(steps) < 2:
+        return None
+    before = steps[-2]
+    obs = dict(before[index].observation)
+    obs["board"] = list(before[0].observation.board)
+    obs["mark"] = index + 1
+    try:
+        with open(path, encoding="utf-8") as handle:
+            agent = get_last_callable(handle.read(), path=path)
+        action = agent(structify(obs), structify(dict(configuration)))
+    except Exception as error:  # noqa: BLE001 - reported, not raised
+        return {"error": f"{type(error).__name__}: {error}"}
+    kind = type(action)
+    return {"repr": repr(action), "type": f"{kind.__module__}.{kind.__qualname__}"}
+
+
+def main(argv):
+    request = json.loads(argv[1])
+    out = open(request["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open for the whole run
+
+    def emit(**event):
+        out.write(json.dumps(event) + "\n")
+        out.flush()
+
+    root = os.path.realpath(request["project_root"])
+    removed = isolate(root, request["packages"])
+    importable = {name: importlib.util.find_spec(name) is not None for name in request["packages"]}
+    emit(event="isolation", removed=removed, importable=importable, cwd=os.getcwd(),
+         isolated=bool(sys.flags.isolated), python=sys.version.split()[0])
+    if any(importable.values()):
+        return 3
+
+    started = time.perf_counter()
+    import kaggle_environments
+    from kaggle_environments import make
+
+    emit(event="kaggle", seconds=time.perf_counter() - started,
+         version=getattr(kaggle_environments, "__version__", "?"))
+
+    path = request["path"]
+    games = [("validation episode (the file against itself)", [path, path], [0, 1])]
+    for opponent in request["opponents"]:
+        for number in range(request["games"]):
+            if number % 2 == 0:
+                games.append((f"vs kaggle-{opponent}, file first", [path, opponent], [0]))
+            else:
+                games.append((f"vs kaggle-{opponent}, file second", [opponent, path], [1]))
+    configuration = {"actTimeout": request["act_timeout"]}
+    for number, (label, agents, ours) in enumerate(games):
+        emit(event="start", game=number, label=label)
+        seed = request["seed"] + number
+        random.seed(seed)
+        try:
+            import numpy
+
+            numpy.random.seed(seed)
+        except ImportError:
+            pass
+        started = time.perf_counter()
+        env = make("connectx", configuration=configuration)
+        steps = env.run(agents)
+        final = steps[-1]
+        statuses = [state.status for state in final]
+        event = {
+            "game": number,
+            "label": label,
+            "agents": agents,
+            "ours": ours,
+            "statuses": statuses,
+            "rewards": [state.reward for state in final],
+            "durations": [_durations(env, index) for index in range(len(agents))],
+            "plies": sum(1 for cell in final[0].observation.board if cell),
+            "seconds": time.perf_counter() - started,
+            "stderr": {str(i): _stderr(env, i) for i in ours if statuses[i] in BAD},
+            "invalid": {str(i): _replay(path, steps, i, env.configuration) for i in ours
+                        if statuses[i] == "INVALID"},
+        }
+        emit(event="game", **event)
+        if any(statuses[i] in BAD for i in ours):
+            break
+    else:
+        from kaggle_environments.agent import get_last_callable
+
+        started = time.perf_counter()
+        with open(path, encoding="utf-8") as handle:
+            last = get_last_callable(handle.read(), path=path)
+        emit(event="last_callable", name=getattr(last, "__name__", repr(last)),
+             seconds=time.perf_counter() - started)
+    leaks = sorted(
+        name for name, module in list(sys.modules.items())
+        if _project_path(getattr(module, "__file__", None) or "", root)
+    )
+    emit(event="done", leaks=leaks)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except Exception:  # noqa: BLE001 - the parent reads the traceback from stderr
+        traceback.print_exc()
+        sys.exit(4)

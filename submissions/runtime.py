@@ -1,0 +1,92 @@
+"""The loader every built file carries: it runs the inlined package modules as private modules.
+
+Everything below the ``COPY BELOW`` marker is copied verbatim into each built file by
+:mod:`submissions.build` (so it is linted and tested here, never hand-kept in a template); it uses
+the standard library only and must not contain ``from __future__`` imports (they would not be at
+the top of the built file).
+
+Why module objects and a private ``__import__`` rather than one rewritten namespace:
+
+* each inlined module runs in its own ``types.ModuleType`` namespace, so two modules defining the
+  same private name (``_search``, ``WIN``...) can never collide, and the module sources stay
+  byte-for-byte the package's sources -- nothing is rewritten;
+* the modules are compiled with file names such as ``<submission>/agents/board.py`` and their
+  lines are put in :mod:`linecache`, so a traceback in Kaggle's log shows the package file, line
+  number and line text of the package source;
+* ``import agents.x``, ``from agents.x import y``, ``from . import x`` and ``from .x import y`` are
+  served by an ``__import__`` placed in the modules' own ``__builtins__``: names of the inlined
+  package resolve to the inlined modules, everything else goes to Python's import. The real
+  ``agents`` package -- present when the file is played inside our own tournament process, absent
+  on Kaggle -- is never looked up or touched, and nothing is registered under its name;
+* the modules are registered in ``sys.modules`` under a private prefix (``_connectx_<hash>.agents.
+  board``), because ``dataclasses`` looks a class's module up there when it meets string
+  annotations (``from __future__ import annotations``);
+* modules execute on first import in Python's own order, exactly as from the package (circular
+  imports behave the same); :func:`_load` returns the agent's module.
+"""
+
+# ---- COPY BELOW: the built file's loader (standard library only) ----
+
+
+def _load(prefix, modules, entry):
+    """Execute module ``entry`` of ``modules`` (tuples ``(name, is_package, source)``) and return it.
+
+    The modules become ``types.ModuleType`` objects named ``prefix + "." + name`` (registered in
+    ``sys.modules`` under that private name only); their ``import`` statements find each other
+    through a private ``__import__``. Raises ``ModuleNotFoundError`` for a module of the inlined
+    package that was not inlined, and whatever a module raises while executing.
+    """
+    import builtins
+    import linecache
+    import sys
+    import types
+
+    table = {name: (is_package, source) for name, is_package, source in modules}
+    tops = {name.partition(".")[0] for name in table}
+    loaded = {}
+
+    def module(name):
+        if name in loaded:
+            return loaded[name]
+        if name not in table:
+            raise ModuleNotFoundError(f"No module named {name!r} in this submission", name=name)
+        parent, _, child = name.rpartition(".")
+        if parent:
+            module(parent)
+        is_package, source = table[name]
+        filename = "<submission>/" + name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
+        mod = types.ModuleType(f"{prefix}.{name}")
+        mod.__dict__["__builtins__"] = private_builtins
+        mod.__package__ = name if is_package else parent
+        if is_package:
+            mod.__path__ = []
+        loaded[name] = sys.modules[mod.__name__] = mod
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        try:
+            exec(compile(source, filename, "exec", dont_inherit=True), mod.__dict__)
+        except BaseException:
+            del loaded[name]
+            sys.modules.pop(mod.__name__, None)
+            raise
+        if parent:
+            setattr(loaded[parent], child, mod)
+        return mod
+
+    def private_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level:
+            package = (globals or {}).get("__package__") or ""
+            base = package.rsplit(".", level - 1)[0] if level > 1 else package
+            name = f"{base}.{name}" if name else base
+        elif name.partition(".")[0] not in tops:
+            return builtins.__import__(name, globals, locals, fromlist, level)
+        mod = module(name)
+        if not fromlist:
+            return loaded[name.partition(".")[0]]
+        for attr in fromlist:
+            if attr != "*" and not hasattr(mod, attr) and f"{name}.{attr}" in table:
+                module(f"{name}.{attr}")
+        return mod
+
+    private_builtins = dict(vars(builtins))
+    private_builtins["__import__"] = private_import
+    return module(entry)
