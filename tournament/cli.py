@@ -116,15 +116,17 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
 
 
 def _report(store: Store, out: Path) -> None:
+    import pandas as pd
+
     from reports.write import format_standings, write_reports
 
     records = store.records()
     if not records:
         print(f"no games stored in {out} yet")
         return
-    paths = write_reports(records, out)
-    print(format_standings(records))
-    print("\nwrote " + ", ".join(str(path) for path in paths.values()))
+    paths = write_reports(records, out, seed=store.settings().seed)
+    print(format_standings(pd.read_csv(paths["standings.csv"])))
+    print(f"\n{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -1,0 +1,1 @@
+"""Benchmark scripts: each prints the numbers it measures (run with python -m benchmarks.NAME)."""

@@ -1,0 +1,53 @@
+"""Agent specs: names, parameters and files are checked before anything is played."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.registry import DEFAULT_ENTRANTS, SpecError, load_agent, parse_spec
+
+
+def test_builtin_with_parameters():
+    spec = parse_spec("minimax:depth=2,seed=4")
+    assert (spec.kind, spec.name, spec.params) == ("builtin", "minimax", {"depth": 2, "seed": 4})
+    assert callable(load_agent(spec))
+
+
+def test_kaggle_builtins_resolve_to_their_referee_names():
+    assert load_agent(parse_spec("kaggle-random")) == "random"
+    assert load_agent(parse_spec("kaggle-negamax")) == "negamax"
+
+
+def test_file_spec_is_an_absolute_path(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("def agent(obs, config):\n    return 0\n")
+    spec = parse_spec(str(path))
+    assert spec.kind == "file" and load_agent(spec) == str(path)
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("alphabeta", "unknown agent 'alphabeta'"),
+        ("minimax:depth", "expected key=value"),
+        ("minimax:width=3", "bad parameters for 'minimax'"),
+        ("minimax:depth=0", "depth must be >= 1"),
+        ("missing/agent.py", "agent file not found"),
+        ("leftmost:seed=1", "bad parameters"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(text, message):
+    with pytest.raises(SpecError, match=message):
+        parse_spec(text)
+
+
+def test_every_default_entrant_parses():
+    assert [parse_spec(name).text for name in DEFAULT_ENTRANTS] == list(DEFAULT_ENTRANTS)
+
+
+def test_seed_reaches_agents_that_take_one():
+    spec = parse_spec("random")
+    obs = {"board": [0] * 42, "mark": 1}
+    config = {"rows": 6, "columns": 7, "inarow": 4}
+    first = [load_agent(spec, seed=3)(obs, config) for _ in range(5)]
+    assert first == [load_agent(spec, seed=3)(obs, config) for _ in range(5)]
