@@ -108,7 +108,8 @@ class CheckReport:
     (``None`` if no game was played); ``first_moves`` is the slowest first move over all games;
     ``slowest`` the slowest move of any game and ``slowest_where`` where it was; ``near_limit``
     counts moves of ≥ 80 % of ``act_timeout``; ``last_callable`` is the name Kaggle's loader
-    picked; ``isolated`` says that the project's packages were verified unimportable in the probe.
+    picked; ``isolated`` says that the project's packages were verified unimportable in the probe
+    (None: no probe ran, e.g. for a file that does not compile).
     """
 
     path: str
@@ -125,7 +126,7 @@ class CheckReport:
     near_limit: int = 0
     moves: int = 0
     last_callable: str = ""
-    isolated: bool = False
+    isolated: bool | None = None
     details: tuple[str, ...] = field(default=())
     seconds: float = 0.0
 
@@ -219,10 +220,12 @@ def check_file(
     text = source.read_bytes()
     try:
         compile(text, str(source), "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
-        line = f" (line {error.lineno})" if isinstance(error, SyntaxError) and error.lineno else ""
-        reason = (f"the file does not compile{line}: {type(error).__name__}: {error}; "
-                  f"Kaggle's loader fails alike")
+    except SyntaxError as error:
+        reason = (f"the file does not compile: {type(error).__name__} at line {error.lineno}: {error.msg}; "
+                  f"Kaggle's loader fails alike at the first move")
+        return CheckReport(**base, passed=False, reasons=(reason,), seconds=time.perf_counter() - started)
+    except ValueError as error:  # e.g. a null byte
+        reason = f"the file does not compile: {error}; Kaggle's loader fails alike at the first move"
         return CheckReport(**base, passed=False, reasons=(reason,), seconds=time.perf_counter() - started)
     timeout = default_timeout(games, act_timeout) if timeout is None else timeout
     packages = sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file())
@@ -243,6 +246,7 @@ def check_file(
             "project_root": str(PROJECT_ROOT),
             "packages": packages,
             "seed": seed,
+            "stop_over": None if allow_overage else act_timeout,
         }
         command = [sys.executable, "-I", str(script), json.dumps(request)]
         try:
@@ -269,7 +273,7 @@ def _report(
     warnings: list[str] = []
     details: list[str] = []
     results: list[GameResult] = []
-    isolated = False
+    isolated: bool | None = None
     last_callable = ""
     running = ""
     for event in events:
@@ -364,10 +368,14 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
 
     lines = [f"{'PASS' if report.passed else 'FAIL'}  {report.path}"]
     lines += [f"  reason:       {reason}" for reason in report.reasons]
+    isolation = {
+        True: "project packages verified unimportable",
+        False: "project packages NOT unimportable",
+        None: "not run",
+    }[report.isolated]
     lines += [
         f"  size:         {report.size} bytes ({report.size / 1024:.1f} KB)",
-        f"  loaded as:    Kaggle loads it (python -I, temporary directory, project packages "
-        f"{'verified unimportable' if report.isolated else 'NOT verified unimportable'})",
+        f"  loaded as:    Kaggle loads it (python -I, temporary directory; {isolation})",
         f"  last callable: {report.last_callable or '-'}",
         f"  first move:   {seconds(report.first_move)} (loading included, fresh process; "
         f"slowest first move {seconds(report.first_moves)})",

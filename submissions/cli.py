@@ -24,7 +24,7 @@ DEFAULT_OUTPUT = Path("submission.py")
 
 def _check_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=2,
-                        help="games against each of kaggle's random and negamax, colours alternate (default 2)")
+                        help="games against each of kaggle's random and negamax (default 2)")
     parser.add_argument("--act-timeout", type=float, default=KAGGLE_ACT_TIMEOUT, metavar="SECONDS",
                         help=f"Kaggle's actTimeout for every game (default {KAGGLE_ACT_TIMEOUT:g})")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",

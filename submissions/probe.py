@@ -14,11 +14,13 @@ file's **path** among the agents, so Kaggle's own ``build_agent`` / ``get_last_c
 lazily at its first move and Kaggle's referee times every call (``env.logs[step][agent]
 ["duration"]``, seconds, loading included on the first call). The games: the validation episode
 (the file against itself), then ``games`` against each opponent, colours alternating. The probe
-stops after the first game in which the file ends ``ERROR``, ``INVALID`` or ``TIMEOUT``.
+stops after the first game in which the file ends ``ERROR``, ``INVALID`` or ``TIMEOUT``, or one of
+its moves took longer than ``stop_over`` seconds (unless that is null).
 
 ``REQUEST`` is a JSON object (``path``, ``act_timeout``, ``games``, ``opponents``, ``out``,
-``project_root``, ``packages``, ``seed``). Results are appended to ``out`` as JSON lines, flushed
-one event at a time, so the parent still knows which game was running if it must kill a hung probe.
+``project_root``, ``packages``, ``seed``, ``stop_over``). Results are appended to ``out`` as JSON
+lines, flushed one event at a time, so the parent still knows which game was running if it must
+kill a hung probe.
 """
 
 import importlib.util
@@ -181,6 +183,9 @@ def main(argv):
         }
         emit(event="game", **event)
         if any(statuses[i] in BAD for i in ours):
+            break
+        limit = request["stop_over"]
+        if limit is not None and any(t > limit for i in ours for t in event["durations"][i]):
             break
     else:
         from kaggle_environments.agent import get_last_callable
