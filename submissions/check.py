@@ -161,7 +161,7 @@ def _problem(game: dict, act_timeout: float, allow_overage: bool) -> tuple[str, 
                         f"({spent:.1f} s beyond actTimeout)"), details
             replay = game["invalid"].get(str(index)) or {}
             if "type" in replay:
-                said = f"returned {replay['repr']} of type {replay['type']} (replayed)"
+                said = f"returned {replay['repr']} ({replay['type']}): {replay['why']} (replayed)"
             elif "error" in replay:
                 said = f"replaying the move raised {replay['error']}"
             else:

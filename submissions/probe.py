@@ -117,7 +117,16 @@ def _replay(path, steps, index, configuration):
     except Exception as error:  # noqa: BLE001 - reported, not raised
         return {"error": f"{type(error).__name__}: {error}"}
     kind = type(action)
-    return {"repr": repr(action), "type": f"{kind.__module__}.{kind.__qualname__}"}
+    columns = int(configuration["columns"])
+    if kind is not int:
+        why = "not a Python int"
+    elif not 0 <= action < columns:
+        why = f"not a column (0 to {columns - 1})"
+    elif obs["board"][action]:
+        why = f"column {action} is full"
+    else:
+        why = "a legal move now: the agent is not deterministic, or its state differs in the replay"
+    return {"repr": repr(action), "type": f"{kind.__module__}.{kind.__qualname__}", "why": why}
 
 
 def main(argv):

@@ -1,0 +1,375 @@
+"""Single-file submissions: built from the package, loaded as Kaggle loads them, checked honestly.
+
+Fast tests build with no check and load the files in this process or in one isolated interpreter;
+the few that play through kaggle-environments (a fresh ``python -I`` process each) use small
+act timeouts and at most one game per opponent.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import tokenize
+import zlib
+from pathlib import Path
+
+import pytest
+from kaggle_environments.agent import get_last_callable
+
+import agents.board
+from agents.board import Board
+from agents.registry import BUILTIN, SpecError, load_agent, parse_spec
+from submissions import cli, probe
+from submissions.build import BODY_MARKER, BuildError, body_of, build_module, build_spec, write
+from submissions.check import PROJECT_ROOT, check_file
+from tournament.record import Termination
+from tournament.runner import run_games
+from tournament.schedule import GameTask
+
+BROKEN = Path(__file__).parent / "data" / "submissions"
+POSITIONS = ["", "4", "4453", "444444", "1234567", "3344551", "12121"]
+CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}
+
+# One spec per built-in agent, with parameters that make it deterministic where it has a choice.
+SPECS = {
+    "random": "random:seed=4",
+    "leftmost": "leftmost",
+    "middle": "middle",
+    "one_step": "one_step:seed=3",
+    "minimax": "minimax:depth=2,seed=5",
+    "negamax": "negamax:max_depth=3",
+}
+
+
+def observations() -> list[dict]:
+    out = []
+    for moves in POSITIONS:
+        board = Board.from_moves(moves)
+        out.append({"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60, "step": board.ply})
+    return out
+
+
+def package_moves(spec_text: str) -> list[int]:
+    agent = load_agent(parse_spec(spec_text))
+    return [agent(obs, dict(CONFIG)) for obs in observations()]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, Path]:
+    """Every built-in agent (see SPECS) built without a check, name -> path."""
+    folder = tmp_path_factory.mktemp("built")
+    paths = {}
+    for name, spec in SPECS.items():
+        paths[name] = folder / f"{name}.py"
+        write(build_spec(spec), paths[name])
+    return paths
+
+
+def test_every_builtin_agent_has_a_spec_here():
+    assert set(SPECS) == set(BUILTIN)
+
+
+def header(text: str) -> dict[str, str]:
+    fields = {}
+    for line in text.partition(BODY_MARKER)[0].splitlines():
+        key, sep, value = line.removeprefix("# ").partition(": ")
+        if sep:
+            fields[key] = value
+    return fields
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_built_file_declares_what_it_is_and_imports_only_the_stdlib(built, name):
+    text = built[name].read_text(encoding="utf-8")
+    fields = header(text)
+    assert fields["Agent spec"].startswith(SPECS[name] + "  ->  " + BUILTIN[name] + ".make_agent(")
+    assert fields["Project"].startswith("connectx-toolkit ")
+    assert fields["Built"][:2] == "20"
+    digest = __import__("hashlib").sha256(body_of(text).encode()).hexdigest()
+    assert fields["Body sha256"].split()[0] == digest
+    tree = ast.parse(text)
+    imported = {
+        alias.name.partition(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {node.module.partition(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported <= set(sys.stdlib_module_names), imported
+    last = tree.body[-1]
+    assert isinstance(last, ast.FunctionDef) and last.name == "agent"
+
+
+def test_inlined_modules_are_the_package_sources_verbatim(built):
+    tree = ast.parse(built["minimax"].read_text(encoding="utf-8"))
+    modules = next(
+        node.value for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_MODULES"
+    )
+    names = []
+    for entry in ast.literal_eval(modules):
+        name, is_package, source = entry
+        names.append(name)
+        path = PROJECT_ROOT / (name.replace(".", "/") + ("/__init__.py" if is_package else ".py"))
+        with tokenize.open(path) as handle:
+            assert source == handle.read(), name
+    # dependencies first: the entry module last, the package before its modules
+    assert names[0] == "agents" and names[-1] == "agents.minimax"
+    assert names.index("agents.board") < names.index("agents.adapter") < names.index("agents.minimax")
+
+
+def test_building_twice_gives_the_same_bytes_but_the_date_line(monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    first = build_spec("minimax:depth=4").text
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    second = build_spec("minimax:depth=4").text
+    differ = [(a, b) for a, b in zip(first.splitlines(), second.splitlines(), strict=True) if a != b]
+    assert differ == [("# Built: 1970-01-01T00:00:00+00:00", "# Built: 2023-11-14T22:13:20+00:00")]
+    assert "_PARAMS = {'depth': 4}" in first
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_kaggles_last_callable_is_the_agent_and_plays_as_the_package_does(built, name):
+    before = {key: module for key, module in sys.modules.items() if key.split(".")[0] == "agents"}
+    agent = get_last_callable(built[name].read_text(encoding="utf-8"), path=str(built[name]))
+    assert agent.__name__ == "agent"
+    moves = [agent(obs, dict(CONFIG)) for obs in observations()]
+    assert moves == package_moves(SPECS[name])
+    assert all(type(move) is int for move in moves)
+    # the inlined modules are private copies: the package's modules were neither used nor replaced
+    after = {key: module for key, module in sys.modules.items() if key.split(".")[0] == "agents"}
+    assert after == before
+    private = [module for key, module in sys.modules.items() if key.endswith(".agents.board")]
+    assert private and all(module.Board is not agents.board.Board for module in private)
+
+
+ISOLATED_PLAYER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import probe
+probe.isolate(sys.argv[2], ["agents", "submissions", "tournament"])
+try:
+    import agents
+    print(json.dumps({"error": "agents importable from " + str(agents.__file__)}))
+    sys.exit(1)
+except ModuleNotFoundError:
+    pass
+from kaggle_environments.agent import get_last_callable
+request = json.loads(sys.argv[3])
+moves = {}
+for name, path in request["files"].items():
+    with open(path) as handle:
+        agent = get_last_callable(handle.read(), path=path)
+    moves[name] = [agent(obs, dict(request["config"])) for obs in request["observations"]]
+ours = sorted(key for key in sys.modules if key.split(".")[0] in ("agents", "submissions", "tournament"))
+print(json.dumps({"moves": moves, "project_modules": ours}))
+"""
+
+
+def run_isolated(tmp_path: Path, files: dict[str, Path]) -> dict:
+    """Play ``files`` on :data:`POSITIONS` in ``python -I`` with the project made unimportable."""
+    work = tmp_path / "isolated"
+    work.mkdir()
+    shutil.copyfile(probe.__file__, work / "probe.py")
+    (work / "player.py").write_text(ISOLATED_PLAYER, encoding="utf-8")
+    request = {"files": {k: str(v) for k, v in files.items()}, "observations": observations(), "config": CONFIG}
+    command = [sys.executable, "-I", str(work / "player.py"), str(work), str(PROJECT_ROOT), json.dumps(request)]
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_built_files_play_with_the_package_unimportable(built, tmp_path):
+    result = run_isolated(tmp_path, built)
+    assert result["project_modules"] == []
+    for name, spec in SPECS.items():
+        assert result["moves"][name] == package_moves(spec), name
+
+
+FAKE_PACKAGE = {
+    "__init__.py": '"""A stand-in agent package."""\n',
+    "resources.py": """
+        from pathlib import Path
+
+        def read(name):
+            return (Path(__file__).parent / "data" / name).read_bytes()
+    """,
+    "helper.py": """
+        from __future__ import annotations
+
+        from dataclasses import dataclass
+
+        @dataclass(frozen=True, slots=True)
+        class Pick:
+            column: int
+    """,
+    "weighted.py": """
+        from __future__ import annotations
+
+        import fakeagents.helper
+        from . import resources
+        from .helper import Pick
+
+        WEIGHTS = resources.read("weights.bin")
+
+        def make_agent(*, offset: int = 0):
+            def agent(obs, config):
+                try:
+                    resources.read("absent.bin")
+                except FileNotFoundError:
+                    pass
+                else:
+                    raise AssertionError("absent.bin should not exist")
+                pick = fakeagents.helper.Pick((WEIGHTS[len(WEIGHTS) // 2] + offset) % config["columns"])
+                assert isinstance(pick, Pick)
+                return pick.column
+            return agent
+    """,
+}
+
+
+@pytest.fixture()
+def fake_package(tmp_path, monkeypatch):
+    """A package ``fakeagents`` with a data file read through its resources module."""
+    root = tmp_path / "src"
+    package = root / "fakeagents"
+    (package / "data").mkdir(parents=True)
+    for name, source in FAKE_PACKAGE.items():
+        (package / name).write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+    weights = bytes(range(256)) * 40  # 10 KB, compresses well
+    (package / "data" / "weights.bin").write_bytes(weights)
+    monkeypatch.syspath_prepend(str(root))
+    yield package
+    for key in [key for key in sys.modules if key.split(".")[0] == "fakeagents"]:
+        del sys.modules[key]
+
+
+def test_data_files_are_embedded_compressed_and_read_back_without_the_package(fake_package, tmp_path):
+    submission = build_module("fakeagents.weighted", {"offset": 2}, spec="weighted:offset=2")
+    assert submission.data == (("weights.bin", 10240),)
+    assert submission.modules == ("fakeagents", "fakeagents.helper", "fakeagents.resources", "fakeagents.weighted")
+    assert any("absent.bin" in warning for warning in submission.warnings)
+    text = submission.text
+    assert "# Data: weights.bin (10240 bytes)" in text
+    assert max(len(line) for line in text.splitlines() if line.startswith('        "')) <= 100
+    encoded = "".join(
+        line.strip().strip('"') for line in text.splitlines() if line.startswith('        "')
+    )
+    assert zlib.decompress(base64.b64decode(encoded)) == (fake_package / "data" / "weights.bin").read_bytes()
+    assert len(encoded) < 2000  # compressed before encoding
+    path = tmp_path / "weighted.py"
+    write(submission, path)
+    result = run_isolated(tmp_path, {"weighted": path})
+    weights = (fake_package / "data" / "weights.bin").read_bytes()
+    assert result["moves"]["weighted"] == [(weights[len(weights) // 2] + 2) % 7] * len(POSITIONS)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("def make_agent():\n    import requests\n", "imports 'requests'"),
+        ("import tournament.game\ndef make_agent(): pass\n", "imports 'tournament.game'"),
+        ("HERE = __file__\ndef make_agent(): pass\n", "uses __file__"),
+        ("from fakeagents import resources\nNAME = 'w'\nresources.read(NAME)\n", "string literal"),
+        ("from fakeagents import resources\nresources.DATA_DIR\n", "offers only read"),
+    ],
+)
+def test_what_cannot_be_one_file_is_a_clear_build_error(fake_package, source, message):
+    (fake_package / "bad.py").write_text(source, encoding="utf-8")
+    with pytest.raises(BuildError, match=message) as caught:
+        build_module("fakeagents.bad")
+    assert "fakeagents.bad (line" in str(caught.value)
+
+
+def test_specs_that_are_not_our_agents_do_not_build():
+    with pytest.raises(BuildError, match="already is a submission"):
+        build_spec(str(BROKEN / "raises.py"))
+    with pytest.raises(BuildError, match="kaggle-environments built-in"):
+        build_spec("kaggle-random")
+    with pytest.raises(SpecError, match="unknown agent"):
+        build_spec("nosuchagent")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["build", "nosuchagent"],
+        ["build", "kaggle-negamax"],
+        ["build", str(BROKEN / "raises.py")],
+        ["build", "minimax:depth=0"],
+        ["check", "no/such/file.py"],
+    ],
+)
+def test_bad_input_exits_2_with_one_line(argv, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    assert not (tmp_path / "submission.py").exists()
+
+
+# ---- checks: each plays through kaggle-environments in a fresh `python -I` process ----
+
+
+@pytest.mark.slow
+def test_build_then_check_passes_and_reports_size_and_times(tmp_path, capsys):
+    out = tmp_path / "leftmost.py"
+    status = cli.main(["build", "leftmost", "-o", str(out), "--games", "1", "--act-timeout", "0.5"])
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+    assert printed.startswith(f"built {out}: leftmost, {out.stat().st_size} bytes")
+    assert f"PASS  {out}" in printed
+    assert "project packages verified unimportable" in printed
+    assert "last callable: agent" in printed
+    for label in ("validation episode", "vs kaggle-random", "vs kaggle-negamax"):
+        assert label in printed
+    assert "first move:" in printed and "slowest move:" in printed and "near limit:" in printed
+
+
+@pytest.mark.slow
+def test_negamax_passes_the_validation_episode(built):
+    report = check_file(built["negamax"], games=0, act_timeout=0.5)
+    assert report.passed, report.reasons
+    assert report.isolated and report.last_callable == "agent"
+    (game,) = report.games
+    assert game.statuses == ("DONE", "DONE") and game.plies >= 7
+    assert report.first_move is not None and 0 < report.first_move < 0.5
+    assert report.size == built["negamax"].stat().st_size
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("fixture", "reason"),
+    [
+        ("syntax_error.py", "does not compile: SyntaxError at line 4"),
+        ("raises.py", "mark 1 ERROR at its move 1: RuntimeError: boom from the fixture"),
+        ("numpy_int.py", "mark 1 INVALID at its move 1: returned np.int64(3) (numpy.int64): not a Python int"),
+        ("slow_module.py", "mark 1 move 1 took 1.0"),
+    ],
+)
+def test_check_fails_clearly_on_a_broken_file(fixture, reason):
+    report = check_file(BROKEN / fixture, games=1, act_timeout=0.5)
+    assert not report.passed
+    assert any(reason in text for text in report.reasons), report.reasons
+    assert len(report.games) <= 1  # stopped at the first failing game
+
+
+@pytest.mark.slow
+def test_check_command_exits_1_on_failure(capsys):
+    assert cli.main(["check", str(BROKEN / "raises.py"), "--games", "0", "--act-timeout", "0.5"]) == 1
+    printed = capsys.readouterr().out
+    assert printed.startswith("FAIL")
+    assert 'raise RuntimeError("boom from the fixture")' in printed  # Kaggle's logged traceback
+
+
+@pytest.mark.slow
+def test_a_built_file_is_a_tournament_entrant(built):
+    task = GameTask(0, 0, str(built["leftmost"]), "leftmost", 6, 7, 4, 1.0, 5.0, seed=3)
+    (record,) = list(run_games([task], workers=1))
+    assert record.first == str(built["leftmost"])
+    assert record.offender is None and record.termination in (Termination.WIN, Termination.DRAW)
+    assert record.moves[:7] == (0, 0, 0, 0, 0, 0, 1)  # leftmost against itself
