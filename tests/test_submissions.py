@@ -50,7 +50,8 @@ def observations() -> list[dict]:
     out = []
     for moves in POSITIONS:
         board = Board.from_moves(moves)
-        out.append({"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60, "step": board.ply})
+        obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60, "step": board.ply}
+        out.append(obs)
     return out
 
 
@@ -176,8 +177,10 @@ def run_isolated(tmp_path: Path, files: dict[str, Path]) -> dict:
     work.mkdir()
     shutil.copyfile(probe.__file__, work / "probe.py")
     (work / "player.py").write_text(ISOLATED_PLAYER, encoding="utf-8")
-    request = {"files": {k: str(v) for k, v in files.items()}, "observations": observations(), "config": CONFIG}
-    command = [sys.executable, "-I", str(work / "player.py"), str(work), str(PROJECT_ROOT), json.dumps(request)]
+    request = {"files": {k: str(v) for k, v in files.items()}, "observations": observations()}
+    request["config"] = CONFIG
+    command = [sys.executable, "-I", str(work / "player.py"), str(work), str(PROJECT_ROOT)]
+    command.append(json.dumps(request))
     done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -251,7 +254,8 @@ def fake_package(tmp_path, monkeypatch):
 def test_data_files_are_embedded_compressed_and_read_back_without_the_package(fake_package, tmp_path):
     submission = build_module("fakeagents.weighted", {"offset": 2}, spec="weighted:offset=2")
     assert submission.data == (("weights.bin", 10240),)
-    assert submission.modules == ("fakeagents", "fakeagents.helper", "fakeagents.resources", "fakeagents.weighted")
+    modules = ("fakeagents", "fakeagents.helper", "fakeagents.resources", "fakeagents.weighted")
+    assert submission.modules == modules
     assert any("absent.bin" in warning for warning in submission.warnings)
     text = submission.text
     assert "# Data: weights.bin (10240 bytes)" in text
@@ -347,7 +351,7 @@ def test_negamax_passes_the_validation_episode(built):
     [
         ("syntax_error.py", "does not compile: SyntaxError at line 4"),
         ("raises.py", "mark 1 ERROR at its move 1: RuntimeError: boom from the fixture"),
-        ("numpy_int.py", "mark 1 INVALID at its move 1: returned np.int64(3) (numpy.int64): not a Python int"),
+        ("numpy_int.py", "mark 1 INVALID at its move 1: returned np.int64(3) (numpy.int64): not a Python"),
         ("slow_module.py", "mark 1 move 1 took 1.0"),
     ],
 )
