@@ -1,0 +1,139 @@
+"""Tournament tables as pandas DataFrames: standings, crosstable and head-to-head pairs.
+
+Units everywhere: ``score`` is points (a win 1, a draw 1/2), ``score_pct`` is points per game in
+percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as the recorded result
+(a loss for the offender). Games of an entrant against itself are left out (see :mod:`reports.tally`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from reports.ratings import Rating, rate
+from reports.stats import Pentanomial, estimate_pentanomial, estimate_wdl
+from reports.tally import entrants, forfeits, head_to_head, oriented, pentanomials, score_matrix, totals
+from tournament.record import GameRecord, Termination
+
+__all__ = ["crosstable", "pairs", "standings"]
+
+STANDINGS_COLUMNS = [
+    "agent", "games", "wins", "draws", "losses", "score", "invalid", "timeouts", "errors",
+    "elo", "elo_low", "elo_high", "score_pct",
+]  # fmt: skip
+
+PAIRS_COLUMNS = [
+    "agent_a", "agent_b", "games", "wins", "draws", "losses", "score", "score_pct", "elo_diff", "elo_error",
+    "los", "pairs", "ll", "ld", "dd_wl", "wd", "ww", "penta_elo_error", "penta_los",
+]  # fmt: skip
+
+
+def standings(records: Iterable[GameRecord], ratings: Sequence[Rating] | None = None) -> pd.DataFrame:
+    """One row per agent, best Elo first, with columns :data:`STANDINGS_COLUMNS`.
+
+    ``games, wins, draws, losses`` count the agent's games, ``score`` its points; ``invalid``,
+    ``timeouts``, ``errors`` the games it forfeited by an invalid action, a time-out or an exception;
+    ``elo``, ``elo_low``, ``elo_high`` its joint rating and 95 % interval (:func:`reports.ratings.rate`).
+
+    Args:
+        records: the games.
+        ratings: ``rate(head_to_head(records))`` if already computed; computed with its defaults if
+            None.
+
+    Raises:
+        ValueError: ``ratings`` do not name exactly the agents of ``records``; see also ``rate``.
+    """
+    records = list(records)
+    h2h = head_to_head(records)
+    ratings = rate(h2h) if ratings is None else ratings
+    played = totals(h2h)
+    if sorted(rating.name for rating in ratings) != sorted(played):
+        raise ValueError("ratings do not name the agents of the records")
+    forfeited = forfeits(records)
+    rows = []
+    for rating in sorted(ratings, key=lambda r: (-r.elo, r.name)):
+        name = rating.name
+        wdl = played[name]
+        rows.append(
+            {
+                "agent": name,
+                "games": wdl.games,
+                "wins": wdl.wins,
+                "draws": wdl.draws,
+                "losses": wdl.losses,
+                "score": wdl.points,
+                "invalid": forfeited[name, Termination.INVALID],
+                "timeouts": forfeited[name, Termination.TIMEOUT],
+                "errors": forfeited[name, Termination.ERROR],
+                "elo": rating.elo,
+                "elo_low": rating.low,
+                "elo_high": rating.high,
+                "score_pct": 100 * wdl.points / wdl.games,
+            }
+        )
+    return pd.DataFrame(rows, columns=STANDINGS_COLUMNS)
+
+
+def crosstable(records: Iterable[GameRecord], order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Score (0..1, points per game) of the row agent against the column agent; ``nan`` where they never met.
+
+    Rows and columns are ``order`` (default: every agent, alphabetically); the index is named ``agent``.
+    """
+    h2h = head_to_head(records)
+    names = list(order) if order is not None else entrants(h2h)
+    points, games = score_matrix(h2h, names)
+    with np.errstate(invalid="ignore"):
+        fraction = points / games
+    return pd.DataFrame(fraction, index=pd.Index(names, name="agent"), columns=names)
+
+
+def pairs(records: Iterable[GameRecord], order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Head-to-head statistics of every pairing that played, columns :data:`PAIRS_COLUMNS`.
+
+    ``agent_a`` comes before ``agent_b`` in ``order`` (default: alphabetical), and rows follow that
+    order. Counts and ``score`` are ``agent_a``'s; ``elo_diff``, ``elo_error`` (95 %) and ``los`` are the
+    trinomial estimate of ``agent_a - agent_b`` (:func:`reports.stats.estimate_wdl`); ``pairs`` and
+    ``ll .. ww`` the complete colour-swapped pairs and their pentanomial counts, ``penta_elo_error``
+    and ``penta_los`` the pentanomial estimate (:func:`reports.stats.estimate_pentanomial`).
+
+    Raises:
+        ValueError: malformed pairs (see :func:`reports.tally.pentanomials`).
+    """
+    records = list(records)
+    h2h, pentas = head_to_head(records), pentanomials(records)
+    names = list(order) if order is not None else entrants(h2h)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            key = (a, b) if a < b else (b, a)
+            if key not in h2h:
+                continue
+            wdl = oriented(h2h, a, b)
+            penta = oriented(pentas, a, b) if key in pentas else Pentanomial()
+            trinomial, pentanomial = estimate_wdl(wdl), estimate_pentanomial(penta)
+            rows.append(
+                {
+                    "agent_a": a,
+                    "agent_b": b,
+                    "games": wdl.games,
+                    "wins": wdl.wins,
+                    "draws": wdl.draws,
+                    "losses": wdl.losses,
+                    "score": wdl.points,
+                    "score_pct": 100 * wdl.points / wdl.games,
+                    "elo_diff": trinomial.elo,
+                    "elo_error": trinomial.error,
+                    "los": trinomial.los,
+                    "pairs": penta.pairs,
+                    "ll": penta.ll,
+                    "ld": penta.ld,
+                    "dd_wl": penta.dd_wl,
+                    "wd": penta.wd,
+                    "ww": penta.ww,
+                    "penta_elo_error": pentanomial.error,
+                    "penta_los": pentanomial.los,
+                }
+            )
+    return pd.DataFrame(rows, columns=PAIRS_COLUMNS)

@@ -1,0 +1,114 @@
+"""Count game records into head-to-head values: WDL and pentanomial per pairing, forfeits per entrant.
+
+A pairing is keyed ``(a, b)`` with ``a < b`` (string order), and its values are from ``a``'s point
+of view; :func:`oriented` turns them to either side. A game of an entrant against itself says nothing
+about its strength and is left out of every count here, hence of every table and rating.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from reports.stats import WDL, Pentanomial
+from tournament.record import GameRecord, Termination
+
+__all__ = [
+    "Matchup",
+    "entrants",
+    "forfeits",
+    "head_to_head",
+    "oriented",
+    "pentanomials",
+    "score_matrix",
+    "totals",
+]
+
+Matchup = tuple[str, str]
+"""Two entrant names ``(a, b)`` with ``a < b``."""
+
+_Stat = TypeVar("_Stat", WDL, Pentanomial)
+
+
+def _matchup(record: GameRecord) -> Matchup:
+    return (record.first, record.second) if record.first < record.second else (record.second, record.first)
+
+
+def head_to_head(records: Iterable[GameRecord]) -> dict[Matchup, WDL]:
+    """Wins, draws and losses of ``a`` against ``b`` for every pairing ``(a, b)`` that played.
+
+    Forfeits count as the result recorded (a loss for the offender).
+    """
+    table: dict[Matchup, WDL] = defaultdict(WDL)
+    for record in records:
+        if record.first != record.second:
+            key = _matchup(record)
+            table[key] += WDL.from_result(record.score_of(key[0]))
+    return dict(table)
+
+
+def pentanomials(records: Iterable[GameRecord]) -> dict[Matchup, Pentanomial]:
+    """Pentanomial counts of ``a`` against ``b`` for every pairing with at least one complete pair.
+
+    Games are grouped by pairing and ``pair_id``; a group of one game (an interrupted run) is left
+    out. Raises ValueError if a group holds more than two games, or two games with the same colours.
+    """
+    groups: dict[tuple[Matchup, int], list[GameRecord]] = defaultdict(list)
+    for record in records:
+        if record.first != record.second:
+            groups[_matchup(record), record.pair_id].append(record)
+    table: dict[Matchup, Pentanomial] = defaultdict(Pentanomial)
+    for (key, pair_id), games in groups.items():
+        if len(games) > 2 or (len(games) == 2 and games[0].first == games[1].first):
+            raise ValueError(f"pair {pair_id} of {key[0]} v {key[1]} is not two games with colours swapped")
+        if len(games) == 2:
+            table[key] += Pentanomial.from_pair_points(sum(game.score_of(key[0]) for game in games))
+    return dict(table)
+
+
+def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, Termination]]:
+    """Number of games each entrant forfeited, by kind: ``counts[name, Termination.TIMEOUT]``."""
+    counts: Counter[tuple[str, Termination]] = Counter()
+    for record in records:
+        if record.offender is not None and record.first != record.second:
+            offender = record.first if record.offender == 1 else record.second
+            counts[offender, Termination(record.termination)] += 1
+    return counts
+
+
+def oriented(table: Mapping[Matchup, _Stat], a: str, b: str) -> _Stat:
+    """``a``'s counts against ``b`` from a per-pairing table; raises KeyError if they never met."""
+    return table[a, b] if a < b else table[b, a].flipped()
+
+
+def entrants(table: Mapping[Matchup, object]) -> list[str]:
+    """Every name in a per-pairing table, sorted."""
+    return sorted({name for key in table for name in key})
+
+
+def totals(h2h: Mapping[Matchup, WDL]) -> dict[str, WDL]:
+    """Wins, draws and losses of each entrant over all its games."""
+    table: dict[str, WDL] = defaultdict(WDL)
+    for (a, b), wdl in h2h.items():
+        table[a] += wdl
+        table[b] += wdl.flipped()
+    return dict(table)
+
+
+def score_matrix(h2h: Mapping[Matchup, WDL], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Points and games of ``names[i]`` against ``names[j]``: two float arrays of shape ``(n, n)``.
+
+    Pairings that never met, the diagonal included, have 0 points out of 0 games.
+    """
+    index = {name: i for i, name in enumerate(names)}
+    points = np.zeros((len(names), len(names)))
+    games = np.zeros((len(names), len(names)))
+    for (a, b), wdl in h2h.items():
+        if a in index and b in index:
+            i, j = index[a], index[b]
+            points[i, j], points[j, i] = wdl.points, wdl.games - wdl.points
+            games[i, j] = games[j, i] = wdl.games
+    return points, games

@@ -1,0 +1,239 @@
+"""Counting records; the standings, crosstable and pairs tables; writing the reports. Hand-built records."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reports.write
+from reports.ratings import rate
+from reports.stats import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
+from reports.tables import PAIRS_COLUMNS, crosstable, pairs, standings
+from reports.tally import forfeits, head_to_head, oriented, pentanomials
+from reports.write import format_standings, write_reports
+from tournament.record import GameRecord, Termination
+
+
+def game(first, second, result, *, pair_id=0, termination=None, offender=None, game_id=0):
+    """A finished 6x7 game; ``result`` is ``first``'s score."""
+    if termination is None:
+        termination = Termination.DRAW if result == 0.5 else Termination.WIN
+    return GameRecord(
+        game_id=game_id, pair_id=pair_id, first=first, second=second, rows=6, columns=7, inarow=4,
+        act_timeout=2.0, seed=game_id, moves=(), move_times=(), result=result, termination=termination,
+        offender=offender,
+    )  # fmt: skip
+
+
+def match(a, b, scores_of_a, start=0):
+    """Games of ``a`` against ``b`` with colours alternating (``a`` first in even games), paired 2k, 2k+1."""
+    records = []
+    for k, score in enumerate(scores_of_a):
+        game_id = start + k
+        if k % 2 == 0:
+            records.append(game(a, b, score, pair_id=game_id // 2, game_id=game_id))
+        else:
+            records.append(game(b, a, 1 - score, pair_id=game_id // 2, game_id=game_id))
+    return records
+
+
+def tournament():
+    """A 3-agent round robin: strong beats mid 3-1 (of 4), mid beats weak 3.5-0.5, strong beats weak 4-0."""
+    return (
+        match("strong", "mid", [1, 1, 1, 0])
+        + match("mid", "weak", [1, 1, 1, 0.5], start=4)
+        + match("weak", "strong", [0, 0, 0, 0], start=8)
+    )
+
+
+def test_head_to_head_counts_each_pairing_from_the_first_name():
+    records = tournament() + [game("mid", "mid", 1.0)]  # self-play is left out
+    h2h = head_to_head(records)
+    assert h2h == {
+        ("mid", "strong"): WDL(1, 0, 3),
+        ("mid", "weak"): WDL(3, 1, 0),
+        ("strong", "weak"): WDL(4, 0, 0),
+    }
+    assert oriented(h2h, "strong", "mid") == WDL(3, 0, 1)
+    assert oriented(h2h, "mid", "strong") == WDL(1, 0, 3)
+    with pytest.raises(KeyError):
+        oriented(h2h, "weak", "nobody")
+
+
+def test_pentanomials_count_colour_swapped_pairs():
+    records = match("A", "B", [1, 1, 1, 0, 0.5, 0.5, 0, 0.5, 1])  # the last pair is incomplete
+    penta = pentanomials(records)
+    # pairs of A: (1, 1) = WW, (1, 0) = WL, (0.5, 0.5) = DD, (0, 0.5) = LD
+    assert penta == {("A", "B"): Pentanomial(ll=0, ld=1, dd_wl=2, wd=0, ww=1)}
+    assert oriented(penta, "B", "A") == Pentanomial(ll=1, ld=0, dd_wl=2, wd=1, ww=0)
+
+
+def test_malformed_pairs_raise():
+    same_colours = [game("A", "B", 1, pair_id=0), game("A", "B", 0, pair_id=0)]
+    with pytest.raises(ValueError, match="colours"):
+        pentanomials(same_colours)
+    three = [game("A", "B", 1, pair_id=0), game("B", "A", 0, pair_id=0), game("A", "B", 1, pair_id=0)]
+    with pytest.raises(ValueError, match="pair 0"):
+        pentanomials(three)
+
+
+def test_forfeits_are_charged_to_the_offender():
+    records = [
+        game("A", "B", 0.0, termination=Termination.TIMEOUT, offender=1),
+        game("A", "B", 1.0, termination=Termination.INVALID, offender=2),
+        game("B", "A", 0.0, termination=Termination.ERROR, offender=1),
+        game("B", "A", 1.0, termination="timeout", offender=2),
+        game("B", "A", 1.0),
+        game("A", "A", 0.0, termination=Termination.ERROR, offender=1),  # self-play is left out
+    ]
+    counts = forfeits(records)
+    assert counts == {
+        ("A", Termination.TIMEOUT): 2,
+        ("B", Termination.INVALID): 1,
+        ("B", Termination.ERROR): 1,
+    }
+
+
+def test_standings():
+    records = tournament() + [
+        game("weak", "mid", 0.0, termination=Termination.TIMEOUT, offender=1, pair_id=6, game_id=12),
+        game("mid", "weak", 1.0, termination=Termination.ERROR, offender=2, pair_id=6, game_id=13),
+        game("weak", "mid", 0.0, termination=Termination.TIMEOUT, offender=1, pair_id=7, game_id=14),
+        game("mid", "weak", 0.0, termination=Termination.INVALID, offender=1, pair_id=7, game_id=15),
+    ]
+    table = standings(records, rate(head_to_head(records), bootstrap=50))
+    assert list(table.columns) == [
+        "agent", "games", "wins", "draws", "losses", "score", "invalid", "timeouts", "errors",
+        "elo", "elo_low", "elo_high", "score_pct",
+    ]  # fmt: skip
+    assert list(table["agent"]) == ["strong", "mid", "weak"]
+    assert table["elo"].is_monotonic_decreasing
+    rows = table.set_index("agent")
+    assert rows.loc["strong", ["games", "wins", "draws", "losses", "score"]].tolist() == [8, 7, 0, 1, 7.0]
+    assert rows.loc["mid", ["games", "wins", "draws", "losses", "score"]].tolist() == [12, 7, 1, 4, 7.5]
+    assert rows.loc["weak", ["games", "wins", "draws", "losses", "score"]].tolist() == [12, 1, 1, 10, 1.5]
+    assert rows.loc["weak", ["invalid", "timeouts", "errors"]].tolist() == [0, 2, 1]
+    assert rows.loc["mid", ["invalid", "timeouts", "errors"]].tolist() == [1, 0, 0]
+    assert rows.loc["strong", ["invalid", "timeouts", "errors"]].tolist() == [0, 0, 0]
+    assert rows.loc["mid", "score_pct"] == pytest.approx(62.5)
+    assert (table["elo_low"] < table["elo"]).all() and (table["elo"] < table["elo_high"]).all()
+    assert table["elo"].mean() == pytest.approx(0, abs=1e-6)
+
+
+def test_standings_use_the_ratings_given():
+    records = tournament()
+    ratings = rate(head_to_head(records), bootstrap=0)
+    table = standings(records, ratings)
+    assert table["elo"].tolist() == [r.elo for r in ratings]
+    assert table["elo_low"].isna().all()
+    with pytest.raises(ValueError, match="ratings"):
+        standings(records, ratings[:2])
+
+
+def test_empty_tables_keep_their_columns():
+    assert standings([]).empty and list(standings([]).columns)[:3] == ["agent", "games", "wins"]
+    assert pairs([]).empty and list(pairs([]).columns) == PAIRS_COLUMNS
+    assert crosstable([]).empty
+
+
+def test_crosstable():
+    table = crosstable(tournament(), order=["strong", "mid", "weak"])
+    assert list(table.index) == list(table.columns) == ["strong", "mid", "weak"]
+    assert table.loc["strong", "mid"] == 0.75
+    assert table.loc["mid", "strong"] == 0.25
+    assert table.loc["weak", "mid"] == 0.125
+    assert table.loc["strong", "weak"] == 1.0
+    assert np.isnan(np.diag(table.to_numpy())).all()
+    assert list(crosstable(tournament()).index) == ["mid", "strong", "weak"]  # default: alphabetical
+
+
+def test_crosstable_leaves_pairings_that_never_met_empty():
+    table = crosstable(match("A", "B", [1, 0]) + match("B", "C", [1, 1]))
+    assert math.isnan(table.loc["A", "C"]) and math.isnan(table.loc["C", "A"])
+    assert table.loc["B", "C"] == 1.0
+
+
+def test_pairs():
+    table = pairs(tournament(), order=["strong", "mid", "weak"])
+    assert list(table.columns) == PAIRS_COLUMNS
+    assert list(zip(table["agent_a"], table["agent_b"], strict=True)) == [
+        ("strong", "mid"), ("strong", "weak"), ("mid", "weak"),
+    ]  # fmt: skip
+    first = table.iloc[0]
+    counts = ["games", "wins", "draws", "losses", "score", "score_pct"]
+    assert first[counts].tolist() == [4, 3, 0, 1, 3.0, 75.0]
+    expected = estimate_wdl(WDL(3, 0, 1))
+    assert first["elo_diff"] == pytest.approx(expected.elo)
+    assert first["elo_error"] == pytest.approx(expected.error)
+    assert first["los"] == pytest.approx(expected.los)
+    # strong's pairs against mid: (1, 1) = WW, (1, 0) = WL
+    assert first[["pairs", "ll", "ld", "dd_wl", "wd", "ww"]].tolist() == [2, 0, 0, 1, 0, 1]
+    assert first["penta_elo_error"] == pytest.approx(estimate_pentanomial(Pentanomial(dd_wl=1, ww=1)).error)
+    last = table.iloc[2]  # mid v weak: (1, 1) = WW, (1, 0.5) = WD
+    assert last[["wins", "draws", "losses", "ww", "wd"]].tolist() == [3, 1, 0, 1, 1]
+    weak_first = pairs(tournament(), order=["weak", "strong", "mid"]).iloc[0]
+    assert weak_first[["agent_a", "wins", "losses", "ll"]].tolist() == ["weak", 0, 4, 2]
+    assert weak_first["elo_diff"] == -math.inf
+
+
+def test_write_reports(tmp_path):
+    out = tmp_path / "reports"
+    paths = write_reports(tournament(), out, bootstrap=30, seed=1)
+    names = ["standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "elo.png", "crosstable.png"]
+    assert sorted(paths) == sorted(names)
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)  # no temporary file left
+    for name in names:
+        assert paths[name] == out / name
+    for name in ("elo.png", "crosstable.png"):
+        assert paths[name].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = pd.read_csv(paths["standings.csv"])
+    assert list(table["agent"]) == ["strong", "mid", "weak"]
+    elo = pd.read_csv(paths["elo.csv"])
+    assert list(elo.columns) == ["agent", "elo", "elo_low", "elo_high", "games", "score"]
+    assert elo["elo"].tolist() == pytest.approx(table["elo"].tolist(), abs=1e-3)
+    cross = pd.read_csv(paths["crosstable.csv"], index_col="agent")
+    assert list(cross.index) == list(cross.columns) == ["strong", "mid", "weak"]
+    assert cross.loc["strong", "mid"] == 0.75
+    assert len(pd.read_csv(paths["pairs.csv"])) == 3
+    assert write_reports(tournament(), out, bootstrap=30, seed=1) == paths  # overwrites in place
+
+
+def test_write_reports_without_bootstrap(tmp_path):
+    paths = write_reports(match("A", "B", [1, 1, 1, 1]), tmp_path, bootstrap=0)
+    assert pd.read_csv(paths["elo.csv"])["elo_low"].isna().all()
+    assert paths["elo.png"].stat().st_size > 0
+
+
+def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
+    (tmp_path / "crosstable.png").write_bytes(b"old")
+
+    def interrupted(h2h, order, path, *, title):
+        path.write_bytes(b"half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports.write, "plot_crosstable", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_reports(tournament(), tmp_path, bootstrap=0)
+    assert (tmp_path / "crosstable.png").read_bytes() == b"old"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_write_reports_needs_games(tmp_path):
+    with pytest.raises(ValueError, match="no game"):
+        write_reports([], tmp_path)
+    with pytest.raises(ValueError, match="no game"):
+        write_reports([game("A", "A", 1.0)], tmp_path)
+
+
+def test_format_standings():
+    records = tournament()
+    text = format_standings(standings(records, rate(head_to_head(records), bootstrap=20)))
+    lines = text.splitlines()
+    assert len(lines) == 4
+    assert lines[0].split()[:4] == ["#", "agent", "Elo", "95%"]
+    assert [line.split()[1] for line in lines[1:]] == ["strong", "mid", "weak"]
+    assert "87.5%" in lines[1] and "0/0/0" in lines[1]
+    assert "[" in lines[1]
