@@ -14,11 +14,13 @@ symmetric. ``prior_draws=0`` gives the plain maximum-likelihood estimate.
 Anchor: ratings are relative; by default their mean over the pool is 0 Elo, or ``anchor`` names a
 player held at 0.
 
-Intervals: 95 % percentile bootstrap. The schedule is kept (every pairing plays as many games as it
-did) and each pairing's wins, draws and losses are drawn again from its own results (a multinomial
-resample of its games), the ratings refitted and anchored, and the 2.5 and 97.5 percentiles of each
-player's rating taken. A pairing that always ended the same way resamples to the same result, so its
-uncertainty shows only through the prior.
+Intervals: 95 % parametric bootstrap, as Ordo's simulations compute them. The schedule is kept
+(every pairing plays as many games as it did) and each pairing's games are drawn again from the
+fitted model: expected score ``s`` from the fitted ratings, the pairing's observed draw rate (capped
+at what ``s`` allows), wins ``s - d/2``, losses ``1 - s - d/2``; the ratings are refitted and
+anchored, and the 2.5 and 97.5 percentiles of each player's rating taken. Drawing from the model
+rather than from the observed results matters for lopsided pairings: a player who won every game
+would resample to the same perfect score every time, and its interval would show only the prior.
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ def rate(
     low = high = np.full(len(names), math.nan)
     if bootstrap:
         rng = np.random.default_rng(seed)
-        samples = rng.multinomial(games, counts / games[:, None], size=(bootstrap, len(games)))
+        samples = rng.multinomial(games, _model_wdl(elo, first, second, counts), size=(bootstrap, len(games)))
         start = (elo - elo[0]) / ELO_PER_NAT
         refits = np.array([fit(sample[:, 0], sample[:, 1], start) for sample in samples])
         low, high = np.percentile(refits, [2.5, 97.5], axis=0)
@@ -119,6 +121,18 @@ def rate(
         for k, name in enumerate(names)
     ]
     return sorted(ratings, key=lambda r: (-r.elo, r.name))
+
+
+def _model_wdl(elo: np.ndarray, first: np.ndarray, second: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Win/draw/loss probabilities of each pairing under the fitted ratings, shape (pairings, 3).
+
+    The expected score ``s`` comes from the Elo difference; the draw probability is the pairing's
+    observed draw rate, capped at ``2 min(s, 1 - s)`` so that no probability is negative.
+    """
+    score = expit((elo[first] - elo[second]) / ELO_PER_NAT)
+    draws = np.minimum(counts[:, 1] / counts.sum(axis=1), 2 * np.minimum(score, 1 - score))
+    wdl = np.stack([score - draws / 2, draws, 1 - score - draws / 2], axis=1)
+    return np.clip(wdl, 0.0, 1.0) / np.clip(wdl, 0.0, 1.0).sum(axis=1, keepdims=True)
 
 
 @dataclass(frozen=True)

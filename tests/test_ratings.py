@@ -162,3 +162,12 @@ def test_recovers_known_strengths():
     assert max(map(abs, errors)) < 60
     covered = sum(r.low <= truth[r.name] - mean <= r.high for r in ratings)
     assert covered >= 8
+
+
+def test_a_perfect_score_still_gets_a_wide_interval():
+    # Resampling A's own results would give 10-0 every time and a near-zero interval; drawing the
+    # games from the fitted model lets A lose some, as its finite rating says it can.
+    h2h = {("A", "B"): WDL(wins=10), ("A", "C"): WDL(wins=10), ("B", "C"): WDL(wins=5, losses=5)}
+    a = by_name(rate(h2h, bootstrap=300, seed=1))["A"]
+    assert a.low < a.elo < a.high
+    assert a.high - a.low > 150
