@@ -171,7 +171,7 @@ def build_module(
         raise BuildError("a spec cannot contain a line break")
     found = collect(entry)
     package = entry.partition(".")[0]
-    warnings: list[str] = []
+    warnings: list[str] = list(found.notes)
     files: dict[str, bytes] = {}
     if found.uses_resources:
         reader = __import__(f"{package}.{RESOURCES}", fromlist=["read"]).read

@@ -11,11 +11,21 @@ in a module -- at the top, inside functions, under ``if TYPE_CHECKING`` -- is cl
   ``torch``... -- is a :class:`BuildError`: a Kaggle submission is one file and may rely on nothing
   else.
 
+An import inside the body of a ``try`` whose handler catches ``ImportError`` (or
+``ModuleNotFoundError``, ``Exception``, ``BaseException``, a bare ``except``) is *optional*: the code
+copes without the module (e.g. ``agents.book`` tries the numba twin ``agents.solver.fast`` and falls
+back on the pure-Python solver). A forbidden optional import is skipped, and an optional module of
+the package is inlined only when it and everything it needs can be; otherwise it is left out with
+a note, and the built file raises ``ModuleNotFoundError`` there -- caught by that handler, exactly
+as the package behaves where the module cannot be imported.
+
 Data files: ``<package>.resources`` is not inlined; the builder generates a replacement. Its users
 must call ``resources.read("literal-name")`` (or ``read("literal-name")`` imported from it) with a
 string literal, which is how the names to embed are found here; any other use of that module is a
-:class:`BuildError`, as is a module using ``__file__`` (there is no package directory in a built
-file). Imports made by calling ``importlib.import_module`` cannot be seen and are not supported.
+:class:`BuildError`. A module using ``__file__`` gets a note: in a built file ``__file__`` is a
+pseudo path such as ``<submission>/agents/book.py`` with nothing on disk below it (harmless for a
+default output path, fatal for reading data that way). Imports made by calling
+``importlib.import_module`` cannot be seen and are not supported.
 """
 
 from __future__ import annotations
@@ -55,12 +65,13 @@ class Inlining:
     imports and after its parent package; ties by name) -- including the package's own resources
     module when some module imports it (the builder replaces its source) -- and the sorted data-file
     names passed to ``resources.read`` (``resources``). ``uses_resources``: the resources module is
-    among ``modules``.
+    among ``modules``. ``notes``: what the user should know (optional modules left out, ``__file__``).
     """
 
     modules: tuple[ModuleSource, ...]
     resources: tuple[str, ...]
     uses_resources: bool
+    notes: tuple[str, ...] = ()
 
 
 def _read(name: str) -> ModuleSource:
@@ -73,6 +84,28 @@ def _read(name: str) -> ModuleSource:
     if not source.endswith("\n"):
         source += "\n"
     return ModuleSource(name, spec.submodule_search_locations is not None, source, path)
+
+
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((_dotted(kind) or [""])[-1] in _IMPORT_ERRORS for kind in kinds)
+
+
+def _guarded_imports(tree: ast.AST) -> set[int]:
+    """``id`` of every import statement in the body of a ``try`` that catches ``ImportError``."""
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try | ast.TryStar) and any(map(_catches_import_error, node.handlers)):
+            for statement in node.body:
+                for inner in ast.walk(statement):
+                    if isinstance(inner, ast.Import | ast.ImportFrom):
+                        guarded.add(id(inner))
+    return guarded
 
 
 def _is_submodule(name: str) -> bool:
@@ -89,9 +122,13 @@ class _ModuleScan:
         self.module = module
         self.top = top
         self.resources_name = f"{top}.{RESOURCES}"
-        self.inlined: set[str] = set()
+        self.required: set[str] = set()
+        self.optional: set[str] = set()
+        self.notes: list[str] = []
         self.resource_names: set[str] = set()
         self.tree = ast.parse(module.source, filename=str(module.path))
+        self._guarded = _guarded_imports(self.tree)
+        self._node: ast.AST | None = None  # the import statement being classified
         self._module_aliases: set[str] = set()  # names bound to the resources module
         self._read_aliases: set[str] = set()  # names bound to resources.read
 
@@ -105,11 +142,16 @@ class _ModuleScan:
         return importlib.util.resolve_name("." * node.level + (node.module or ""), package)
 
     def _classify(self, name: str, node: ast.AST) -> bool:
-        """True when ``name`` belongs to the inlined package; raises BuildError when not allowed."""
+        """True when ``name`` belongs to the inlined package; raises BuildError when not allowed
+        (unless the import is optional: then False, with a note)."""
         top = name.partition(".")[0]
         if top == self.top:
             return True
         if top == "__future__" or top in sys.stdlib_module_names or top in ALLOWED_THIRD_PARTY:
+            return False
+        if id(node) in self._guarded:
+            self.notes.append(f"{self.where(node)}: optional import of {name!r} left to the interpreter "
+                              f"(it is inside try/except ImportError)")
             return False
         allowed = ", ".join(sorted(ALLOWED_THIRD_PARTY))
         raise BuildError(
@@ -119,10 +161,11 @@ class _ModuleScan:
         )
 
     def _add(self, name: str) -> None:
-        self.inlined.add(name)
+        (self.optional if id(self._node) in self._guarded else self.required).add(name)
 
     def scan(self) -> None:
         for node in ast.walk(self.tree):
+            self._node = node
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if self._classify(alias.name, node):
@@ -150,10 +193,11 @@ class _ModuleScan:
                     elif alias.name != "*" and _is_submodule(full):
                         self._add(full)
             elif isinstance(node, ast.Name) and node.id == "__file__":
-                raise BuildError(
-                    f"{self.where(node)} uses __file__: a built file has no package directory; read "
-                    f"data files through {self.resources_name}.read('name')"
+                self.notes.append(
+                    f"{self.where(node)} uses __file__: in a built file it names no file on disk; "
+                    f"data files must be read through {self.resources_name}.read('name')"
                 )
+        self.optional -= self.required
         self._scan_reads()
 
     def _scan_reads(self) -> None:
@@ -203,48 +247,95 @@ def _parents(name: str) -> list[str]:
     return [".".join(bits[:i]) for i in range(1, len(bits))]
 
 
+class _Graph:
+    """Modules found so far: sources, import edges, resource names, notes (copied to try options)."""
+
+    def __init__(self, top: str) -> None:
+        self.top = top
+        self.resources_name = f"{top}.{RESOURCES}"
+        self.sources: dict[str, ModuleSource] = {}
+        self.deps: dict[str, set[str]] = {}
+        self.optional: dict[str, set[str]] = {}  # module -> its optional imports of the package
+        self.resource_names: set[str] = set()
+        self.notes: list[str] = []
+
+    def copy(self) -> _Graph:
+        other = _Graph(self.top)
+        other.sources = dict(self.sources)
+        other.deps = {name: set(deps) for name, deps in self.deps.items()}
+        other.optional = {name: set(deps) for name, deps in self.optional.items()}
+        other.resource_names = set(self.resource_names)
+        other.notes = list(self.notes)
+        return other
+
+    def require(self, entry: str) -> None:
+        """Add ``entry`` and everything it imports unconditionally; BuildError when impossible."""
+        todo = [entry]
+        while todo:
+            name = todo.pop()
+            if name in self.deps:
+                continue
+            module = _read(name)
+            self.sources[name] = module
+            if name == self.resources_name:  # replaced by the builder's generated module: not scanned
+                self.deps[name] = set(_parents(name))
+                self.optional[name] = set()
+            else:
+                scan = _ModuleScan(module, self.top)
+                scan.scan()
+                self.resource_names |= scan.resource_names
+                self.notes += scan.notes
+                self.deps[name] = (scan.required | set(_parents(name))) - {name}
+                self.optional[name] = scan.optional
+            for dep in sorted(self.deps[name]):
+                todo.extend([*_parents(dep), dep])
+
+    def pending_optional(self) -> list[tuple[str, str]]:
+        """``(module, importer)`` for optional imports not decided yet, sorted."""
+        return sorted(
+            (dep, name) for name, deps in self.optional.items() for dep in deps if dep not in self.deps
+        )
+
+
 def collect(entry: str) -> Inlining:
     """Find every module the built file for agent module ``entry`` (e.g. ``"agents.minimax"``) needs.
 
-    Raises :class:`BuildError` for a forbidden import, a module that is not pure Python, a use of
-    ``__file__``, or a ``resources`` use other than ``read("literal")``; ``SyntaxError`` for a module
-    that does not parse.
+    Raises :class:`BuildError` for a forbidden import (outside ``try/except ImportError``), a module
+    that is not pure Python, or a ``resources`` use other than ``read("literal")``; ``SyntaxError``
+    for a module that does not parse.
     """
-    top = entry.partition(".")[0]
-    resources_name = f"{top}.{RESOURCES}"
-    deps: dict[str, set[str]] = {}
-    sources: dict[str, ModuleSource] = {}
-    resource_names: set[str] = set()
-    todo = [entry]
-    while todo:
-        name = todo.pop()
-        if name in deps:
-            continue
-        if name == resources_name:  # replaced by the builder's generated module: not scanned
-            sources[name] = _read(name)
-            deps[name] = set(_parents(name))
-            todo.extend(deps[name])
-            continue
-        module = _read(name)
-        scan = _ModuleScan(module, top)
-        scan.scan()
-        sources[name] = module
-        resource_names |= scan.resource_names
-        deps[name] = (scan.inlined | set(_parents(name))) - {name}
-        for dep in sorted(deps[name]):
-            todo.extend([*_parents(dep), dep])
+    graph = _Graph(entry.partition(".")[0])
+    graph.require(entry)
+    left_out: set[str] = set()
+    while pending := [(dep, by) for dep, by in graph.pending_optional() if dep not in left_out]:
+        dep, importer = pending[0]
+        trial = graph.copy()
+        try:
+            trial.require(dep)
+        except BuildError as error:
+            left_out.add(dep)
+            graph.notes.append(
+                f"{dep} left out: {error}. {importer} imports it inside try/except ImportError, so the built "
+                f"file behaves as the package does where {dep} cannot be imported"
+            )
+        else:
+            graph = trial
     order: list[str] = []
-    state: dict[str, bool] = {}  # False: on the DFS stack (import cycle), True: done
+    done: set[str] = set()
 
     def visit(name: str) -> None:
-        if name in state:
+        if name in done:
             return
-        state[name] = False
-        for dep in sorted(deps[name]):
+        done.add(name)  # marked first: an import cycle is cut here, as Python's import does
+        edges = graph.deps[name] | {dep for dep in graph.optional[name] if dep in graph.deps}
+        for dep in sorted(edges):
             visit(dep)
-        state[name] = True
         order.append(name)
 
     visit(entry)
-    modules = tuple(sources[name] for name in order if name in sources)
-    return Inlining(modules, tuple(sorted(resource_names)), resources_name in sources)
+    return Inlining(
+        modules=tuple(graph.sources[name] for name in order),
+        resources=tuple(sorted(graph.resource_names)),
+        uses_resources=graph.resources_name in graph.sources,
+        notes=tuple(dict.fromkeys(graph.notes)),
+    )

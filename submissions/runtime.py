@@ -57,6 +57,7 @@ def _load(prefix, modules, entry):
         filename = "<submission>/" + name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
         mod = types.ModuleType(f"{prefix}.{name}")
         mod.__dict__["__builtins__"] = private_builtins
+        mod.__file__ = filename  # names no file on disk: data is read through the resources module
         mod.__package__ = name if is_package else parent
         if is_package:
             mod.__path__ = []
