@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import tokenize
+import traceback
 import zlib
 from pathlib import Path
 
@@ -210,6 +211,12 @@ FAKE_PACKAGE = {
         class Pick:
             column: int
     """,
+    "raiser.py": """
+        def make_agent():
+            def agent(obs, config):
+                raise ValueError("raised inside an inlined module")
+            return agent
+    """,
     "turbo.py": """
         import numba_is_not_allowed  # a forbidden import: this module cannot be inlined
     """,
@@ -290,6 +297,15 @@ def test_data_files_are_embedded_compressed_and_read_back_without_the_package(fa
     result = run_isolated(tmp_path, {"weighted": path})
     weights = (fake_package / "data" / "weights.bin").read_bytes()
     assert result["moves"]["weighted"] == [(weights[len(weights) // 2] + 2) % 7] * len(POSITIONS)
+
+
+def test_tracebacks_name_the_package_file_line_and_text(fake_package):
+    agent = get_last_callable(build_module("fakeagents.raiser").text)
+    with pytest.raises(ValueError, match="raised inside an inlined module") as caught:
+        agent({}, {})
+    text = "".join(traceback.format_exception(caught.value))
+    assert 'File "<submission>/fakeagents/raiser.py", line 3, in agent' in text
+    assert 'raise ValueError("raised inside an inlined module")' in text
 
 
 @pytest.mark.parametrize(
