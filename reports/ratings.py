@@ -18,9 +18,11 @@ Intervals: 95 % parametric bootstrap, as Ordo's simulations compute them. The sc
 (every pairing plays as many games as it did) and each pairing's games are drawn again from the
 fitted model: expected score ``s`` from the fitted ratings, the pairing's observed draw rate (capped
 at what ``s`` allows), wins ``s - d/2``, losses ``1 - s - d/2``; the ratings are refitted and
-anchored, and the 2.5 and 97.5 percentiles of each player's rating taken. Drawing from the model
-rather than from the observed results matters for lopsided pairings: a player who won every game
-would resample to the same perfect score every time, and its interval would show only the prior.
+anchored, and the interval is the estimate ± 1.96 standard deviations of each player's refitted
+ratings (Ordo's error bars; percentiles of a model-drawn bootstrap need not contain the
+estimate). Drawing from the model rather than from the observed results matters for lopsided
+pairings: a player who won every game would resample to the same perfect score every time, and its
+interval would show only the prior.
 """
 
 from __future__ import annotations
@@ -114,7 +116,8 @@ def rate(
         samples = rng.multinomial(games, _model_wdl(elo, first, second, counts), size=(bootstrap, len(games)))
         start = (elo - elo[0]) / ELO_PER_NAT
         refits = np.array([fit(sample[:, 0], sample[:, 1], start) for sample in samples])
-        low, high = np.percentile(refits, [2.5, 97.5], axis=0)
+        spread = 1.959964 * refits.std(axis=0, ddof=1)
+        low, high = elo - spread, elo + spread
     played = totals(h2h)
     ratings = [
         Rating(name, float(elo[k]), float(low[k]), float(high[k]), played[name].games, played[name].points)
