@@ -45,7 +45,7 @@ def write_reports(
     order = [rating.name for rating in ratings]
     table = standings(records, ratings)
     title = f"{sum(wdl.games for wdl in h2h.values())} games · {_configuration(records)}"
-    interval = f"95 % interval from {bootstrap} bootstrap resamples, " if bootstrap else ""
+    interval = f"95 % interval from {bootstrap} simulated tournaments, " if bootstrap else ""
     writers: dict[str, Callable[[Path], object]] = {
         "standings.csv": _csv(table),
         "crosstable.csv": _csv(crosstable(records, order), index=True),
