@@ -87,9 +87,13 @@ class GameResult:
     problem: str = ""
 
     def outcome(self) -> str:
-        """The file's result in words: win / loss / draw / forfeit (self-play: the statuses)."""
+        """The file's result in words: win / loss / draw / forfeit (self-play: who won, or the statuses)."""
         if len(self.ours) > 1:
-            return "/".join(self.statuses)
+            if self.statuses != ("DONE", "DONE"):
+                return "/".join(self.statuses)
+            if self.rewards[0] == self.rewards[1]:
+                return "draw"
+            return f"mark {1 if self.rewards[0] == 1 else 2} won"
         mine = self.ours[0]
         if self.statuses[mine] != "DONE":
             return f"forfeit ({self.statuses[mine]})"
