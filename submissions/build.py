@@ -234,10 +234,11 @@ def build_module(
         f"# Agent spec: {spec}  ->  {call}",
         f"# Project: {DISTRIBUTION} {project_version()}",
         f"# Built: {_build_time()}",
-        f"# Body sha256: {body_sha}  (the text below the last header line)",
+        f"# Body sha256: {body_sha}",
         f"# Modules: {', '.join(name for name, _, _ in sources)}",
         f"# Data: {data_text}",
         "# Kaggle executes this file at the first move and plays its last callable: `agent`, at the end.",
+        "# The body sha256 is of everything below the next line.",
         BODY_MARKER,
     ]
     text = "\n".join(header) + "\n" + body
@@ -270,6 +271,30 @@ def build_spec(spec_text: str) -> Submission:
     if spec.kind != "builtin":
         raise BuildError(f"{spec_text!r} is a kaggle-environments built-in, not one of our agents")
     return build_module(BUILTIN[spec.name], spec.params, spec=spec.text)
+
+
+def header_fields(text: str) -> dict[str, str]:
+    """The ``# Key: value`` lines of a built file's header (empty for a file that is not one)."""
+    head, marker, _ = text.partition("\n" + BODY_MARKER + "\n")
+    fields: dict[str, str] = {}
+    if marker:
+        for line in head.splitlines():
+            key, sep, value = line.removeprefix("# ").partition(": ")
+            if sep:
+                fields[key] = value
+    return fields
+
+
+def provenance(text: str) -> str:
+    """One line on where a file comes from: the spec, version and date of a built file and whether its
+    body still has the sha256 in its header; ``""`` for a file that was not built here."""
+    fields = header_fields(text)
+    if "Body sha256" not in fields:
+        return ""
+    intact = hashlib.sha256(body_of(text).encode("utf-8")).hexdigest() == fields["Body sha256"]
+    state = "body intact" if intact else "body MODIFIED since it was built (sha256 differs)"
+    return (f"built from {fields.get('Agent spec', '?').split('  ->  ')[0]!r} by "
+            f"{fields.get('Project', '?')} at {fields.get('Built', '?')}; {state}")
 
 
 def body_of(text: str) -> str:

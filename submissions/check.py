@@ -42,6 +42,7 @@ from pathlib import Path
 
 import agents
 from submissions import probe
+from submissions.build import provenance
 
 NEAR_LIMIT = 0.2
 """A move within this fraction of ``actTimeout`` (≥ 80 % of it) is flagged."""
@@ -113,7 +114,9 @@ class CheckReport:
     ``slowest`` the slowest move of any game and ``slowest_where`` where it was; ``near_limit``
     counts moves of ≥ 80 % of ``act_timeout``; ``last_callable`` is the name Kaggle's loader
     picked; ``isolated`` says that the project's packages were verified unimportable in the probe
-    (None: no probe ran, e.g. for a file that does not compile).
+    (None: no probe ran, e.g. for a file that does not compile). ``origin``: for a file built by
+    :mod:`submissions.build`, its spec, version, date and whether its body is intact
+    (:func:`~submissions.build.provenance`); "" otherwise.
     """
 
     path: str
@@ -133,6 +136,8 @@ class CheckReport:
     isolated: bool | None = None
     details: tuple[str, ...] = field(default=())
     seconds: float = 0.0
+    origin: str = ""
+    origin: str = ""
 
 
 def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONENTS)) -> float:
@@ -220,8 +225,9 @@ def check_file(
         raise CheckInputError("games must be >= 0 and act_timeout > 0")
     started = time.perf_counter()
     size = source.stat().st_size
-    base = {"path": str(source), "size": size, "act_timeout": act_timeout}
     text = source.read_bytes()
+    origin = provenance(text.decode("utf-8", errors="replace"))
+    base = {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}
     try:
         compile(text, str(source), "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -379,6 +385,7 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
     }[report.isolated]
     lines += [
         f"  size:         {report.size} bytes ({report.size / 1024:.1f} KB)",
+        f"  origin:       {report.origin or 'not built by python -m submissions build'}",
         f"  loaded as:    Kaggle loads it (python -I, temporary directory; {isolation})",
         f"  last callable: {report.last_callable or '-'}",
         f"  first move:   {seconds(report.first_move)} (loading included, fresh process; "

@@ -26,7 +26,7 @@ import agents.board
 from agents.board import Board
 from agents.registry import BUILTIN, SpecError, load_agent, parse_spec
 from submissions import cli, probe
-from submissions.build import BODY_MARKER, BuildError, body_of, build_module, build_spec, write
+from submissions.build import BuildError, body_of, build_module, build_spec, header_fields, provenance, write
 from submissions.check import PROJECT_ROOT, check_file
 from tournament.record import Termination
 from tournament.runner import run_games
@@ -76,19 +76,10 @@ def test_every_builtin_agent_has_a_spec_here():
     assert set(SPECS) == set(BUILTIN)
 
 
-def header(text: str) -> dict[str, str]:
-    fields = {}
-    for line in text.partition(BODY_MARKER)[0].splitlines():
-        key, sep, value = line.removeprefix("# ").partition(": ")
-        if sep:
-            fields[key] = value
-    return fields
-
-
 @pytest.mark.parametrize("name", list(SPECS))
 def test_built_file_declares_what_it_is_and_imports_only_the_stdlib(built, name):
     text = built[name].read_text(encoding="utf-8")
-    fields = header(text)
+    fields = header_fields(text)
     assert fields["Agent spec"].startswith(SPECS[name] + "  ->  " + BUILTIN[name] + ".make_agent(")
     assert fields["Project"].startswith("connectx-toolkit ")
     assert fields["Built"][:2] == "20"
@@ -104,6 +95,14 @@ def test_built_file_declares_what_it_is_and_imports_only_the_stdlib(built, name)
     assert imported <= set(sys.stdlib_module_names), imported
     last = tree.body[-1]
     assert isinstance(last, ast.FunctionDef) and last.name == "agent"
+
+
+def test_provenance_tells_an_intact_built_file_from_an_edited_one(built):
+    text = built["leftmost"].read_text(encoding="utf-8")
+    assert provenance(text).startswith("built from 'leftmost' by connectx-toolkit ")
+    assert provenance(text).endswith("; body intact")
+    assert "body MODIFIED" in provenance(text.replace("return", "return ", 1))
+    assert provenance((BROKEN / "raises.py").read_text()) == ""
 
 
 def test_inlined_modules_are_the_package_sources_verbatim(built):
