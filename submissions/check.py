@@ -261,7 +261,12 @@ def check_file(
         command = [sys.executable, "-I", str(script), json.dumps(request)]
         try:
             finished = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout)
-            crash = finished.stderr.strip() if finished.returncode not in (0, 3) else ""
+            crash = ""
+            if finished.returncode != 0:
+                crash = finished.stderr.strip() or (
+                    f"exit status {finished.returncode} and nothing on stderr: did the file end the "
+                    f"process (sys.exit, os._exit)?"
+                )
             hung = False
         except subprocess.TimeoutExpired:
             crash, hung = "", True
@@ -323,10 +328,13 @@ def _report(
         reasons.append(f"the check did not finish within {timeout:.0f} s{where}: an agent call that never "
                        f"returns hangs Kaggle's referee")
     elif crash:
-        reasons.append("the check's probe crashed: " + crash.splitlines()[-1])
+        where = f" during the game {running!r}" if running else ""
+        reasons.append(f"the check's process died{where}: " + crash.splitlines()[-1])
         details.append(crash)
-    elif not reasons and not any(event["event"] == "done" for event in events):
-        reasons.append("the check's probe stopped without a result")
+    elif not any(event["event"] == "done" for event in events):
+        where = f" during the game {running!r}" if running else ""
+        reasons.append(f"the check's process ended without a result{where}: did the file end the process "
+                       f"(sys.exit, os._exit)?")
 
     first_move = None
     first_moves = None

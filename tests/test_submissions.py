@@ -387,6 +387,7 @@ def test_negamax_passes_the_validation_episode(built):
         ("raises.py", "mark 1 ERROR at its move 1: RuntimeError: boom from the fixture"),
         ("numpy_int.py", "mark 1 INVALID at its move 1: returned np.int64(3) (numpy.int64): not a Python"),
         ("slow_module.py", "mark 1 move 1 took 1.0"),
+        ("exits.py", "exit status 3 and nothing on stderr: did the file end the process"),
     ],
 )
 def test_check_fails_clearly_on_a_broken_file(fixture, reason):
