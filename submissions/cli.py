@@ -54,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(path: Path, args: argparse.Namespace) -> int:
+    if path.is_file():
+        print(
+            f"checking {path} as Kaggle loads it: the validation episode, then {args.games} game(s) "
+            f"against each of kaggle's random and negamax, actTimeout {args.act_timeout:g} s ...",
+            flush=True,
+        )
     report = check_file(path, games=args.games, act_timeout=args.act_timeout, timeout=args.timeout,
                         allow_overage=args.allow_overage)
     print(format_report(report, verbose=args.verbose))

@@ -360,6 +360,7 @@ def test_build_then_check_passes_and_reports_size_and_times(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert status == 0, printed
     assert printed.startswith(f"built {out}: leftmost, {out.stat().st_size} bytes")
+    assert f"checking {out} as Kaggle loads it" in printed
     assert f"PASS  {out}" in printed
     assert "project packages verified unimportable" in printed
     assert "last callable: agent" in printed
