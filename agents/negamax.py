@@ -20,12 +20,16 @@ Search (any ConnectX configuration):
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from typing import Any
 
 from agents.adapter import Agent, Clock, board_from_obs
 from agents.board import Geometry, has_line, winning_cells
+from agents.book import load_book
+from agents.solver import SearchAborted, Solver, move_order
 
 __all__ = ["SearchResult", "WIN", "agent", "make_agent", "search", "wins_function"]
 
@@ -110,6 +114,7 @@ def search(
     *,
     seconds: float,
     max_depth: int | None = None,
+    allowed: Collection[int] | None = None,
 ) -> SearchResult:
     """Iterative-deepening alpha-beta negamax from a position given as bitboards.
 
@@ -117,7 +122,8 @@ def search(
     :mod:`agents.board`). The position must not be won already and must have a legal move
     (``ValueError`` otherwise). ``seconds`` is the wall-clock budget; the search returns the best
     column of the deepest completed iteration (at least depth 1 is always completed, whatever the
-    budget). ``max_depth`` caps the iterations (plies).
+    budget). ``max_depth`` caps the iterations (plies). ``allowed`` restricts the root moves (e.g. to
+    columns not proven lost by the solver); it is ignored when it leaves nothing to play.
     """
     start = time.perf_counter()
     deadline = start + seconds
@@ -154,6 +160,8 @@ def search(
     safe = [c for c in candidates if not (possible & column_masks[c]) & (threats >> 1)]
     if not safe:  # every move lets the opponent win: play the first legal one
         return SearchResult(candidates[0], -(WIN - ply - 2), 1, 1, perf() - start)
+    if allowed is not None and any(c in allowed for c in safe):
+        safe = [c for c in safe if c in allowed]
     if len(safe) == 1:
         return SearchResult(safe[0], 0, 1, 1, perf() - start)
 
@@ -269,41 +277,155 @@ def _column_of(cell: int, geo: Geometry) -> int:
     return (cell.bit_length() - 1) // geo.height
 
 
-def move_budget(clock: Clock, *, margin: float = 0.15, share: float = 0.8) -> float:
-    """Seconds the search may use this move: ``share`` of ``actTimeout`` minus ``margin``.
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Seconds for one move from its start: exact solving stops at ``solve``; the heuristic search
+    then runs until ``total``, or for 0.1 s when exact solving went past it (bank time)."""
 
-    Never below 0.02 s; never draws on the overage bank.
+    solve: float
+    total: float
+
+
+def move_budget(
+    clock: Clock, ply: int, size: int, *, margin: float = 0.15, reserve: float = 3.0, share: float = 0.3
+) -> Budget:
+    """Split this move's time.
+
+    The free ``actTimeout`` minus ``margin`` is always available; on top, exact solving may take a
+    ``share`` of the overage bank above ``reserve`` seconds while the game is young (the first third
+    of the board, right after the opening book, is where exact solving costs most), a third of that
+    share later. The heuristic fallback never draws on the bank (deeper heuristic search buys
+    little), except the 0.1 s it keeps after an exact solve that failed. A move takes at most
+    ``max(actTimeout - margin, 0.7 * (actTimeout - margin) + (bank - reserve) * share + 0.1)``
+    seconds plus the call's overhead, so the bank is never overdrawn.
     """
-    return max(0.02, min(clock.act_timeout * share, clock.act_timeout - margin))
+    base = max(0.05, clock.act_timeout - margin)
+    spare = max(0.0, clock.overage - reserve)
+    extra = spare * (share if ply < size * 2 // 3 else share / 3)
+    return Budget(solve=max(0.0, 0.7 * base - 0.05) + extra, total=base)
 
 
-def make_agent(*, max_depth: int | None = None, margin: float = 0.15) -> Agent:
+_NOT_SOLVED = -2
+
+
+def _solve_root(
+    solver: Solver, position: int, mask: int, ply: int, deadline: float
+) -> tuple[int | None, dict[int, int]]:
+    """Exact choice under a deadline: ``(column or None, proven weak values of the columns tried)``.
+
+    Children are weak-solved in the solver's move order; the first that keeps a win is played, else
+    the first draw once every child is known. In a lost position the longest loss is chosen when
+    every child can be strongly solved in time. ``None`` when the deadline came first.
+    """
+    geo = solver.geo
+    values: dict[int, int] = {}
+    order = move_order(position, mask, geo)
+    other = position ^ mask
+    for column in order:
+        move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
+        if ply + 1 == geo.size:
+            values[column] = 0
+            continue
+        try:
+            values[column] = -solver.solve_bits(other, mask | move, ply + 1, weak=True, deadline=deadline)
+        except SearchAborted:
+            return None, values
+        if values[column] == 1:
+            return column, values
+    best = max(values.values())
+    if best == 0:
+        return next(c for c in order if values[c] == 0), values
+    scores: dict[int, int] = {}
+    for column in order:  # lost: prefer the longest resistance
+        move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
+        try:
+            scores[column] = -solver.solve_bits(other, mask | move, ply + 1, deadline=deadline)
+        except SearchAborted:
+            return None, values
+    return max(order, key=lambda c: scores[c]), values
+
+
+def make_agent(
+    *,
+    max_depth: int | None = None,
+    margin: float = 0.15,
+    book: bool = True,
+    exact: bool = True,
+    share: float = 0.3,
+) -> Agent:
     """Build the Kaggle agent ``agent(obs, config) -> int``.
 
-    ``max_depth``: cap on the iterative deepening (plies), default unlimited (time decides);
-    ``margin``: seconds kept back from ``config.actTimeout``. Unknown keyword parameters raise
-    ``TypeError``.
+    Per move: the opening book (6x7, four in a row) when it knows the position; else exact solving
+    (Pons-style solver) within the move's budget; else iterative-deepening heuristic negamax over the
+    moves not proven lost. The garbage collector is off while the agent thinks.
+
+    ``max_depth``: cap on the heuristic iterative deepening (plies); ``margin``: seconds kept back
+    from ``config.actTimeout``; ``book``/``exact``: enable those stages; ``share``: fraction of the
+    overage bank (above a 3 s reserve) one move may spend on exact solving. Unknown keyword
+    parameters raise ``TypeError``; bad values ``ValueError``.
     """
     if max_depth is not None and int(max_depth) < 1:
         raise ValueError("max_depth must be >= 1")
+    if not 0.0 <= float(share) <= 1.0:
+        raise ValueError("share must be within [0, 1]")
+    solvers: dict[Geometry, Solver] = {}
 
     def negamax_agent(obs: Any, config: Any) -> int:
+        start = time.perf_counter()
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return int(_choose(obs, config, start))
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def _choose(obs: Any, config: Any, start: float) -> int:
         board = board_from_obs(obs, config)
         clock = Clock.from_kaggle(obs, config)
+        geo = board.geo
         legal = board.legal_moves()
         if len(legal) == 1:
-            return int(legal[0])
+            return legal[0]
+        mine = board.winning_moves()
+        if mine:
+            return _column_of(mine & -mine, geo)
+        if book and (geo.rows, geo.columns, geo.inarow) == (6, 7, 4):
+            opening = load_book()
+            if opening is not None:
+                hit = opening.lookup(board.position, board.mask)
+                if hit is not None and hit[0] is not None and board.can_play(hit[0]):
+                    return hit[0]
+        budget = move_budget(clock, board.ply, geo.size, margin=margin, share=float(share))
+        allowed: list[int] | None = None
+        if exact and geo.size - board.ply <= _EXACT_EMPTY_LIMIT:
+            solver = solvers.get(geo)
+            if solver is None:
+                solver = solvers[geo] = Solver(geo.rows, geo.columns, geo.inarow, table_limit=_TABLE_LIMIT)
+            column, values = _solve_root(solver, board.position, board.mask, board.ply, start + budget.solve)
+            if column is not None:
+                return column
+            allowed = [c for c in legal if values.get(c, _NOT_SOLVED) != -1]
+        remaining = max(0.1 if allowed is not None else 0.05, start + budget.total - time.perf_counter())
         result = search(
             board.position,
             board.mask,
             board.ply,
-            board.geo,
-            seconds=move_budget(clock, margin=margin),
+            geo,
+            seconds=remaining,
             max_depth=None if max_depth is None else int(max_depth),
+            allowed=allowed,
         )
-        return int(result.column)
+        return result.column
 
     return negamax_agent
+
+
+_EXACT_EMPTY_LIMIT = 36
+"""Exact solving is tried only with at most this many empty cells (6x7: from ply 6 on)."""
+
+_TABLE_LIMIT = 2_000_000
+"""Transposition-table entries (about 80 bytes each) kept by the agent's solver before clearing."""
 
 
 agent = make_agent()

@@ -12,7 +12,7 @@ from agents import negamax
 from agents.board import Board
 
 
-def _obs(board: Board, overage: float = 60.0) -> dict:
+def _obs(board: Board, overage: float = 0.0) -> dict:
     return {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": overage}
 
 
@@ -84,12 +84,21 @@ def test_legal_int_on_odd_configurations(rows: int, columns: int, inarow: int) -
             break
 
 
-def test_returns_within_small_budget() -> None:
-    board = Board.from_moves("4")
+@pytest.mark.parametrize("moves", ["4", "4444", "3344", "44444123", "4455443"])
+def test_returns_within_small_budget(moves: str) -> None:
+    board = Board.from_moves(moves)
     start = time.perf_counter()
-    move = negamax.agent(_obs(board), _config(act=0.3))
+    move = negamax.agent(_obs(board, overage=0.0), _config(act=0.3))
     assert time.perf_counter() - start < 0.35
-    assert 0 <= move < 7
+    assert board.can_play(move)
+
+
+def test_bank_is_spent_within_its_share() -> None:
+    budget = negamax.move_budget(negamax.Clock(act_timeout=2.0, overage=10.0), ply=10, size=42)
+    assert budget.total <= 2.0
+    assert budget.solve <= 0.7 * 2.0 + (10.0 - 3.0) * 0.3
+    broke = negamax.move_budget(negamax.Clock(act_timeout=2.0, overage=0.0), ply=10, size=42)
+    assert broke.solve < broke.total <= 2.0
 
 
 def test_unknown_parameter_is_type_error() -> None:
