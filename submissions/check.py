@@ -20,12 +20,16 @@ The file **fails** when
   that never returns hangs Kaggle's referee);
 * Kaggle gives it ``ERROR`` (raised, or failed to load), ``INVALID`` (not a legal column as a Python
   ``int`` -- a numpy integer is invalid -- or the overage bank ran out) or ``TIMEOUT`` in any game;
-* any of its moves took longer than ``actTimeout`` (on Kaggle that draws on the 60 s overage bank;
-  the first move includes executing the file) -- unless ``allow_overage``.
+* a move took longer than ``actTimeout``, as ``time_policy`` says: ``"first"`` (the default) fails
+  a first move over it -- that call includes executing the file, and nothing on Kaggle excuses slow
+  loading -- while later moves may draw on the 60 s overage bank, as Kaggle allows and an agent may
+  plan to (ours does for exact solving); ``"strict"`` fails any move over ``actTimeout``; ``"bank"``
+  leaves it to Kaggle's own verdict (the bank overdrawn is ``TIMEOUT``/``INVALID``).
 
-Losing a game is not a failure. Moves taking at least ``1 - NEAR_LIMIT`` of ``actTimeout`` are
-reported as a warning. Times are Kaggle's own measurements (seconds, ``perf_counter`` around each
-call) in a process that is not otherwise busy: on a loaded machine they are longer.
+Losing a game is not a failure. Warnings: moves taking at least ``1 - NEAR_LIMIT`` of
+``actTimeout``, and the overage drawn from the bank (the most one agent drew in one game). Times are
+Kaggle's own measurements (seconds, ``perf_counter`` around each call) in a process that is not
+otherwise busy: on a loaded machine they are longer.
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ KAGGLE_ACT_TIMEOUT = 2.0
 
 OVERAGE = 60.0
 """Kaggle's overage bank in seconds, per agent and game."""
+
+TIME_POLICIES = ("first", "strict", "bank")
+"""Which moves may take longer than ``actTimeout`` (see the module docstring); the first is the default."""
 
 OPPONENTS = ("random", "negamax")
 """kaggle-environments' ConnectX agents the file plays after the validation episode."""
@@ -112,11 +119,12 @@ class CheckReport:
     move in the validation episode: the first time the file is loaded in the fresh process
     (``None`` if no game was played); ``first_moves`` is the slowest first move over all games;
     ``slowest`` the slowest move of any game and ``slowest_where`` where it was; ``near_limit``
-    counts moves of ≥ 80 % of ``act_timeout``; ``last_callable`` is the name Kaggle's loader
-    picked; ``isolated`` says that the project's packages were verified unimportable in the probe
-    (None: no probe ran, e.g. for a file that does not compile). ``origin``: for a file built by
-    :mod:`submissions.build`, its spec, version, date and whether its body is intact
-    (:func:`~submissions.build.provenance`); "" otherwise.
+    counts moves of ≥ 80 % of ``act_timeout``; ``overage`` is the most seconds beyond
+    ``act_timeout`` one agent of the file drew from its bank in one game; ``last_callable`` is the
+    name Kaggle's loader picked; ``isolated`` says that the project's packages were verified
+    unimportable in the probe (None: no probe ran, e.g. for a file that does not compile);
+    ``origin``: for a file built by :mod:`submissions.build`, its spec, version, date and whether
+    its body is intact (:func:`~submissions.build.provenance`), "" otherwise.
     """
 
     path: str
@@ -131,6 +139,7 @@ class CheckReport:
     slowest: float | None = None
     slowest_where: str = ""
     near_limit: int = 0
+    overage: float = 0.0
     moves: int = 0
     last_callable: str = ""
     isolated: bool | None = None
@@ -147,7 +156,7 @@ def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONEN
     return 30.0 + (1 + games * opponents) * per_game
 
 
-def _problem(game: dict, act_timeout: float, allow_overage: bool) -> tuple[str, list[str]]:
+def _problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str, list[str]]:
     """Why ``game`` fails the file ("" if it does not), and detail lines (tracebacks, replays)."""
     details: list[str] = []
     for index in game["ours"]:
@@ -179,8 +188,8 @@ def _problem(game: dict, act_timeout: float, allow_overage: bool) -> tuple[str, 
                     f"int naming a non-full column"), details
         if status == "TIMEOUT":
             return f"{where} TIMEOUT at its move {len(times)} ({max(times, default=0):.2f} s)", details
-        if not allow_overage:
-            for move, seconds in enumerate(times, start=1):
+        if time_policy != "bank":
+            for move, seconds in enumerate(times[:1] if time_policy == "first" else times, start=1):
                 if seconds > act_timeout:
                     loading = " (loading the file included)" if move == 1 else ""
                     return (f"{where} move {move} took {seconds:.3f} s{loading}, over actTimeout "
@@ -206,15 +215,15 @@ def check_file(
     games: int = 2,
     act_timeout: float = KAGGLE_ACT_TIMEOUT,
     timeout: float | None = None,
-    allow_overage: bool = False,
+    time_policy: str = "first",
     seed: int = 1,
 ) -> CheckReport:
     """Check the submission file at ``path`` as described in the module docstring.
 
     ``games``: games against each Kaggle opponent (≥ 0); ``act_timeout``: Kaggle's ``actTimeout``
     in seconds for every game; ``timeout``: seconds before a hung check is killed (default
-    :func:`default_timeout`); ``allow_overage``: a move over ``act_timeout`` is then a warning, not
-    a failure; ``seed`` seeds the global generators Kaggle's built-in agents use. Raises
+    :func:`default_timeout`); ``time_policy``: which moves may exceed ``act_timeout``
+    (:data:`TIME_POLICIES`); ``seed`` seeds the global generators Kaggle's built-in agents use. Raises
     :class:`CheckInputError` when ``path`` is not an existing file or an option is out of range;
     everything wrong with the file itself is reported in the :class:`CheckReport`.
     """
@@ -223,6 +232,8 @@ def check_file(
         raise CheckInputError(f"no such file: {source}")
     if games < 0 or act_timeout <= 0:
         raise CheckInputError("games must be >= 0 and act_timeout > 0")
+    if time_policy not in TIME_POLICIES:
+        raise CheckInputError(f"time_policy must be one of {', '.join(TIME_POLICIES)}, not {time_policy!r}")
     started = time.perf_counter()
     size = source.stat().st_size
     text = source.read_bytes()
@@ -256,7 +267,8 @@ def check_file(
             "project_root": str(PROJECT_ROOT),
             "packages": packages,
             "seed": seed,
-            "stop_over": None if allow_overage else act_timeout,
+            "stop_over": None if time_policy == "bank" else act_timeout,
+            "stop_first_only": time_policy == "first",
         }
         command = [sys.executable, "-I", str(script), json.dumps(request)]
         try:
@@ -271,14 +283,14 @@ def check_file(
         except subprocess.TimeoutExpired:
             crash, hung = "", True
         events = _read_events(out)
-    return _report(base, events, act_timeout, allow_overage, crash, hung, timeout, started)
+    return _report(base, events, act_timeout, time_policy, crash, hung, timeout, started)
 
 
 def _report(
     base: dict,
     events: list[dict],
     act_timeout: float,
-    allow_overage: bool,
+    time_policy: str,
     crash: str,
     hung: bool,
     timeout: float,
@@ -302,7 +314,7 @@ def _report(
             running = event["label"]
         elif kind == "game":
             running = ""
-            problem, more = _problem(event, act_timeout, allow_overage)
+            problem, more = _problem(event, act_timeout, time_policy)
             details += more
             if problem:
                 reasons.append(problem)
@@ -339,11 +351,14 @@ def _report(
     first_move = None
     first_moves = None
     slowest, slowest_where, near, moves = None, "", 0, 0
+    overage, over_moves = 0.0, 0
     for game in results:
         for index in game.ours:
             times = game.durations[index]
             if not times:
                 continue
+            overage = max(overage, sum(max(0.0, t - act_timeout) for t in times))
+            over_moves += sum(t > act_timeout for t in times)
             if first_move is None:
                 first_move = times[0]
             first_moves = max(first_moves or 0.0, times[0])
@@ -357,8 +372,12 @@ def _report(
             f"{near} of {moves} moves took at least {100 * (1 - NEAR_LIMIT):.0f} % of actTimeout "
             f"{act_timeout:g} s: little margin on a busy machine"
         )
-    if allow_overage and slowest is not None and slowest > act_timeout:
-        warnings.append(f"a move took {slowest:.3f} s, over actTimeout {act_timeout:g} s (overage allowed)")
+    if over_moves:
+        warnings.append(
+            f"{over_moves} moves took longer than actTimeout {act_timeout:g} s, drawing up to "
+            f"{overage:.1f} s of the {OVERAGE:.0f} s overage bank in one game"
+            + (": over half of it" if overage > OVERAGE / 2 else "")
+        )
     return CheckReport(
         **base,
         passed=not reasons,
@@ -370,6 +389,7 @@ def _report(
         slowest=slowest,
         slowest_where=slowest_where,
         near_limit=near,
+        overage=overage,
         moves=moves,
         last_callable=last_callable,
         isolated=isolated,
@@ -402,6 +422,7 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
         + (f" ({report.slowest_where})" if report.slowest_where else ""),
         f"  near limit:   {report.near_limit} of {report.moves} moves within {NEAR_LIMIT:.0%} of actTimeout "
         f"{report.act_timeout:g} s",
+        f"  overage:      {report.overage:.3f} s of the {OVERAGE:.0f} s bank drawn at most in one game",
     ]
     lines += [f"  warning:      {warning}" for warning in report.warnings]
     lines.append("  games:")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agents.registry import SpecError
 from submissions.build import BuildError, build_spec, write
-from submissions.check import KAGGLE_ACT_TIMEOUT, CheckInputError, check_file, format_report
+from submissions.check import KAGGLE_ACT_TIMEOUT, TIME_POLICIES, CheckInputError, check_file, format_report
 
 DEFAULT_OUTPUT = Path("submission.py")
 
@@ -29,8 +29,10 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
                         help=f"Kaggle's actTimeout for every game (default {KAGGLE_ACT_TIMEOUT:g})")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="kill a check still running after this long (default: longest Kaggle allows)")
-    parser.add_argument("--allow-overage", action="store_true",
-                        help="a move over actTimeout is a warning, not a failure")
+    parser.add_argument("--time-policy", choices=TIME_POLICIES, default=TIME_POLICIES[0],
+                        help="moves that must stay within actTimeout: first (the default: the first move, "
+                        "which includes loading the file), strict (every move), bank (none: only Kaggle's "
+                        "verdict when the overage bank is overdrawn)")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print Kaggle's logged tracebacks")
 
 
@@ -61,7 +63,7 @@ def _check(path: Path, args: argparse.Namespace) -> int:
             flush=True,
         )
     report = check_file(path, games=args.games, act_timeout=args.act_timeout, timeout=args.timeout,
-                        allow_overage=args.allow_overage)
+                        time_policy=args.time_policy)
     print(format_report(report, verbose=args.verbose))
     return 0 if report.passed else 1
 

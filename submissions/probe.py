@@ -15,12 +15,13 @@ lazily at its first move and Kaggle's referee times every call (``env.logs[step]
 ["duration"]``, seconds, loading included on the first call). The games: the validation episode
 (the file against itself), then ``games`` against each opponent, colours alternating. The probe
 stops after the first game in which the file ends ``ERROR``, ``INVALID`` or ``TIMEOUT``, or one of
-its moves took longer than ``stop_over`` seconds (unless that is null).
+its moves took longer than ``stop_over`` seconds (unless that is null; only its first move when
+``stop_first_only``).
 
 ``REQUEST`` is a JSON object (``path``, ``act_timeout``, ``games``, ``opponents``, ``out``,
-``project_root``, ``packages``, ``seed``, ``stop_over``). Results are appended to ``out`` as JSON
-lines, flushed one event at a time, so the parent still knows which game was running if it must
-kill a hung probe.
+``project_root``, ``packages``, ``seed``, ``stop_over``, ``stop_first_only``). Results are appended
+to ``out`` as JSON lines, flushed one event at a time, so the parent still knows which game was
+running if it must kill a hung probe.
 """
 
 import importlib.util
@@ -195,7 +196,10 @@ def main(argv):
         if any(statuses[i] in BAD for i in ours):
             break
         limit = request["stop_over"]
-        if limit is not None and any(t > limit for i in ours for t in event["durations"][i]):
+        timed = [event["durations"][i] for i in ours]
+        if request["stop_first_only"]:
+            timed = [times[:1] for times in timed]
+        if limit is not None and any(t > limit for times in timed for t in times):
             break
     else:
         from kaggle_environments.agent import get_last_callable

@@ -43,7 +43,7 @@ SPECS = {
     "middle": "middle",
     "one_step": "one_step:seed=3",
     "minimax": "minimax:depth=2,seed=5",
-    "negamax": "negamax:max_depth=3",
+    "negamax": "negamax:max_depth=3,exact=false",  # exact solving stops on the clock
 }
 
 
@@ -396,6 +396,17 @@ def test_check_fails_clearly_on_a_broken_file(fixture, reason):
     assert not report.passed
     assert any(reason in text for text in report.reasons), report.reasons
     assert len(report.games) <= 1  # stopped at the first failing game
+
+
+@pytest.mark.slow
+def test_time_policy_decides_whether_a_slow_later_move_fails():
+    relaxed = check_file(BROKEN / "slow_second_move.py", games=0, act_timeout=0.5)
+    assert relaxed.passed, relaxed.reasons
+    assert 0.2 < relaxed.overage < 1.0
+    assert any("drawing up to" in warning for warning in relaxed.warnings)
+    strict = check_file(BROKEN / "slow_second_move.py", games=0, act_timeout=0.5, time_policy="strict")
+    assert not strict.passed
+    assert "mark 1 move 2 took 0.7" in strict.reasons[0]
 
 
 @pytest.mark.slow
