@@ -30,9 +30,9 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="kill a check still running after this long (default: longest Kaggle allows)")
     parser.add_argument("--time-policy", choices=TIME_POLICIES, default=TIME_POLICIES[0],
-                        help="moves that must stay within actTimeout: first (the default: the first move, "
-                        "which includes loading the file), strict (every move), bank (none: only Kaggle's "
-                        "verdict when the overage bank is overdrawn)")
+                        help="what must fit in actTimeout: load (the default: executing the file, which "
+                        "Kaggle does inside move one; moves may draw on the overage bank), strict (loading "
+                        "and every move), bank (nothing: only Kaggle's verdict on an overdrawn bank)")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print Kaggle's logged tracebacks")
 
 

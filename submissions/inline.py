@@ -62,10 +62,12 @@ class ModuleSource:
 @dataclass(frozen=True, slots=True)
 class Inlining:
     """What :func:`collect` found: ``modules`` in dependency order (a module after every module it
-    imports and after its parent package; ties by name) -- including the package's own resources
-    module when some module imports it (the builder replaces its source) -- and the sorted data-file
-    names passed to ``resources.read`` (``resources``). ``uses_resources``: the resources module is
-    among ``modules``. ``notes``: what the user should know (optional modules left out, ``__file__``).
+    imports and after its parent package, ties by name; an import cycle -- e.g. a package importing
+    its own submodules -- is cut where the walk from the entry first meets it), including the
+    package's own resources module when some module imports it (the builder replaces its source);
+    ``resources``: the sorted data-file names passed to ``resources.read``; ``uses_resources``: the
+    resources module is among ``modules``; ``notes``: what the user should know (optional modules
+    left out, ``__file__``).
     """
 
     modules: tuple[ModuleSource, ...]

@@ -15,12 +15,16 @@ lazily at its first move and Kaggle's referee times every call (``env.logs[step]
 ["duration"]``, seconds, loading included on the first call). The games: the validation episode
 (the file against itself), then ``games`` against each opponent, colours alternating. The probe
 stops after the first game in which the file ends ``ERROR``, ``INVALID`` or ``TIMEOUT``, or one of
-its moves took longer than ``stop_over`` seconds (unless that is null; only its first move when
-``stop_first_only``).
+its moves took longer than ``stop_over`` seconds (unless that is null).
+
+After the games the file is loaded once more with ``get_last_callable``, as Kaggle's loader does
+at the first move but without calling the agent, to time its module level on its own and name its
+last callable (the modules it imports are cached by then: their import time shows in the first
+move of the validation episode instead).
 
 ``REQUEST`` is a JSON object (``path``, ``act_timeout``, ``games``, ``opponents``, ``out``,
-``project_root``, ``packages``, ``seed``, ``stop_over``, ``stop_first_only``). Results are appended
-to ``out`` as JSON lines, flushed one event at a time, so the parent still knows which game was
+``project_root``, ``packages``, ``seed``, ``stop_over``). Results are appended to ``out`` as JSON
+lines, flushed one event at a time, so the parent still knows which game was
 running if it must kill a hung probe.
 """
 
@@ -196,19 +200,18 @@ def main(argv):
         if any(statuses[i] in BAD for i in ours):
             break
         limit = request["stop_over"]
-        timed = [event["durations"][i] for i in ours]
-        if request["stop_first_only"]:
-            timed = [times[:1] for times in timed]
-        if limit is not None and any(t > limit for times in timed for t in times):
+        if limit is not None and any(t > limit for i in ours for t in event["durations"][i]):
             break
-    else:
-        from kaggle_environments.agent import get_last_callable
+    from kaggle_environments.agent import get_last_callable
 
-        started = time.perf_counter()
+    started = time.perf_counter()
+    try:
         with open(path, encoding="utf-8") as handle:
             last = get_last_callable(handle.read(), path=path)
-        emit(event="last_callable", name=getattr(last, "__name__", repr(last)),
-             seconds=time.perf_counter() - started)
+    except Exception as error:  # noqa: BLE001 - a file that cannot load: already an ERROR in the games
+        emit(event="load", error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
+    else:
+        emit(event="load", name=getattr(last, "__name__", repr(last)), seconds=time.perf_counter() - started)
     leaks = sorted(
         name for name, module in list(sys.modules.items())
         if _project_path(getattr(module, "__file__", None) or "", root)
