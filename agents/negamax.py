@@ -362,20 +362,26 @@ def make_agent(
     ``max_depth``: cap on the heuristic iterative deepening (plies); ``margin``: seconds kept back
     from ``config.actTimeout``; ``book``/``exact``: enable those stages; ``share``: fraction of the
     overage bank (above a 3 s reserve) one move may spend on exact solving. Unknown keyword
-    parameters raise ``TypeError``; bad values ``ValueError``.
+    parameters raise ``TypeError``; bad values ``ValueError``. The agent's ``last_move`` attribute
+    (a dict: ``stage`` in only/win/book/exact/search, ``ply``, ``seconds``, ``depth``) describes
+    its last decision, for benchmarks.
     """
     if max_depth is not None and int(max_depth) < 1:
         raise ValueError("max_depth must be >= 1")
     if not 0.0 <= float(share) <= 1.0:
         raise ValueError("share must be within [0, 1]")
     solvers: dict[Geometry, Solver] = {}
+    info: dict[str, Any] = {}
 
     def negamax_agent(obs: Any, config: Any) -> int:
         start = time.perf_counter()
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return int(_choose(obs, config, start))
+            info.clear()
+            column = int(_choose(obs, config, start))
+            info["seconds"] = time.perf_counter() - start
+            return column
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -386,16 +392,16 @@ def make_agent(
         geo = board.geo
         legal = board.legal_moves()
         if len(legal) == 1:
-            return legal[0]
+            return _note(info, "only", legal[0], board.ply)
         mine = board.winning_moves()
         if mine:
-            return _column_of(mine & -mine, geo)
+            return _note(info, "win", _column_of(mine & -mine, geo), board.ply)
         if book and (geo.rows, geo.columns, geo.inarow) == (6, 7, 4):
             opening = load_book()
             if opening is not None:
                 hit = opening.lookup(board.position, board.mask)
                 if hit is not None and hit[0] is not None and board.can_play(hit[0]):
-                    return hit[0]
+                    return _note(info, "book", hit[0], board.ply)
         budget = move_budget(clock, board.ply, geo.size, margin=margin, share=float(share))
         allowed: list[int] | None = None
         if exact and geo.size - board.ply <= _EXACT_EMPTY_LIMIT:
@@ -404,7 +410,7 @@ def make_agent(
                 solver = solvers[geo] = Solver(geo.rows, geo.columns, geo.inarow, table_limit=_TABLE_LIMIT)
             column, values = _solve_root(solver, board.position, board.mask, board.ply, start + budget.solve)
             if column is not None:
-                return column
+                return _note(info, "exact", column, board.ply)
             allowed = [c for c in legal if values.get(c, _NOT_SOLVED) != -1]
         remaining = max(0.1 if allowed is not None else 0.05, start + budget.total - time.perf_counter())
         result = search(
@@ -416,9 +422,17 @@ def make_agent(
             max_depth=None if max_depth is None else int(max_depth),
             allowed=allowed,
         )
-        return result.column
+        info["depth"] = result.depth
+        return _note(info, "search", result.column, board.ply)
 
+    negamax_agent.last_move = info  # type: ignore[attr-defined]
     return negamax_agent
+
+
+def _note(info: dict[str, Any], stage: str, column: int, ply: int) -> int:
+    info["stage"] = stage
+    info["ply"] = ply
+    return column
 
 
 _EXACT_EMPTY_LIMIT = 36

@@ -52,10 +52,15 @@ def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
 def _negamax(cur, msk, ply, alpha, beta, opp_wins, board, bottom, h, size, ncols, tt, sc):  # noqa: ANN001
     # tt: one uint64 a slot, key << 8 | (bound + 128), bound = 2 * score + is_lower; 0 = empty.
     # sc: rows 0..size: per-ply move lists (masks | winning cells | threat counts, ncols each);
-    # last row: column masks centre first, node counter in the last cell. Two arrays only: every
-    # array argument costs reference counting on each call (this layout is 2.7x faster than six).
+    # last row: column masks centre first; its last three cells: abort flag, node limit, node count.
+    # Two arrays only: every array argument costs reference counting on each call (this layout is
+    # 2.7x faster than six arrays).
     ctr = sc.shape[0] - 1
-    sc[ctr, 3 * ncols - 1] += _U(1)
+    w = sc.shape[1]
+    sc[ctr, w - 1] += _U(1)
+    if sc[ctr, w - 1] > sc[ctr, w - 2]:  # node limit: unwind without storing
+        sc[ctr, w - 3] = _U(1)
+        return np.int64(0)
     empty = board ^ msk
     opp_wins = opp_wins & empty
     possible = (msk + bottom) & board
@@ -114,6 +119,8 @@ def _negamax(cur, msk, ply, alpha, beta, opp_wins, board, bottom, h, size, ncols
         score = -_negamax(
             other, msk | m, ply + 1, -beta, -alpha, sc[ply, ncols + k], board, bottom, h, size, ncols, tt, sc
         )
+        if sc[ctr, w - 3]:
+            return np.int64(0)
         if score >= beta:
             tt[slot] = (key << _U(8)) | _U(((score << 1) | 1) + 128)
             return score
@@ -143,6 +150,8 @@ def _solve(cur, msk, ply, weak, board, bottom, h, size, ncols, tt, sc):  # noqa:
         elif med >= 0 and half_high > med:
             med = half_high
         r = _negamax(cur, msk, ply, med, med + 1, opp_wins, board, bottom, h, size, ncols, tt, sc)
+        if sc[sc.shape[0] - 1, sc.shape[1] - 3]:
+            return np.int64(-1000)
         if r <= med:
             high = r
         else:
@@ -166,7 +175,7 @@ class FastSolver:
         self.geo = geo
         self._consts = (_U(geo.board), _U(geo.bottom), _U(geo.height), np.int64(geo.size), np.int64(columns))
         self._tt = np.zeros(_next_prime((1 << table_bits) + 1), dtype=np.uint64)
-        self._sc = np.zeros((geo.size + 2, 3 * columns), dtype=np.uint64)
+        self._sc = np.zeros((geo.size + 2, 3 * columns + 3), dtype=np.uint64)
         for i, c in enumerate(geo.centre_order):
             self._sc[-1, i] = geo.column_masks[c]
         self.nodes = 0
@@ -175,11 +184,24 @@ class FastSolver:
         """Empty the transposition table."""
         self._tt[:] = 0
 
-    def solve_bits(self, position: int, mask: int, ply: int, *, weak: bool = False) -> int:
-        """Score (side to move, Pons' convention) of a position given as bitboards; the game must be on."""
-        self._sc[-1, -1] = 0
+    def solve_bits(
+        self, position: int, mask: int, ply: int, *, weak: bool = False, max_nodes: int = 1 << 62
+    ) -> int:
+        """Score (side to move, Pons' convention) of a position given as bitboards; the game must be on.
+
+        Raises :class:`agents.solver.SearchAborted` past ``max_nodes`` negamax calls (the table keeps
+        only completed results).
+        """
+        from agents.solver import SearchAborted
+
+        last = self._sc[-1]
+        last[-1] = 0
+        last[-2] = max_nodes
+        last[-3] = 0
         score = _solve(_U(position), _U(mask), np.int64(ply), weak, *self._consts, self._tt, self._sc)
-        self.nodes = int(self._sc[-1, -1])
+        self.nodes = int(last[-1])
+        if last[-3]:
+            raise SearchAborted(f"search aborted after {self.nodes} nodes")
         return int(score)
 
 
