@@ -1,0 +1,124 @@
+"""Mistake rate of the negamax agent on Pons' test positions (AlphaZero.jl's definition).
+
+A move is a mistake when its outcome class (win > draw > loss, from the side to move) is below the
+best available. The best class is the sign of the position's score in the test file; the class of
+the agent's move is minus the weak solution of the position after it, computed with the numba twin
+of the solver (:mod:`agents.solver.fast`, needs numba) under a node limit (positions beyond it are
+reported as unchecked).
+
+Every position is played by a fresh agent (no table carried over from earlier moves, the hardest
+case) with ``actTimeout`` and an overage bank of ``--bank`` seconds::
+
+    python -m benchmarks.mistakes --per-set 50 --act 2 --bank 10
+
+Depth-5 minimax makes 1.7 / 0.7 / 1.4 / 7.3 / 9.2 / 23.5 % mistakes on L3_R1 / L2_R1 / L2_R2 /
+L1_R1 / L1_R2 / L1_R3 (AlphaZero.jl's figures, see /work/shared/NOTES.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from agents.board import Board
+from agents.solver import SearchAborted
+from benchmarks.pons import DATA, SETS, read_set
+
+MINIMAX5 = {"L3_R1": 1.7, "L2_R1": 0.7, "L2_R2": 1.4, "L1_R1": 7.3, "L1_R2": 9.2, "L1_R3": 23.5}
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.mistakes", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--per-set", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--act", type=float, default=2.0, help="actTimeout, seconds")
+    parser.add_argument("--bank", type=float, default=10.0, help="remainingOverageTime given, seconds")
+    parser.add_argument("--max-nodes", type=int, default=400_000_000, help="node limit of a check")
+    parser.add_argument("--agent", default="", help="parameters for make_agent, e.g. 'book=False'")
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args(argv)
+
+    from agents import negamax
+    from agents.solver.fast import FastSolver
+
+    params = {}
+    for item in filter(None, args.agent.split(",")):
+        key, value = item.split("=")
+        params[key] = {"True": True, "False": False}.get(value, value)
+    checker = FastSolver(table_bits=24)
+    config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": args.act}
+    print(f"act {args.act} s, bank {args.bank} s, {args.per_set} positions a set, seed {args.seed}")
+    print(
+        f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'minimax5':>8s} "
+        f"{'early':>9s} {'ply>=14':>9s} {'mean s':>6s} {'max s':>6s}  stages"
+    )
+    total = Counter()
+    for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
+        cases = read_set(name, args.data)
+        sample = random.Random(args.seed).sample(cases, min(args.per_set, len(cases)))
+        stats = Counter()
+        stages = Counter()
+        times = []
+        for moves, score in sample:
+            board = Board.from_moves(moves)
+            agent = negamax.make_agent(**params)
+            obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": args.bank}
+            start = time.perf_counter()
+            column = agent(obs, config)
+            times.append(time.perf_counter() - start)
+            stages[agent.last_move.get("stage", "?")] += 1
+            child = board.copy()
+            child.push(column)
+            if child.winner() is not None:
+                value = 1
+            elif child.is_full():
+                value = 0
+            else:
+                try:
+                    value = -checker.solve_bits(
+                        child.position, child.mask, child.ply, weak=True, max_nodes=args.max_nodes
+                    )
+                except SearchAborted:
+                    stats["unchecked"] += 1
+                    continue
+            early = "early" if board.ply < 14 else "late"
+            stats["checked"] += 1
+            stats[f"checked_{early}"] += 1
+            if value < _sign(score):
+                stats["mistakes"] += 1
+                stats[f"mistakes_{early}"] += 1
+        total.update(stats)
+        rate = 100 * stats["mistakes"] / max(stats["checked"], 1)
+
+        def part(kind: str, stats: Counter = stats) -> str:
+            return f"{stats[f'mistakes_{kind}']}/{stats[f'checked_{kind}']}"
+
+        print(
+            f"{name:6s} {len(sample):4d} {stats['checked']:7d} {stats['mistakes']:8d} {rate:5.1f}% "
+            f"{MINIMAX5[name]:7.1f}% {part('early'):>9s} {part('late'):>9s} "
+            f"{sum(times) / len(times):6.2f} {max(times):6.2f}  {dict(stages)}",
+            flush=True,
+        )
+    early = 100 * total["mistakes_early"] / max(total["checked_early"], 1)
+    late = 100 * total["mistakes_late"] / max(total["checked_late"], 1)
+    print(
+        f"all: before ply 14 {total['mistakes_early']}/{total['checked_early']} mistakes ({early:.1f}%), "
+        f"from ply 14 {total['mistakes_late']}/{total['checked_late']} ({late:.1f}%), "
+        f"unchecked {total['unchecked']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
