@@ -315,7 +315,8 @@ def _solve_root(
 
     Children are weak-solved in the solver's move order; the first that keeps a win is played, else
     the first draw once every child is known. In a lost position the longest loss is chosen when
-    every child can be strongly solved in time. ``None`` when the deadline came first.
+    every child can be strongly solved in time (from ``_STRONG_EMPTY_LIMIT`` empty cells on).
+    ``None`` when the deadline came first or a lost position is left to the heuristic.
     """
     geo = solver.geo
     values: dict[int, int] = {}
@@ -335,6 +336,8 @@ def _solve_root(
     best = max(values.values())
     if best == 0:
         return next(c for c in order if values[c] == 0), values
+    if geo.size - ply > _STRONG_EMPTY_LIMIT:
+        return None, values  # lost, and strong solving would be slow: let the heuristic choose
     scores: dict[int, int] = {}
     for column in order:  # lost: prefer the longest resistance
         move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
@@ -437,6 +440,9 @@ def _note(info: dict[str, Any], stage: str, column: int, ply: int) -> int:
 
 _EXACT_EMPTY_LIMIT = 36
 """Exact solving is tried only with at most this many empty cells (6x7: from ply 6 on)."""
+
+_STRONG_EMPTY_LIMIT = 22
+"""A lost position is strongly solved (to resist longest) only with at most this many empty cells."""
 
 _TABLE_LIMIT = 2_000_000
 """Transposition-table entries (about 80 bytes each) kept by the agent's solver before clearing."""

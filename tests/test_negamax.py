@@ -112,3 +112,40 @@ def test_search_finds_forced_win_in_three() -> None:
     result = negamax.search(board.position, board.mask, board.ply, board.geo, seconds=1.0, max_depth=5)
     assert result.column in (0, 3)  # playing 1 or 4 makes an open three on the bottom row
     assert result.score > negamax.WIN - 100
+
+
+def test_plays_like_the_solution_late_in_the_game() -> None:
+    from pathlib import Path
+
+    from agents.solver import Solver
+
+    solver = Solver()
+    lines = (Path(__file__).parent / "data" / "pons" / "Test_L3_R1.head").read_text().splitlines()[:8]
+    for line in lines:
+        moves, score = line.split()
+        board = Board.from_moves(moves)
+        agent = negamax.make_agent()
+        column = agent(_obs(board, overage=5.0), _config(act=1.0))
+        assert agent.last_move["stage"] in ("exact", "win", "only")  # type: ignore[attr-defined]
+        scores = solver.analyse(moves)
+        chosen = scores[column]
+        assert chosen is not None
+        sign = (int(score) > 0) - (int(score) < 0)
+        assert (chosen > 0) - (chosen < 0) == sign, moves
+
+
+def test_book_move_is_played_when_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from agents import book as book_module
+    from agents.book import Book, canonical
+
+    board = Board.from_moves("41")
+    key, mirrored = canonical(board.position, board.mask, board.geo)
+    column = 5 if not mirrored else 1  # a deliberately unusual move, to see it come from the book
+    fake = Book(np.array([key], dtype=np.uint64), np.array([(2 << 4) | column], dtype=np.uint8), max_ply=2)
+    monkeypatch.setattr(book_module, "_cached", fake)
+    monkeypatch.setattr(negamax, "load_book", lambda: fake)
+    agent = negamax.make_agent()
+    assert agent(_obs(board), _config()) == 5
+    assert agent.last_move["stage"] == "book"  # type: ignore[attr-defined]
