@@ -149,14 +149,14 @@ def load_book() -> Book | None:
 class _Evaluator:
     """Chooses the book move of a position with a weak solver (numba twin when available)."""
 
-    def __init__(self, prefer_fast: bool = True) -> None:
+    def __init__(self, prefer_fast: bool = True, table_bits: int = 24) -> None:
         self.geo = geometry(6, 7, 4)
         self.solver = None
         if prefer_fast:
             try:
                 from agents.solver.fast import FastSolver
 
-                self.solver = FastSolver(table_bits=24)
+                self.solver = FastSolver(table_bits=table_bits)
             except ImportError:
                 self.solver = None
         if self.solver is None:
@@ -258,9 +258,9 @@ def _levels(done: dict[str, tuple[int, int]], max_ply: int) -> Iterator[tuple[in
         frontier[ply + 2] = nxt
 
 
-def _worker_init() -> None:
+def _worker_init(table_bits: int = 24) -> None:
     global _worker_evaluator
-    _worker_evaluator = _Evaluator()
+    _worker_evaluator = _Evaluator(table_bits=table_bits)
 
 
 _worker_evaluator: _Evaluator | None = None
@@ -311,11 +311,19 @@ def build(log: Path, out: Path, max_ply: int | None = None) -> Book:
 
 
 def generate(
-    log: Path, out: Path | None, max_ply: int, jobs: int, *, side: str = "both", quiet: bool = False
+    log: Path,
+    out: Path | None,
+    max_ply: int,
+    jobs: int,
+    *,
+    side: str = "both",
+    table_bits: int = 24,
+    quiet: bool = False,
 ) -> None:
     """Solve every book position up to ``max_ply`` not yet in ``log`` (appending to it), level by level,
     with ``jobs`` processes; rebuild ``out`` after each completed level when given. ``side``:
-    ``"first"`` (even plies: the agent moves first), ``"second"`` (odd plies) or ``"both"``."""
+    ``"first"`` (even plies: the agent moves first), ``"second"`` (odd plies) or ``"both"``;
+    ``table_bits``: transposition table of each worker, ``2**table_bits`` slots of 8 bytes."""
     skip = {"first": 1, "second": 0}.get(side)
     log.parent.mkdir(parents=True, exist_ok=True)
     done = _read_log(log)
@@ -323,9 +331,11 @@ def generate(
     if jobs > 1:
         import multiprocessing
 
-        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
+        pool = multiprocessing.get_context("spawn").Pool(
+            jobs, initializer=_worker_init, initargs=(table_bits,)
+        )
     else:
-        _worker_init()
+        _worker_init(table_bits)
     try:
         with log.open("a") as handle:
             for ply, positions, _ in _levels(done, max_ply):
@@ -371,12 +381,13 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--out", type=Path, default=DEFAULT_OUT)
         p.add_argument("--max-ply", type=int, default=12)
         if name == "generate":
-            p.add_argument("--jobs", type=int, default=1, help="worker processes (each ~200 MB)")
+            p.add_argument("--jobs", type=int, default=1, help="worker processes")
+            p.add_argument("--table-bits", type=int, default=24, help="2**N table slots (8 bytes) a worker")
             p.add_argument("--side", choices=("first", "second", "both"), default="both")
     args = parser.parse_args(argv)
     if args.command == "generate":
         try:
-            generate(args.log, args.out, args.max_ply, args.jobs, side=args.side)
+            generate(args.log, args.out, args.max_ply, args.jobs, side=args.side, table_bits=args.table_bits)
         except KeyboardInterrupt:
             print("interrupted; rerun the same command to resume", file=sys.stderr)
             return 130
