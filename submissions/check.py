@@ -149,7 +149,6 @@ class CheckReport:
     details: tuple[str, ...] = field(default=())
     seconds: float = 0.0
     origin: str = ""
-    origin: str = ""
 
 
 def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONENTS)) -> float:
@@ -225,10 +224,11 @@ def check_file(
 
     ``games``: games against each Kaggle opponent (≥ 0); ``act_timeout``: Kaggle's ``actTimeout``
     in seconds for every game; ``timeout``: seconds before a hung check is killed (default
-    :func:`default_timeout`); ``time_policy``: which moves may exceed ``act_timeout``
-    (:data:`TIME_POLICIES`); ``seed`` seeds the global generators Kaggle's built-in agents use. Raises
-    :class:`CheckInputError` when ``path`` is not an existing file or an option is out of range;
-    everything wrong with the file itself is reported in the :class:`CheckReport`.
+    :func:`default_timeout`); ``time_policy``: what must fit in ``act_timeout``
+    (:data:`TIME_POLICIES`, see the module docstring); ``seed`` seeds the global generators
+    Kaggle's built-in agents use. Raises :class:`CheckInputError` when ``path`` is not an existing
+    file or an option is out of range; everything wrong with the file itself is reported in the
+    :class:`CheckReport`.
     """
     source = Path(path)
     if not source.is_file():
