@@ -30,6 +30,7 @@ BUILTIN: dict[str, str] = {
     "one_step": "agents.one_step",
     "minimax": "agents.minimax",
     "negamax": "agents.negamax",
+    "network": "agents.network",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
 

@@ -1,0 +1,160 @@
+"""``network``: the trained policy/value network as a ConnectX agent (numpy only, no framework).
+
+* ``network`` (``depth=0``): the network alone -- the legal column with the highest policy logit.
+  No search and no hand-written rules.
+* ``network:depth=N`` (N >= 1): alpha-beta negamax (Knuth & Moore 1975) N plies deep with the
+  network's value ``P(win) - P(loss)`` (side to move, in [-1, 1]) at the horizon, as in the TD-trained
+  evaluations used inside alpha-beta (Tesauro's TD-Gammon, Baxter et al.'s KnightCap). Exact scores
+  replace it where the game ends inside the tree (a win scores ``2 - ply / 100``, so faster wins
+  rank higher); moves are ordered by the policy at the root and centre-first below; the horizon
+  children of a node are evaluated in one batched forward pass.
+
+Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
+to float32); see ``agents/data/network.md`` for how they were made. Only 6x7 boards with four in a
+row are supported: other configurations raise ``ValueError`` at the first move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from agents import resources
+from agents.adapter import Agent, board_from_obs
+from agents.board import Board, has_line, winning_cells
+from agents.network.features import encode_batch
+from agents.network.numpy_forward import Weights, forward, load_weights, value_of
+
+__all__ = ["agent", "best_move", "make_agent", "make_agent_from_weights", "policy_logits"]
+
+_WIN = 2.0
+_CENTRE = (3, 2, 4, 1, 5, 0, 6)
+_cache: dict[str, Weights] = {}
+
+
+def _shipped_weights() -> Weights:
+    if "network" not in _cache:
+        _cache["network"] = load_weights(resources.read("network.npz"))
+    return _cache["network"]
+
+
+def policy_logits(weights: Mapping[str, np.ndarray], board: Board) -> np.ndarray:
+    """Policy logits ``(7,)`` of ``board`` (6x7), illegal columns set to ``-inf``."""
+    planes = encode_batch(np.array([board.position], np.uint64), np.array([board.mask], np.uint64))
+    logits = forward(weights, planes)[0][0].astype(np.float64)
+    for c in range(7):
+        if not board.can_play(c):
+            logits[c] = -np.inf
+    return logits
+
+
+def _negamax(weights: Mapping[str, np.ndarray], board: Board, depth: int, alpha: float, beta: float) -> float:
+    """Score of ``board`` for the side to move (not won yet, maybe full); fail-hard alpha-beta."""
+    geo = board.geo
+    if board.is_full():
+        return 0.0
+    legal = [c for c in _CENTRE if board.can_play(c)]
+    for c in legal:
+        if board.is_winning_move(c):
+            return _WIN - (board.ply + 1) / 100
+    if depth == 0:
+        planes = encode_batch(np.array([board.position], np.uint64), np.array([board.mask], np.uint64))
+        return float(value_of(forward(weights, planes)[1])[0])
+    opp_cells = winning_cells(board.opponent, geo) & ~board.mask
+    forced = [c for c in legal if board.move_cell(c) & opp_cells]
+    if len(forced) > 1:
+        return -(_WIN - (board.ply + 2) / 100)
+    moves = forced or legal
+    if depth == 1:
+        # Children: the opponent may win at once (exact), else the network's value (one batch).
+        scores: dict[int, float] = {}
+        batch: list[int] = []
+        for c in moves:
+            cell = board.move_cell(c)
+            child_mask = board.mask | cell
+            if (cell << 1) & opp_cells & geo.column_masks[c]:
+                scores[c] = -(_WIN - (board.ply + 2) / 100)
+            elif child_mask == geo.board:
+                scores[c] = 0.0
+            else:
+                batch.append(c)
+        if batch:
+            cells = [board.move_cell(c) for c in batch]
+            pos = np.array([board.opponent for _ in batch], np.uint64)
+            msk = np.array([board.mask | cell for cell in cells], np.uint64)
+            values = value_of(forward(weights, encode_batch(pos, msk))[1])
+            for c, v in zip(batch, values, strict=True):
+                scores[c] = -float(v)
+        return max(alpha, min(beta, max(scores.values())))
+    best = -np.inf
+    for c in moves:
+        board.play(c)
+        score = -_negamax(weights, board, depth - 1, -beta, -alpha)
+        board.pop()
+        best = max(best, score)
+        if best > alpha:
+            alpha = best
+        if alpha >= beta:
+            break
+    return best
+
+
+def best_move(weights: Mapping[str, np.ndarray], board: Board, depth: int = 0) -> int:
+    """The column the agent plays on ``board`` (6x7, game not over, a legal move exists).
+
+    ``depth`` 0: argmax of the policy over legal columns. ``depth`` >= 1: alpha-beta negamax of that
+    many plies (see the module docstring); ties go to the higher policy logit.
+    """
+    logits = policy_logits(weights, board)
+    if depth <= 0:
+        return int(np.argmax(logits))
+    order = sorted((c for c in range(7) if board.can_play(c)), key=lambda c: -logits[c])
+    best_column, alpha = order[0], -np.inf
+    for c in order:
+        if board.is_winning_move(c):
+            return c
+        board.play(c)
+        score = -_negamax(weights, board, depth - 1, -np.inf, -alpha)
+        board.pop()
+        if score > alpha:
+            best_column, alpha = c, score
+    return best_column
+
+
+def make_agent_from_weights(weights: Mapping[str, np.ndarray], depth: int = 0) -> Agent:
+    """A Kaggle agent playing ``best_move(weights, board, depth)``; raises ``ValueError`` for a
+    negative depth, and at its first move for a configuration other than 6x7 four in a row."""
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+
+    def network_agent(obs: Any, config: Any) -> int:
+        board = board_from_obs(obs, config)
+        geo = board.geo
+        if (geo.rows, geo.columns, geo.inarow) != (6, 7, 4):
+            raise ValueError("the network agent plays 6x7 boards with four in a row only")
+        if board.ply and has_line(board.opponent, geo):
+            raise ValueError("the game is already over")
+        return int(best_move(weights, board, depth))
+
+    return network_agent
+
+
+def make_agent(depth: int = 0) -> Agent:
+    """The ``network`` agent with the shipped weights (``agents/data/network.npz``).
+
+    ``depth`` 0 is the network alone; ``depth`` N >= 1 adds an N-ply alpha-beta search with the
+    network as evaluation. Raises ``ValueError`` for a negative depth. The weights are read at the
+    first move (``FileNotFoundError`` if the file is missing).
+    """
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+
+    def network_agent(obs: Any, config: Any) -> int:
+        return make_agent_from_weights(_shipped_weights(), depth)(obs, config)
+
+    return network_agent
+
+
+agent = make_agent()

@@ -1,0 +1,199 @@
+"""Training positions labelled by perfect play (offline; needs the numba solver or is slow).
+
+Positions come from games between two "noisy tactical" players: each move is uniformly random with
+probability ``epsilon`` (drawn per game from :data:`EPSILONS`), otherwise the player wins at once if
+it can, blocks the opponent's immediate win if it must, avoids moves that let the opponent win at
+once, and picks at random among what is left. The non-terminal positions of each game from ply
+``min_ply`` on are labelled from the end of the game backwards (so the solver's transposition table
+from later positions speeds up earlier ones) with the weak value of every legal move:
+
+* ``2``: the move wins at once; ``1``: it keeps a win; ``0``: draw; ``-1``: loss (side to move);
+* ``-2``: column full; ``-3``: not solved (another move wins at once, so the rest are not needed).
+
+A shard is an ``.npz`` of ``position``, ``mask`` (int64 bitboards, :mod:`agents.board` layout), ``ply``
+(int8) and ``values`` (int8, ``(n, 7)``); positions are unique within a shard.
+
+Labels come from :class:`agents.solver.fast.FastSolver` (numba) when it imports, else from the pure
+Python :class:`agents.solver.Solver` (about 30x slower).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.board import Board
+
+__all__ = ["EPSILONS", "FULL", "UNSOLVED", "generate_shard", "label_game", "load_shards", "play_game"]
+
+EPSILONS = (1.0, 0.5, 0.25, 0.1)
+FULL = -2
+UNSOLVED = -3
+
+
+def _solver():
+    try:
+        from agents.solver.fast import FastSolver
+
+        return FastSolver(table_bits=22)
+    except ImportError:  # pragma: no cover - numba missing
+        from agents.solver import Solver
+
+        return Solver()
+
+
+def _tactical_move(board: Board, rng: random.Random) -> int:
+    legal = board.legal_moves()
+    geo = board.geo
+    wins = board.winning_moves()
+    if wins:
+        return rng.choice([c for c in legal if wins & geo.column_masks[c]])
+    opp = Board.__new__(Board)
+    opp.geo, opp.position, opp.mask, opp.ply, opp._history = geo, board.opponent, board.mask, board.ply, []
+    threats = opp.winning_moves()
+    if threats:
+        return rng.choice([c for c in legal if threats & geo.column_masks[c]])
+    from agents.board import winning_cells
+
+    opp_cells = winning_cells(board.opponent, geo)
+    safe = [c for c in legal if not (board.move_cell(c) << 1) & opp_cells & geo.column_masks[c]]
+    return rng.choice(safe or legal)
+
+
+def play_game(rng: random.Random, epsilon: float) -> list[int]:
+    """Moves (0-based columns) of one noisy-tactical game from the empty board to its end."""
+    board = Board()
+    moves: list[int] = []
+    while not board.is_game_over():
+        explore = rng.random() < epsilon
+        column = rng.choice(board.legal_moves()) if explore else _tactical_move(board, rng)
+        board.play(column)
+        moves.append(column)
+    return moves
+
+
+def label_game(moves: list[int], solver, min_ply: int) -> list[tuple[int, int, int, list[int]]]:
+    """``(position, mask, ply, values)`` of the game's non-terminal positions at ply >= ``min_ply``.
+
+    Labelled backwards from the end of the game; ``values`` as in the module docstring.
+    """
+    boards = []
+    board = Board()
+    for column in moves:
+        boards.append((board.position, board.mask, board.ply))
+        board.play(column)
+    out = []
+    for position, mask, ply in reversed(boards):
+        if ply < min_ply:
+            break
+        b = Board()
+        b.position, b.mask, b.ply = position, mask, ply
+        wins = b.winning_moves()
+        values = []
+        for c in range(7):
+            if not b.can_play(c):
+                values.append(FULL)
+            elif wins:
+                values.append(2 if wins & b.geo.column_masks[c] else UNSOLVED)
+            elif ply + 1 == 42:
+                values.append(0)
+            else:
+                cell = b.move_cell(c)
+                child = solver.solve_bits(position ^ mask, mask | cell, ply + 1, weak=True)
+                values.append(-int(child))
+        out.append((position, mask, ply, values))
+    return out
+
+
+def generate_shard(
+    path: Path,
+    size: int,
+    seed: int,
+    min_ply: int,
+    *,
+    early_ply: int = 9,
+    early_fraction: float = 0.2,
+    log=print,
+) -> None:
+    """Write ``size`` unique labelled positions to ``path`` (an ``.npz``; see the module docstring).
+
+    A game is labelled from ``min_ply`` on, or with probability ``early_fraction`` from ``early_ply``
+    (early positions cost the solver seconds each, late ones milliseconds).
+    """
+    rng = random.Random(seed)
+    solver = _solver()
+    seen: set[int] = set()
+    rows: list[tuple[int, int, int, list[int]]] = []
+    start = time.perf_counter()
+    games = 0
+    while len(rows) < size:
+        moves = play_game(rng, rng.choice(EPSILONS))
+        games += 1
+        first = early_ply if rng.random() < early_fraction else min_ply
+        for row in label_game(moves, solver, first):
+            key = row[0] + row[1]
+            if key not in seen:
+                seen.add(key)
+                rows.append(row)
+                if len(rows) % 500 == 0:
+                    log(
+                        f"  {path.name}: {len(rows)}/{size} positions, {games} games, "
+                        f"{time.perf_counter() - start:.0f} s"
+                    )
+    rows = rows[:size]
+    np.savez_compressed(
+        path,
+        position=np.array([r[0] for r in rows], dtype=np.int64),
+        mask=np.array([r[1] for r in rows], dtype=np.int64),
+        ply=np.array([r[2] for r in rows], dtype=np.int8),
+        values=np.array([r[3] for r in rows], dtype=np.int8),
+    )
+    log(f"shard {path.name}: {size} positions from {games} games in {time.perf_counter() - start:.1f} s")
+
+
+def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
+    """Concatenate shards: ``position``, ``mask`` (uint64), ``ply`` (int8), ``values`` (int8 ``(n, 7)``)."""
+    parts = [np.load(p) for p in paths]
+    return {
+        "position": np.concatenate([p["position"] for p in parts]).astype(np.uint64),
+        "mask": np.concatenate([p["mask"] for p in parts]).astype(np.uint64),
+        "ply": np.concatenate([p["ply"] for p in parts]),
+        "values": np.concatenate([p["values"] for p in parts]),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.network.data --out DIR --shards K --size N [--min-ply P] [--seed S] ...``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--shards", type=int, default=10)
+    parser.add_argument("--size", type=int, default=5000)
+    parser.add_argument("--min-ply", type=int, default=12)
+    parser.add_argument("--early-ply", type=int, default=9)
+    parser.add_argument("--early-fraction", type=float, default=0.2)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for k in range(args.shards):
+        path = args.out / f"shard-{k:04d}.npz"
+        if not path.exists():
+            tmp = args.out / f"shard-{k:04d}.tmp.npz"
+            generate_shard(
+                tmp,
+                args.size,
+                args.seed * 100_003 + k,
+                args.min_ply,
+                early_ply=args.early_ply,
+                early_fraction=args.early_fraction,
+                log=lambda m: print(m, flush=True),
+            )
+            tmp.rename(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

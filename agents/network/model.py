@@ -1,0 +1,56 @@
+"""The policy/value network in flax (training only; the agent runs :mod:`agents.network.numpy_forward`).
+
+Why JAX/flax/optax: they come with kaggle-environments (no new dependency), ``jax.jit`` compiles the
+whole train step into one XLA program that runs well on one CPU thread, and parameters are a plain
+nested dict that exports to numpy in a few lines. (The CPU PyTorch wheel would add a ~200 MB
+dependency for no gain at this size.)
+
+Architecture and tensor layout: see :mod:`agents.network.numpy_forward` (the two must agree; the
+tests compare them on random inputs). Input ``(B, 6, 7, 3)`` float32 planes of
+:mod:`agents.network.features`; outputs policy logits ``(B, 7)`` and value logits ``(B, 3)``
+(``[loss, draw, win]`` of the side to move).
+"""
+
+from __future__ import annotations
+
+import flax.linen as nn
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["PolicyValueNet", "export_weights"]
+
+
+class PolicyValueNet(nn.Module):
+    """Residual CNN: ``channels`` filters, ``blocks`` residual blocks (each two 3x3 convolutions).
+
+    The second convolution of each block starts at zero, so the untrained net is a plain stack
+    (the "zero-init residual" trick of Goyal et al. 2017, which stands in for batch normalisation).
+    """
+
+    channels: int = 64
+    blocks: int = 4
+
+    @nn.compact
+    def __call__(self, planes: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
+        conv = lambda ch, k, name, **kw: nn.Conv(ch, (k, k), padding="SAME", name=name, **kw)  # noqa: E731
+        h = nn.relu(conv(self.channels, 3, "stem")(planes))
+        for i in range(self.blocks):
+            y = nn.relu(conv(self.channels, 3, f"block{i}a")(h))
+            y = conv(self.channels, 3, f"block{i}b", kernel_init=nn.initializers.zeros)(y)
+            h = nn.relu(h + y)
+        batch = planes.shape[0]
+        p = nn.relu(conv(2, 1, "policy_conv")(h)).reshape(batch, -1)
+        policy = nn.Dense(7, name="policy_dense")(p)
+        v = nn.relu(conv(1, 1, "value_conv")(h)).reshape(batch, -1)
+        v = nn.relu(nn.Dense(64, name="value_hidden")(v))
+        value = nn.Dense(3, name="value_out")(v)
+        return policy, value
+
+
+def export_weights(params: dict, dtype: type = np.float32) -> dict[str, np.ndarray]:
+    """Flatten flax ``params`` (the ``"params"`` collection) to ``{"layer/kernel": array, ...}``."""
+    out: dict[str, np.ndarray] = {}
+    for layer, leaves in params.items():
+        for leaf, value in leaves.items():
+            out[f"{layer}/{leaf}"] = np.asarray(value, dtype=dtype)
+    return out

@@ -1,0 +1,314 @@
+"""Train the policy/value network on positions labelled by perfect play; resumable, with curves.
+
+Method (supervised distillation of the solver, chosen because it learns fastest per CPU-second
+here): positions from noisy tactical games are weak-solved move by move by the numba solver
+(:mod:`agents.network.data`); the policy target is uniform over the moves of the best outcome class
+(immediate wins preferred), the value target the position's class (loss / draw / win). Losses:
+cross-entropy of the masked policy plus cross-entropy of the value (AlphaZero's two heads, Silver et
+al. 2018, with solver targets instead of MCTS visit counts and game outcomes). Mirror symmetry
+doubles the data (each batch is flipped at random). Adam (Kingma & Ba 2015) with cosine decay.
+
+Command::
+
+    nice -n 19 python -m agents.network.train --out runs/network [--steps N] [--smoke]
+
+``OUT/data/shard-*.npz`` are generated first when missing (``--shards``, ``--shard-size``); then
+``OUT/checkpoint.pkl`` is resumed if present. Every ``--eval-every`` steps: validation metrics on the
+held-out shard (policy accuracy = argmax among the solver's best moves; value accuracy), games of the
+network alone against ``random`` and kaggle's ``negamax``, a checkpoint, ``OUT/history.json``,
+``OUT/curves.png`` and ``OUT/network.npz`` (float16 weights for the agent). Log: ``OUT/train.log``.
+``--smoke`` is a minutes-long run for tests (tiny data, few steps, few games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.board import Board
+from agents.network.data import FULL, UNSOLVED, generate_shard, load_shards
+from agents.network.features import encode_batch, legal_mask_batch
+
+__all__ = ["main", "targets"]
+
+
+def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Policy and value targets from per-move labels ``values`` (int8 ``(n, 7)``, see ``data``).
+
+    Returns ``policy`` float32 ``(n, 7)`` (uniform over the best-valued moves) and ``value`` int32
+    ``(n,)``: 0 loss, 1 draw, 2 win for the side to move.
+    """
+    known = (values != FULL) & (values != UNSOLVED)
+    scored = np.where(known, values, -100).astype(np.int32)
+    best = scored.max(axis=1)
+    policy = (scored == best[:, None]).astype(np.float32)
+    policy /= policy.sum(axis=1, keepdims=True)
+    value = (np.minimum(best, 1) + 1).astype(np.int32)
+    return policy, value
+
+
+def _log(out: Path, message: str) -> None:
+    line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {message}"
+    with open(out / "train.log", "a") as f:
+        f.write(line + "\n")
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)
+
+
+def _play(agent_a: Any, agent_b: Any, rng: random.Random) -> int:
+    """One game between kaggle-style agents (a moves first); +1 a wins, 0 draw, -1 b wins."""
+    from kaggle_environments.utils import Struct
+
+    config = Struct(rows=6, columns=7, inarow=4, actTimeout=2, timeout=2)
+    board = Board()
+    players = (agent_a, agent_b)
+    while True:
+        obs = Struct(board=board.to_kaggle(), mark=board.mark, remainingOverageTime=60)
+        column = int(players[board.ply % 2](obs, config))
+        board.push(column)
+        if board.winner() is not None:
+            return 1 if board.ply % 2 == 1 else -1
+        if board.is_full():
+            return 0
+
+
+def play_match(agent: Any, opponent: str, games: int, seed: int) -> float:
+    """Score (wins + draws/2, fraction) of ``agent`` against ``"random"`` or ``"negamax"`` (kaggle's),
+    ``games`` games with each colour."""
+    # ``agents`` is already imported (this module lives in it), so kaggle_environments' lux_ai_s3
+    # directory on sys.path cannot shadow it.
+    from kaggle_environments.envs.connectx.connectx import negamax_agent
+
+    rng = random.Random(seed)
+    if opponent == "random":
+
+        def other(obs: Any, config: Any) -> int:
+            return rng.choice([c for c in range(7) if obs.board[c] == 0])
+    else:
+        other = negamax_agent
+    total = 0.0
+    for _ in range(games):
+        total += (_play(agent, other, rng) + 1) / 2
+        total += (1 - _play(other, agent, rng)) / 2
+    return total / (2 * games)
+
+
+def plot_curves(history: list[dict[str, float]], path: Path) -> None:
+    """Save loss, accuracy and win-rate curves against training steps to ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [h["step"] for h in history]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for key, label in (
+        ("train_loss", "train loss"),
+        ("val_policy_loss", "val policy CE"),
+        ("val_value_loss", "val value CE"),
+    ):
+        axes[0].plot(steps, [h[key] for h in history], label=label)
+    axes[0].set_title("loss")
+    for key, label in (
+        ("val_policy_acc", "policy: best move (solver)"),
+        ("val_value_acc", "value: outcome class (solver)"),
+    ):
+        axes[1].plot(steps, [100 * h[key] for h in history], label=label)
+    axes[1].set_title("accuracy on held-out solver labels (%)")
+    for key, label in (("vs_random", "vs random"), ("vs_negamax", "vs kaggle negamax")):
+        axes[2].plot(steps, [100 * h[key] for h in history], marker="o", label=label)
+    axes[2].set_title("score of the network alone (%)")
+    axes[2].set_ylim(0, 102)
+    for ax in axes:
+        ax.set_xlabel("training step")
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line; see the module docstring. Returns 0."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--shards", type=int, default=40, help="data shards (the last is held out)")
+    parser.add_argument("--shard-size", type=int, default=5000)
+    parser.add_argument("--min-ply", type=int, default=12)
+    parser.add_argument("--early-ply", type=int, default=9)
+    parser.add_argument("--early-fraction", type=float, default=0.2)
+    parser.add_argument("--steps", type=int, default=20000)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--weight-decay", type=float, default=1e-4)
+    parser.add_argument("--channels", type=int, default=64)
+    parser.add_argument("--blocks", type=int, default=4)
+    parser.add_argument("--eval-every", type=int, default=1000)
+    parser.add_argument("--eval-games", type=int, default=10, help="games per colour against each opponent")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
+        args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
+        args.channels, args.blocks = 16, 1
+    out: Path = args.out
+    data_dir = out / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
+
+    # 1. Data (resumable: a shard is written whole or not at all).
+    for k in range(args.shards):
+        path = data_dir / f"shard-{k:04d}.npz"
+        if not path.exists():
+            tmp = data_dir / f"shard-{k:04d}.tmp.npz"
+            generate_shard(
+                tmp,
+                args.shard_size,
+                args.seed * 100_003 + k,
+                args.min_ply,
+                early_ply=args.early_ply,
+                early_fraction=args.early_fraction,
+                log=lambda m: _log(out, m),
+            )
+            tmp.rename(path)
+    paths = [data_dir / f"shard-{k:04d}.npz" for k in range(args.shards)]
+    train_data = load_shards(paths[:-1])
+    val_data = load_shards(paths[-1:])
+    train_policy, train_value = targets(train_data["values"])
+    val_policy, val_value = targets(val_data["values"])
+    train_planes = encode_batch(train_data["position"], train_data["mask"])
+    val_planes = encode_batch(val_data["position"], val_data["mask"])
+    train_legal = legal_mask_batch(train_data["mask"])
+    val_legal = legal_mask_batch(val_data["mask"])
+    val_best = val_policy > 0
+    _log(out, f"data: {len(train_value)} training positions, {len(val_value)} held out")
+
+    # 2. Model and optimiser (framework imports only here).
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from tqdm import tqdm
+
+    from agents.network.agent import make_agent_from_weights
+    from agents.network.model import PolicyValueNet, export_weights
+
+    net = PolicyValueNet(channels=args.channels, blocks=args.blocks)
+    schedule = optax.cosine_decay_schedule(args.lr, args.steps, alpha=0.02)
+    optimiser = optax.adamw(schedule, weight_decay=args.weight_decay)
+    checkpoint = out / "checkpoint.pkl"
+    if checkpoint.exists():
+        with open(checkpoint, "rb") as f:
+            state = pickle.load(f)
+        params, opt_state, step, history = (
+            state["params"],
+            state["opt_state"],
+            state["step"],
+            state["history"],
+        )
+        _log(out, f"resumed at step {step}")
+    else:
+        params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, 6, 7, 3)))["params"]
+        opt_state = optimiser.init(params)
+        step, history = 0, []
+
+    def losses(p: Any, planes: jnp.ndarray, legal: jnp.ndarray, policy: jnp.ndarray, value: jnp.ndarray):
+        logits, value_logits = net.apply({"params": p}, planes)
+        logits = jnp.where(legal, logits, -1e9)
+        policy_loss = -jnp.sum(policy * jax.nn.log_softmax(logits), axis=-1).mean()
+        value_loss = optax.softmax_cross_entropy_with_integer_labels(value_logits, value).mean()
+        return policy_loss + value_loss, (policy_loss, value_loss, logits, value_logits)
+
+    @jax.jit
+    def train_step(p: Any, o: Any, planes, legal, policy, value):
+        (loss, _), grads = jax.value_and_grad(losses, has_aux=True)(p, planes, legal, policy, value)
+        updates, o = optimiser.update(grads, o, p)
+        return optax.apply_updates(p, updates), o, loss
+
+    @jax.jit
+    def evaluate(p: Any, planes, legal, policy, value, best):
+        _, (pl, vl, logits, value_logits) = losses(p, planes, legal, policy, value)
+        choice = jnp.argmax(logits, axis=-1)
+        pacc = jnp.take_along_axis(best, choice[:, None], axis=1)[:, 0].mean()
+        vacc = (jnp.argmax(value_logits, axis=-1) == value).mean()
+        return pl, vl, pacc, vacc
+
+    rng = np.random.default_rng(args.seed + step)
+    n = len(train_value)
+    running: list[float] = []
+    start = time.perf_counter()
+    bar = tqdm(total=args.steps, initial=step, desc="train", unit="step", smoothing=0.05)
+    while step < args.steps:
+        idx = rng.integers(0, n, args.batch)
+        planes, legal, policy = train_planes[idx], train_legal[idx], train_policy[idx]
+        if rng.random() < 0.5:  # mirror symmetry
+            planes, legal, policy = planes[:, :, ::-1, :], legal[:, ::-1], policy[:, ::-1]
+        params, opt_state, loss = train_step(params, opt_state, planes, legal, policy, train_value[idx])
+        running.append(float(loss))
+        step += 1
+        bar.update(1)
+        if step % args.eval_every == 0 or step == args.steps:
+            parts = [
+                evaluate(
+                    params,
+                    val_planes[i : i + 4096],
+                    val_legal[i : i + 4096],
+                    val_policy[i : i + 4096],
+                    val_value[i : i + 4096],
+                    val_best[i : i + 4096],
+                )
+                for i in range(0, len(val_value), 4096)
+            ]
+            sizes = [min(4096, len(val_value) - i) for i in range(0, len(val_value), 4096)]
+            pl, vl, pacc, vacc = (
+                float(np.average([float(x[j]) for x in parts], weights=sizes)) for j in range(4)
+            )
+            weights = export_weights(params)
+            agent = make_agent_from_weights(weights)
+            vs_random = play_match(agent, "random", args.eval_games, seed=step)
+            vs_negamax = play_match(agent, "negamax", args.eval_games, seed=step)
+            record = {
+                "step": step,
+                "seconds": time.perf_counter() - start,
+                "train_loss": float(np.mean(running)),
+                "val_policy_loss": pl,
+                "val_value_loss": vl,
+                "val_policy_acc": pacc,
+                "val_value_acc": vacc,
+                "vs_random": vs_random,
+                "vs_negamax": vs_negamax,
+            }
+            running = []
+            history.append(record)
+            _log(out, json.dumps(record))
+            np.savez(out / "network.npz", **{k: v.astype(np.float16) for k, v in weights.items()})
+            with open(out / "history.json", "w") as f:
+                json.dump(history, f, indent=1)
+            plot_curves(history, out / "curves.png")
+            state = {
+                "params": jax.tree_util.tree_map(np.asarray, params),
+                "opt_state": jax.tree_util.tree_map(np.asarray, opt_state),
+                "step": step,
+                "history": history,
+                "args": vars(args) | {"out": str(out)},
+            }
+            with open(checkpoint.with_suffix(".tmp"), "wb") as f:
+                pickle.dump(state, f)
+            os.replace(checkpoint.with_suffix(".tmp"), checkpoint)
+    bar.close()
+    _log(out, f"done at step {step}; weights in {out / 'network.npz'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,195 @@
+"""The network agent: numpy forward pass = flax's, input planes, targets, agent behaviour, smoke training."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import pytest
+
+from agents.board import Board
+from agents.network import agent as shipped_agent_module  # noqa: F401  (package imports without jax)
+from agents.network.agent import best_move, make_agent, make_agent_from_weights
+from agents.network.data import FULL, UNSOLVED
+from agents.network.features import encode, encode_batch, legal_mask_batch
+from agents.network.numpy_forward import forward, load_weights, value_of
+
+
+@functools.cache
+def _random_weights(channels: int = 8, blocks: int = 2, seed: int = 0) -> tuple:
+    """(flax module, random flax parameters with every kernel non-zero, their numpy export)."""
+    jax = pytest.importorskip("jax")
+    from agents.network.model import PolicyValueNet, export_weights
+
+    net = PolicyValueNet(channels=channels, blocks=blocks)
+    params = net.init(jax.random.PRNGKey(seed), np.zeros((1, 6, 7, 3), np.float32))["params"]
+    rng = np.random.default_rng(seed)
+    params = jax.tree_util.tree_map(lambda a: rng.normal(0, 0.3, a.shape).astype(np.float32), params)
+    return net, params, export_weights(params)
+
+
+def _obs(board: Board) -> dict:
+    return {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
+
+
+CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}
+
+
+def test_numpy_forward_equals_flax_on_random_inputs() -> None:
+    net, params, weights = _random_weights()
+    rng = np.random.default_rng(1)
+    planes = rng.normal(size=(5, 6, 7, 3)).astype(np.float32)
+    policy, value = net.apply({"params": params}, planes)
+    np_policy, np_value = forward(weights, planes)
+    assert np_policy.shape == (5, 7) and np_value.shape == (5, 3)
+    np.testing.assert_allclose(np_policy, np.asarray(policy), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np_value, np.asarray(value), rtol=1e-4, atol=1e-4)
+
+
+def test_weights_round_trip_through_float16_npz(tmp_path) -> None:
+    _, _, weights = _random_weights(seed=3)
+    path = tmp_path / "w.npz"
+    np.savez(path, **{k: v.astype(np.float16) for k, v in weights.items()})
+    loaded = load_weights(path.read_bytes())
+    assert set(loaded) == set(weights)
+    assert all(loaded[k].dtype == np.float32 for k in loaded)
+    planes = encode(*_bits("4453"))
+    a, _ = forward(weights, planes)
+    b, _ = forward(loaded, planes)
+    np.testing.assert_allclose(a, b, atol=0.05)
+
+
+def test_load_weights_rejects_missing_layer(tmp_path) -> None:
+    path = tmp_path / "w.npz"
+    np.savez(path, **{"stem/kernel": np.zeros((3, 3, 3, 4))})
+    with pytest.raises(ValueError, match="lack"):
+        load_weights(path.read_bytes())
+
+
+def _bits(moves: str) -> tuple[int, int]:
+    board = Board.from_moves(moves)
+    return board.position, board.mask
+
+
+def test_planes_side_to_move_first_row_zero_at_bottom() -> None:
+    board = Board.from_moves("445")  # X: d1, e1 ... O: d2; X to move? no: ply 3, O to move
+    planes = encode(board.position, board.mask)
+    assert planes.shape == (6, 7, 3)
+    # O (to move) has column 4 (index 3) row 1; X has (0, 3) and (0, 4).
+    assert planes[1, 3, 0] == 1 and planes[:, :, 0].sum() == 1
+    assert planes[0, 3, 1] == 1 and planes[0, 4, 1] == 1 and planes[:, :, 1].sum() == 2
+    # Landing cells: row 2 in column 3, row 1 in column 4, row 0 elsewhere.
+    assert planes[2, 3, 2] == 1 and planes[1, 4, 2] == 1 and planes[0, 0, 2] == 1
+    assert planes[:, :, 2].sum() == 7
+
+
+def test_planes_agree_with_kaggle_board() -> None:
+    board = Board.from_moves("4455671")
+    planes = encode(board.position, board.mask)
+    cells = np.array(board.to_kaggle()).reshape(6, 7)[::-1]  # Kaggle row 0 is the top
+    assert np.array_equal(planes[:, :, 0], (cells == board.mark).astype(np.float32))
+    assert np.array_equal(planes[:, :, 1], (cells == 3 - board.mark).astype(np.float32))
+
+
+def test_legal_mask_marks_full_columns() -> None:
+    board = Board.from_moves("111111")
+    legal = legal_mask_batch(np.array([board.mask], np.uint64))[0]
+    assert legal.tolist() == [False] + [True] * 6
+    assert encode_batch(np.array([board.position]), np.array([board.mask]))[0, :, 0, 2].sum() == 0
+
+
+def test_targets_uniform_over_best_moves() -> None:
+    from agents.network.train import targets
+
+    values = np.array(
+        [[FULL, -1, 1, 1, 0, -1, -1], [UNSOLVED, 2, UNSOLVED, 2, UNSOLVED, UNSOLVED, FULL], [-1] * 7],
+        dtype=np.int8,
+    )
+    policy, value = targets(values)
+    np.testing.assert_allclose(policy[0], [0, 0, 0.5, 0.5, 0, 0, 0])
+    np.testing.assert_allclose(policy[1], [0, 0.5, 0, 0.5, 0, 0, 0])
+    np.testing.assert_allclose(policy[2], [1 / 7] * 7)
+    assert value.tolist() == [2, 2, 0]
+
+
+def test_value_of_is_win_minus_loss() -> None:
+    logits = np.log(np.array([[0.2, 0.3, 0.5], [1.0, 1e-9, 1e-9]]))
+    np.testing.assert_allclose(value_of(logits), [0.3, -1.0], atol=1e-6)
+
+
+def test_depth0_plays_legal_argmax_of_policy() -> None:
+    _, _, weights = _random_weights(seed=5)
+    board = Board.from_moves("111111")
+    logits, _ = forward(weights, encode(board.position, board.mask))
+    expected = 1 + int(np.argmax(logits[0, 1:]))
+    assert make_agent_from_weights(weights)(_obs(board), CONFIG) == expected
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_search_takes_a_win_and_blocks(depth: int) -> None:
+    _, _, weights = _random_weights(seed=6)
+    assert best_move(weights, Board.from_moves("112233"), depth) == 3  # X wins in column 4
+    assert best_move(weights, Board.from_moves("11223"), depth) == 3  # O blocks column 4
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_search_does_not_play_under_an_opponent_threat(depth: int) -> None:
+    _, _, weights = _random_weights(seed=7)
+    # X (the opponent) threatens b2; playing b1 would let X win at once.
+    board = Board.from_moves("35326173332744")
+    assert not board.winning_moves()
+    moves = {best_move(w, board, depth) for w in (weights, _random_weights(seed=9)[2])}
+    assert 1 not in moves and all(board.can_play(m) for m in moves)
+
+
+def test_bad_parameters() -> None:
+    with pytest.raises(ValueError):
+        make_agent(depth=-1)
+    with pytest.raises(TypeError):
+        make_agent(bogus=1)  # type: ignore[call-arg]
+
+
+def test_rejects_other_configurations() -> None:
+    _, _, weights = _random_weights(seed=8)
+    board = Board(rows=5, columns=7, inarow=4)
+    with pytest.raises(ValueError):
+        make_agent_from_weights(weights)(_obs(board), {**CONFIG, "rows": 5})
+
+
+def test_registry_knows_network() -> None:
+    from agents.registry import parse_spec
+
+    assert parse_spec("network:depth=2").params == {"depth": 2}
+
+
+def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
+    from agents import resources
+
+    try:
+        resources.read("network.npz")
+    except FileNotFoundError:
+        pytest.skip("no shipped weights yet")
+    from agents.network import agent
+
+    board = Board.from_moves("4444")
+    move = agent(_obs(board), CONFIG)
+    assert isinstance(move, int) and board.can_play(move)
+
+
+@pytest.mark.slow
+def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
+    pytest.importorskip("jax")
+    from agents.network.train import main
+
+    out = tmp_path / "run"
+    assert main(["--out", str(out), "--smoke"]) == 0
+    for name in ("network.npz", "curves.png", "history.json", "checkpoint.pkl", "train.log"):
+        assert (out / name).is_file()
+    history = json.loads((out / "history.json").read_text())
+    assert history[-1]["step"] == 40
+    weights = load_weights((out / "network.npz").read_bytes())
+    board = Board.from_moves("44")
+    assert board.can_play(make_agent_from_weights(weights)(_obs(board), CONFIG))
+    assert main(["--out", str(out), "--smoke"]) == 0  # resumes: already done, nothing retrained
+    assert "resumed at step 40" in (out / "train.log").read_text()
