@@ -62,8 +62,9 @@ print(json.dumps({"exec": t1 - t0, "load": t2 - t1, "move": t3 - t2}))
 """
 
 
-def split_first_move(path: Path, act_timeout: float) -> dict[str, float]:
-    """Seconds of exec / load / move for the built file at ``path`` (see the module docstring)."""
+def split_first_move(path: Path, act_timeout: float) -> dict[str, float] | None:
+    """Seconds of exec / load / move for the built file at ``path`` (see the module docstring);
+    None when the file cannot play (its check says why)."""
     packages = sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file())
     with tempfile.TemporaryDirectory(prefix="connectx-bench-") as tmp:
         work = Path(tmp)
@@ -71,7 +72,9 @@ def split_first_move(path: Path, act_timeout: float) -> dict[str, float]:
         (work / "split.py").write_text(SPLIT, encoding="utf-8")
         command = [sys.executable, "-I", str(work / "split.py"), str(work), str(PROJECT_ROOT),
                    json.dumps(packages), str(path), str(act_timeout)]
-        done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=120, check=True)
+        done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        return None
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -89,11 +92,14 @@ def main(argv: list[str] | None = None) -> int:
             report = check_file(path, games=args.games, act_timeout=args.act_timeout)
             parts = split_first_move(path, args.act_timeout)
             verdict = "pass" if report.passed else "FAIL: " + report.reasons[0][:100]
+            split = "-"
+            if parts is not None:
+                split = f"{parts['exec']:.4f} / {parts['load']:.4f} / {parts['move']:.3f}"
             first = "-" if report.first_move is None else f"{report.first_move:.3f}"
             slowest = "-" if report.slowest is None else f"{report.slowest:.3f}"
             rows.append(
                 f"| {spec} | {report.size} | {report.size / 1024:.1f} | {first} | "
-                f"{parts['exec']:.4f} / {parts['load']:.4f} / {parts['move']:.3f} | {slowest} | "
+                f"{split} | {slowest} | "
                 f"{report.overage:.1f} | {report.near_limit}/{report.moves} | {verdict} |"
             )
             print(rows[-1], file=sys.stderr, flush=True)
