@@ -12,8 +12,10 @@ Search (any ConnectX configuration):
   centre-first move ordering with the table's best move first;
 * iterative deepening stops inside the time it is given (``config.actTimeout`` minus a safety
   margin); the result of the deepest completed iteration is played;
-* at the horizon a heuristic counts the empty winning cells ("threats") of each side and the stones
-  near the centre; decided positions score ``±(WIN - ply)`` so that faster wins are preferred.
+* at the horizon a heuristic counts the empty winning cells ("threats") of each side, twice for
+  threats on the rows that favour their owner (odd rows for the first player, even rows for the
+  second: Allis' parity rule), and the stones near the centre; decided positions score
+  ``±(WIN - ply)`` so that faster wins are preferred.
 
 ``make_agent(**params)`` builds the Kaggle callable; ``agent = make_agent()``.
 """
@@ -135,6 +137,8 @@ def search(
     wins = wins_function(geo)
     order = geo.centre_order
     weights = _centre_weights(geo)
+    odd_rows = sum(geo.bottom << r for r in range(0, geo.rows, 2)) & board_mask  # 1st, 3rd, ... from bottom
+    even_rows = board_mask ^ odd_rows
     perf = time.perf_counter
 
     possible = (mask + bottom) & board_mask
@@ -169,10 +173,16 @@ def search(
     nodes = 0
     EXACT, LOWER, UPPER = 0, 1, 2
 
-    def evaluate(cur: int, msk: int) -> int:
+    def evaluate(cur: int, msk: int, p: int) -> int:
         empty = board_mask & ~msk
         other = cur ^ msk
-        score = 4 * ((wins(cur) & empty).bit_count() - (wins(other) & empty).bit_count())
+        mine = wins(cur) & empty
+        theirs = wins(other) & empty
+        # Threat parity (Allis): the first player profits from threats on odd rows (1st, 3rd, ...
+        # counted from the bottom), the second player from threats on even rows.
+        my_rows, their_rows = (odd_rows, even_rows) if p % 2 == 0 else (even_rows, odd_rows)
+        score = 4 * (mine.bit_count() - theirs.bit_count())
+        score += 4 * ((mine & my_rows).bit_count() - (theirs & their_rows).bit_count())
         for cmask, w in weights:
             score += w * ((cur & cmask).bit_count() - (other & cmask).bit_count())
         return score
@@ -199,7 +209,7 @@ def search(
         if p >= size - 1:
             return 0
         if depth <= 0:
-            return evaluate(cur, msk)
+            return evaluate(cur, msk, p)
         alpha0 = alpha
         key = cur + msk
         entry = table.get(key)
