@@ -143,9 +143,18 @@ def test_search_does_not_play_under_an_opponent_threat(depth: int) -> None:
     assert 1 not in moves and all(board.can_play(m) for m in moves)
 
 
+def test_iterative_deepening_within_time_takes_a_win_and_blocks() -> None:
+    _, _, weights = _random_weights(seed=6)
+    assert best_move(weights, Board.from_moves("112233"), seconds=0.2) == 3
+    assert best_move(weights, Board.from_moves("11223"), seconds=0.2) == 3
+    assert best_move(weights, Board.from_moves("35326173332744"), depth=3, seconds=0.2) != 1
+
+
 def test_bad_parameters() -> None:
     with pytest.raises(ValueError):
         make_agent(depth=-1)
+    with pytest.raises(ValueError):
+        make_agent(seconds=-1.0)
     with pytest.raises(TypeError):
         make_agent(bogus=1)  # type: ignore[call-arg]
 

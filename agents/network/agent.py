@@ -4,10 +4,12 @@
   No search and no hand-written rules.
 * ``network:depth=N`` (N >= 1): alpha-beta negamax (Knuth & Moore 1975) N plies deep with the
   network's value ``P(win) - P(loss)`` (side to move, in [-1, 1]) at the horizon, as in the TD-trained
-  evaluations used inside alpha-beta (Tesauro's TD-Gammon, Baxter et al.'s KnightCap). Exact scores
+  evaluation of KnightCap used inside alpha-beta (Baxter, Tridgell & Weaver 1998). Exact scores
   replace it where the game ends inside the tree (a win scores ``2 - ply / 100``, so faster wins
-  rank higher); moves are ordered by the policy at the root and centre-first below; the horizon
-  children of a node are evaluated in one batched forward pass.
+  rank higher); moves are ordered by the policy (except one ply above the horizon, where all
+  children are evaluated in one batched forward pass instead); a move that lets the opponent win at
+  once, or a position with two such threats, is scored exactly.
+* ``network:seconds=S``: the same search by iterative deepening within about ``S`` seconds a move.
 
 Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
 to float32); see ``agents/data/network.md`` for how they were made. Only 6x7 boards with four in a
@@ -16,6 +18,7 @@ row are supported: other configurations raise ``ValueError`` at the first move.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,8 +53,22 @@ def policy_logits(weights: Mapping[str, np.ndarray], board: Board) -> np.ndarray
     return logits
 
 
-def _negamax(weights: Mapping[str, np.ndarray], board: Board, depth: int, alpha: float, beta: float) -> float:
-    """Score of ``board`` for the side to move (not won yet, maybe full); fail-hard alpha-beta."""
+class _Timeout(Exception):
+    """The search passed its deadline."""
+
+
+def _negamax(
+    weights: Mapping[str, np.ndarray],
+    board: Board,
+    depth: int,
+    alpha: float,
+    beta: float,
+    deadline: float = float("inf"),
+) -> float:
+    """Score of ``board`` for the side to move (not won yet, maybe full); fail-hard alpha-beta.
+
+    Raises :class:`_Timeout` when ``time.perf_counter()`` passes ``deadline`` (checked above the horizon).
+    """
     geo = board.geo
     if board.is_full():
         return 0.0
@@ -67,6 +84,8 @@ def _negamax(weights: Mapping[str, np.ndarray], board: Board, depth: int, alpha:
     if len(forced) > 1:
         return -(_WIN - (board.ply + 2) / 100)
     moves = forced or legal
+    if time.perf_counter() > deadline:
+        raise _Timeout
     if depth == 1:
         # Children: the opponent may win at once (exact), else the network's value (one batch).
         scores: dict[int, float] = {}
@@ -88,11 +107,16 @@ def _negamax(weights: Mapping[str, np.ndarray], board: Board, depth: int, alpha:
             for c, v in zip(batch, values, strict=True):
                 scores[c] = -float(v)
         return max(alpha, min(beta, max(scores.values())))
+    if len(moves) > 1:  # order by the policy: good moves first make the cut-offs come early
+        logits = policy_logits(weights, board)
+        moves = sorted(moves, key=lambda c: -logits[c])
     best = -np.inf
     for c in moves:
         board.play(c)
-        score = -_negamax(weights, board, depth - 1, -beta, -alpha)
-        board.pop()
+        try:
+            score = -_negamax(weights, board, depth - 1, -beta, -alpha, deadline)
+        finally:
+            board.pop()
         best = max(best, score)
         if best > alpha:
             alpha = best
@@ -101,33 +125,63 @@ def _negamax(weights: Mapping[str, np.ndarray], board: Board, depth: int, alpha:
     return best
 
 
-def best_move(weights: Mapping[str, np.ndarray], board: Board, depth: int = 0) -> int:
-    """The column the agent plays on ``board`` (6x7, game not over, a legal move exists).
-
-    ``depth`` 0: argmax of the policy over legal columns. ``depth`` >= 1: alpha-beta negamax of that
-    many plies (see the module docstring); ties go to the higher policy logit.
-    """
-    logits = policy_logits(weights, board)
-    if depth <= 0:
-        return int(np.argmax(logits))
-    order = sorted((c for c in range(7) if board.can_play(c)), key=lambda c: -logits[c])
+def _root(
+    weights: Mapping[str, np.ndarray], board: Board, depth: int, order: list[int], deadline: float
+) -> tuple[int, float]:
     best_column, alpha = order[0], -np.inf
     for c in order:
         if board.is_winning_move(c):
-            return c
+            return c, _WIN
         board.play(c)
-        score = -_negamax(weights, board, depth - 1, -np.inf, -alpha)
-        board.pop()
+        try:
+            score = -_negamax(weights, board, depth - 1, -np.inf, -alpha, deadline)
+        finally:
+            board.pop()
         if score > alpha:
             best_column, alpha = c, score
-    return best_column
+    return best_column, alpha
 
 
-def make_agent_from_weights(weights: Mapping[str, np.ndarray], depth: int = 0) -> Agent:
-    """A Kaggle agent playing ``best_move(weights, board, depth)``; raises ``ValueError`` for a
-    negative depth, and at its first move for a configuration other than 6x7 four in a row."""
+def best_move(weights: Mapping[str, np.ndarray], board: Board, depth: int = 0, seconds: float = 0.0) -> int:
+    """The column the agent plays on ``board`` (6x7, game not over, a legal move exists).
+
+    ``seconds`` 0: ``depth`` 0 is the argmax of the policy over legal columns; ``depth`` >= 1 an
+    alpha-beta negamax of that many plies (see the module docstring); ties go to the higher policy
+    logit. ``seconds`` > 0: iterative deepening from depth 1 until ``seconds`` (wall clock) have
+    passed, capped at ``depth`` plies when ``depth`` > 0; the deepest completed iteration is played
+    (depth 1 always completes). Searches stop early once a win or loss is proved.
+    """
+    logits = policy_logits(weights, board)
+    if depth <= 0 and seconds <= 0:
+        return int(np.argmax(logits))
+    order = sorted((c for c in range(7) if board.can_play(c)), key=lambda c: -logits[c])
+    if seconds <= 0:
+        return _root(weights, board, depth, order, float("inf"))[0]
+    start = time.perf_counter()
+    deadline = start + seconds
+    column, score = _root(weights, board, 1, order, float("inf"))
+    limit = depth if depth > 0 else 42 - board.ply
+    for d in range(2, limit + 1):
+        if abs(score) > 1.5 or time.perf_counter() > deadline:
+            break
+        try:
+            column, score = _root(weights, board, d, [column] + [c for c in order if c != column], deadline)
+        except _Timeout:
+            break
+    return column
+
+
+def _check(depth: int, seconds: float) -> None:
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
+        raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
+
+
+def make_agent_from_weights(weights: Mapping[str, np.ndarray], depth: int = 0, seconds: float = 0.0) -> Agent:
+    """A Kaggle agent playing ``best_move(weights, board, depth, seconds)``; raises ``ValueError`` for
+    a negative depth or time, and at its first move for a configuration other than 6x7 four in a row."""
+    _check(depth, seconds)
 
     def network_agent(obs: Any, config: Any) -> int:
         board = board_from_obs(obs, config)
@@ -136,23 +190,23 @@ def make_agent_from_weights(weights: Mapping[str, np.ndarray], depth: int = 0) -
             raise ValueError("the network agent plays 6x7 boards with four in a row only")
         if board.ply and has_line(board.opponent, geo):
             raise ValueError("the game is already over")
-        return int(best_move(weights, board, depth))
+        return int(best_move(weights, board, depth, seconds))
 
     return network_agent
 
 
-def make_agent(depth: int = 0) -> Agent:
+def make_agent(depth: int = 0, seconds: float = 0.0) -> Agent:
     """The ``network`` agent with the shipped weights (``agents/data/network.npz``).
 
-    ``depth`` 0 is the network alone; ``depth`` N >= 1 adds an N-ply alpha-beta search with the
-    network as evaluation. Raises ``ValueError`` for a negative depth. The weights are read at the
-    first move (``FileNotFoundError`` if the file is missing).
+    ``network`` (depth 0) is the network alone; ``network:depth=N`` adds an N-ply alpha-beta search
+    with the network as evaluation; ``network:seconds=S`` searches by iterative deepening for about
+    ``S`` seconds a move (``depth`` then caps the depth). Raises ``ValueError`` for a negative depth or
+    time. The weights are read at the first move (``FileNotFoundError`` if the file is missing).
     """
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+    _check(depth, seconds)
 
     def network_agent(obs: Any, config: Any) -> int:
-        return make_agent_from_weights(_shipped_weights(), depth)(obs, config)
+        return make_agent_from_weights(_shipped_weights(), depth, seconds)(obs, config)
 
     return network_agent
 

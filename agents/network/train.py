@@ -5,8 +5,9 @@ here): positions from noisy tactical games are weak-solved move by move by the n
 (:mod:`agents.network.data`); the policy target is uniform over the moves of the best outcome class
 (immediate wins preferred), the value target the position's class (loss / draw / win). Losses:
 cross-entropy of the masked policy plus cross-entropy of the value (AlphaZero's two heads, Silver et
-al. 2018, with solver targets instead of MCTS visit counts and game outcomes). Mirror symmetry
-doubles the data (each batch is flipped at random). Adam (Kingma & Ba 2015) with cosine decay.
+al. 2018, with solver targets instead of MCTS visit counts and game outcomes). The solved moves give
+free value-only examples (the position after each move, valued by the solver): half of every batch.
+Mirror symmetry doubles the data (each batch is flipped at random). Adam (Kingma & Ba 2015) with cosine decay.
 
 Command::
 
@@ -54,6 +55,32 @@ def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     policy /= policy.sum(axis=1, keepdims=True)
     value = (np.minimum(best, 1) + 1).astype(np.int32)
     return policy, value
+
+
+def child_examples(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Value-only examples: the positions after each solved move of ``data`` (see ``load_shards``).
+
+    A move valued ``v`` in {-1, 0, 1} for the mover leaves the opponent, now to move, with outcome
+    ``-v``: class ``1 - v`` (0 loss, 1 draw, 2 win). Immediate wins (game over) and unsolved moves are
+    skipped; children are not deduplicated. Returns ``position``, ``mask`` (uint64) and ``value``.
+    """
+    height = 7
+    positions, masks, classes = [], [], []
+    for c in range(7):
+        v = data["values"][:, c].astype(np.int32)
+        keep = (v >= -1) & (v <= 1) & (data["ply"] < 41)
+        mask = data["mask"][keep]
+        bottom = np.uint64(1 << (c * height))
+        column = np.uint64(((1 << 6) - 1) << (c * height))
+        cell = (mask + bottom) & column
+        positions.append(data["position"][keep] ^ mask)
+        masks.append(mask | cell)
+        classes.append(1 - v[keep])
+    return {
+        "position": np.concatenate(positions),
+        "mask": np.concatenate(masks),
+        "value": np.concatenate(classes).astype(np.int32),
+    }
 
 
 def _log(out: Path, message: str) -> None:
@@ -188,11 +215,19 @@ def main(argv: list[str] | None = None) -> int:
     train_policy, train_value = targets(train_data["values"])
     val_policy, val_value = targets(val_data["values"])
     train_planes = encode_batch(train_data["position"], train_data["mask"])
+    children = child_examples(train_data)
+    child_planes = encode_batch(children["position"], children["mask"])
+    child_legal = legal_mask_batch(children["mask"])
+    child_value = children["value"]
     val_planes = encode_batch(val_data["position"], val_data["mask"])
     train_legal = legal_mask_batch(train_data["mask"])
     val_legal = legal_mask_batch(val_data["mask"])
     val_best = val_policy > 0
-    _log(out, f"data: {len(train_value)} training positions, {len(val_value)} held out")
+    _log(
+        out,
+        f"data: {len(train_value)} training positions (+{len(child_value)} value-only children), "
+        f"{len(val_value)} held out",
+    )
 
     # 2. Model and optimiser (framework imports only here).
     import jax
@@ -225,7 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     def losses(p: Any, planes: jnp.ndarray, legal: jnp.ndarray, policy: jnp.ndarray, value: jnp.ndarray):
         logits, value_logits = net.apply({"params": p}, planes)
         logits = jnp.where(legal, logits, -1e9)
-        policy_loss = -jnp.sum(policy * jax.nn.log_softmax(logits), axis=-1).mean()
+        # Rows with an all-zero policy (value-only children) do not count in the policy loss.
+        has_policy = policy.sum(axis=-1)
+        policy_loss = -jnp.sum(policy * jax.nn.log_softmax(logits)) / jnp.maximum(has_policy.sum(), 1.0)
         value_loss = optax.softmax_cross_entropy_with_integer_labels(value_logits, value).mean()
         return policy_loss + value_loss, (policy_loss, value_loss, logits, value_logits)
 
@@ -249,11 +286,16 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     bar = tqdm(total=args.steps, initial=step, desc="train", unit="step", smoothing=0.05)
     while step < args.steps:
-        idx = rng.integers(0, n, args.batch)
-        planes, legal, policy = train_planes[idx], train_legal[idx], train_policy[idx]
+        # Half a batch of labelled positions, half of value-only children.
+        idx = rng.integers(0, n, args.batch // 2)
+        kid = rng.integers(0, len(child_value), args.batch - args.batch // 2)
+        planes = np.concatenate([train_planes[idx], child_planes[kid]])
+        legal = np.concatenate([train_legal[idx], child_legal[kid]])
+        policy = np.concatenate([train_policy[idx], np.zeros((len(kid), 7), np.float32)])
+        value = np.concatenate([train_value[idx], child_value[kid]])
         if rng.random() < 0.5:  # mirror symmetry
             planes, legal, policy = planes[:, :, ::-1, :], legal[:, ::-1], policy[:, ::-1]
-        params, opt_state, loss = train_step(params, opt_state, planes, legal, policy, train_value[idx])
+        params, opt_state, loss = train_step(params, opt_state, planes, legal, policy, value)
         running.append(float(loss))
         step += 1
         bar.update(1)
