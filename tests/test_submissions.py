@@ -421,9 +421,10 @@ def test_time_policy_decides_whether_a_slow_later_move_fails():
 
 @pytest.mark.slow
 def test_check_command_exits_1_on_failure(capsys):
-    assert cli.main(["check", str(BROKEN / "raises.py"), "--games", "0", "--act-timeout", "0.5"]) == 1
+    assert cli.main(["check", str(BROKEN / "raises.py"), "--games", "1", "--act-timeout", "0.5"]) == 1
     printed = capsys.readouterr().out
     assert printed.splitlines()[1].startswith("FAIL")
+    assert "vs kaggle-random" not in printed  # the check stops at the first failing game
     assert 'raise RuntimeError("boom from the fixture")' in printed  # Kaggle's logged traceback
 
 
