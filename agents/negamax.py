@@ -321,38 +321,49 @@ _NOT_SOLVED = -2
 def _solve_root(
     solver: Solver, position: int, mask: int, ply: int, deadline: float
 ) -> tuple[int | None, dict[int, int]]:
-    """Exact choice under a deadline: ``(column or None, proven weak values of the columns tried)``.
+    """Exact choice under a deadline: ``(column or None, proven weak values of the columns)``.
 
-    Children are weak-solved in the solver's move order; the first that keeps a win is played, else
-    the first draw once every child is known. In a lost position the longest loss is chosen when
-    every child can be strongly solved in time (from ``_STRONG_EMPTY_LIMIT`` empty cells on).
-    ``None`` when the deadline came first or a lost position is left to the heuristic.
+    Pass 1 looks, in the solver's move order, for a child whose score is below 0 (a win for us),
+    one null-window search each; pass 2 for a child at most 0 (a draw). Children failing pass 2
+    are proven lost (value -1). In a lost position the longest loss is chosen when every child can
+    be strongly solved in time (from ``_STRONG_EMPTY_LIMIT`` empty cells on). ``None`` when the
+    deadline came first or a lost position is left to the heuristic. Assumes no move wins at once.
     """
     geo = solver.geo
     values: dict[int, int] = {}
     order = move_order(position, mask, geo)
     other = position ^ mask
+    children = {}
     for column in order:
         move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
+        children[column] = mask | move
         if ply + 1 == geo.size:
             values[column] = 0
-            continue
-        try:
-            values[column] = -solver.solve_bits(other, mask | move, ply + 1, weak=True, deadline=deadline)
-        except SearchAborted:
-            return None, values
-        if values[column] == 1:
-            return column, values
-    best = max(values.values())
-    if best == 0:
-        return next(c for c in order if values[c] == 0), values
+    try:
+        for column in order:  # pass 1: a win?
+            if column not in values and not solver.at_least(
+                other, children[column], ply + 1, 0, deadline=deadline
+            ):
+                values[column] = 1
+                return column, values
+        for column in order:  # pass 2: a draw?
+            if column in values:
+                if values[column] == 0:
+                    return column, values
+                continue
+            if solver.at_least(other, children[column], ply + 1, 1, deadline=deadline):
+                values[column] = -1
+            else:
+                values[column] = 0
+                return column, values
+    except SearchAborted:
+        return None, values
     if geo.size - ply > _STRONG_EMPTY_LIMIT:
         return None, values  # lost, and strong solving would be slow: let the heuristic choose
     scores: dict[int, int] = {}
     for column in order:  # lost: prefer the longest resistance
-        move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
         try:
-            scores[column] = -solver.solve_bits(other, mask | move, ply + 1, deadline=deadline)
+            scores[column] = -solver.solve_bits(other, children[column], ply + 1, deadline=deadline)
         except SearchAborted:
             return None, values
     return max(order, key=lambda c: scores[c]), values

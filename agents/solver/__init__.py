@@ -50,6 +50,8 @@ __all__ = [
     "Solver",
     "analyse",
     "main",
+    "make_wins",
+    "move_order",
     "parse_position",
     "solve",
 ]
@@ -73,11 +75,6 @@ class Solution:
 
     score: int
     nodes: int
-
-
-def wins_expression(inarow: int) -> bool:
-    """True when the solver's inlined four-in-a-row formula applies (``inarow == 4``)."""
-    return inarow == 4
 
 
 def make_wins(geo: Geometry) -> Callable[[int], int]:
@@ -243,8 +240,27 @@ def _build_search(geo: Geometry, table: dict[int, int]) -> tuple[Callable[..., i
     return negamax, control
 
 
-def _first(item: tuple[int, int, int]) -> int:
-    return item[0]
+def move_order(position: int, mask: int, geo: Geometry) -> list[int]:
+    """Playable columns in the solver's order: most winning cells created first, ties centre first
+    (Pons part 10). ``position``/``mask`` as in :mod:`agents.board`; uses ``make_wins`` (cached)."""
+    wins = _wins_for(geo)
+    empty = geo.board ^ mask
+    scored = []
+    for rank, c in enumerate(geo.centre_order):
+        if not mask & geo.top_cells[c]:
+            move = (mask + geo.bottom_cells[c]) & geo.column_masks[c]
+            scored.append((-(wins(position | move) & empty & ~move).bit_count(), rank, c))
+    scored.sort()
+    return [c for _, _, c in scored]
+
+
+_wins_cache: dict[Geometry, Callable[[int], int]] = {}
+
+
+def _wins_for(geo: Geometry) -> Callable[[int], int]:
+    if geo not in _wins_cache:
+        _wins_cache[geo] = make_wins(geo)
+    return _wins_cache[geo]
 
 
 class Solver:
@@ -284,6 +300,7 @@ class Solver:
         weak: bool = False,
         deadline: float = float("inf"),
         max_nodes: int = 1 << 62,
+        _window: tuple[int, int] | None = None,
     ) -> int:
         """Score of a position given as bitboards (see :mod:`agents.board`); nodes go to ``self.nodes``.
 
@@ -305,6 +322,8 @@ class Solver:
         low, high = self.score_bounds(ply)
         if weak:
             low, high = max(low, -1), min(high, 1)
+        if _window is not None:
+            low, high = _window
         opp_wins = self._wins(position ^ mask)
         gc_was_enabled = gc.isenabled()
         gc.disable()
@@ -325,6 +344,26 @@ class Solver:
             if gc_was_enabled:
                 gc.enable()
         return ((low > 0) - (low < 0)) if weak else low
+
+    def at_least(
+        self,
+        position: int,
+        mask: int,
+        ply: int,
+        value: int,
+        *,
+        deadline: float = float("inf"),
+        max_nodes: int = 1 << 62,
+    ) -> bool:
+        """True when the score of the position (bitboards, game on) is ``>= value``: one null-window
+        search ``(value - 1, value)``, cheaper than a weak solve (which may need two). Limits and
+        errors as :meth:`solve_bits`."""
+        if self._wins(position) & (mask + self.geo.bottom) & self.geo.board:
+            return (self.geo.size + 1 - ply) // 2 >= value
+        score = self.solve_bits(
+            position, mask, ply, deadline=deadline, max_nodes=max_nodes, _window=(value - 1, value)
+        )
+        return score >= value
 
     def solve(self, moves: str | Iterable[int], *, weak: bool = False) -> Solution:
         """Solve the position reached by ``moves`` (Pons' notation string, or 0-based columns).
