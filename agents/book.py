@@ -13,8 +13,9 @@ positions up to a ply; we only need the lines our agent can reach):
 Lost positions store no move and are not expanded (the agent searches them itself); positions are
 folded by mirror symmetry (key = the smaller of the position key and its mirror's).
 
-The move of a position: the children are weak-solved in the solver's move order (threats created,
-then centre first) until one keeps a win; otherwise the first draw; otherwise the position is lost.
+The move of a position: in the solver's move order (threats created, then centre first), the first
+child proven below 0 (a win for us; one null-window search a child), else the first child proven at
+most 0 (a draw), else the position is lost.
 
 File format (``agents/data/book-6x7.bin``, read through :mod:`agents.resources`): zlib-compressed
 bytes ``b"C4BK" | uint32 n | uint8 rows | uint8 columns | uint8 max_ply | uint8 reserved |
@@ -178,22 +179,22 @@ class _Evaluator:
         if mine:
             return ((mine & -mine).bit_length() - 1) // geo.height, 1, 0
         nodes = 0
-        best_value, best_column = -2, NO_MOVE
-        for column in self.move_order(position, mask, geo):
-            move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
-            child_mask = mask | move
-            if ply + 1 == geo.size:
-                value = 0
-            else:
-                value = -self.solver.solve_bits(position ^ mask, child_mask, ply + 1, weak=True)
-                nodes += self.solver.nodes
-            if value > best_value:
-                best_value, best_column = value, column
-                if value == 1:
-                    break
-        if best_value < 0:
-            return NO_MOVE, -1, nodes
-        return best_column, best_value, nodes
+        order = self.move_order(position, mask, geo)
+        other = position ^ mask
+        children = {c: mask | ((mask + geo.bottom_cells[c]) & geo.column_masks[c]) for c in order}
+        if ply + 1 == geo.size:
+            return order[0], 0, 0
+        for column in order:  # a win: a child scoring below 0 (one null-window search each)
+            child_at_least_0 = self.solver.at_least(other, children[column], ply + 1, 0)
+            nodes += self.solver.nodes
+            if not child_at_least_0:
+                return column, 1, nodes
+        for column in order:  # a draw: a child scoring at most 0
+            child_at_least_1 = self.solver.at_least(other, children[column], ply + 1, 1)
+            nodes += self.solver.nodes
+            if not child_at_least_1:
+                return column, 0, nodes
+        return NO_MOVE, -1, nodes
 
 
 KNOWN = {"": (3, 1), "4": (NO_MOVE, -1)}

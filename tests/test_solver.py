@@ -137,3 +137,13 @@ def test_numba_twin_gives_the_same_scores() -> None:
         pos = parse_position(moves, solver.geo)
         assert fast.solve_bits(pos.position, pos.mask, pos.ply) == board.score == score
         assert fast.solve_bits(pos.position, pos.mask, pos.ply, weak=True) == (score > 0) - (score < 0)
+        assert fast.at_least(pos.position, pos.mask, pos.ply, score)
+        assert not fast.at_least(pos.position, pos.mask, pos.ply, score + 1)
+
+
+def test_at_least_is_a_null_window_test() -> None:
+    solver = Solver()
+    for moves, score in _cases("Test_L2_R1.head")[:6]:
+        board = parse_position(moves, solver.geo)
+        for value in (score - 1, score, score + 1, 0, 1):
+            assert solver.at_least(board.position, board.mask, board.ply, value) == (score >= value)

@@ -131,7 +131,8 @@ def _negamax(cur, msk, ply, alpha, beta, opp_wins, board, bottom, h, size, ncols
 
 
 @njit(cache=True)
-def _solve(cur, msk, ply, weak, board, bottom, h, size, ncols, tt, sc):  # noqa: ANN001
+def _solve(cur, msk, ply, weak, lo, hi, board, bottom, h, size, ncols, tt, sc):  # noqa: ANN001
+    # lo < hi: search only that score range (the result is then clamped to it).
     possible = (msk + bottom) & board
     if _wins(cur, board, h) & possible:
         return np.int64(1) if weak else (size + 1 - ply) // 2
@@ -140,6 +141,8 @@ def _solve(cur, msk, ply, weak, board, bottom, h, size, ncols, tt, sc):  # noqa:
     if weak:
         low = max(low, -1)
         high = min(high, 1)
+    if lo < hi:
+        low, high = lo, hi
     opp_wins = _wins(cur ^ msk, board, h)
     while low < high:
         med = low + (high - low) // 2
@@ -192,13 +195,30 @@ class FastSolver:
         Raises :class:`agents.solver.SearchAborted` past ``max_nodes`` negamax calls (the table keeps
         only completed results).
         """
+        return self._run(position, mask, ply, weak, 0, 0, max_nodes)
+
+    def at_least(self, position: int, mask: int, ply: int, value: int, *, max_nodes: int = 1 << 62) -> bool:
+        """True when the score is ``>= value`` (one null-window search), as ``Solver.at_least``."""
+        return self._run(position, mask, ply, False, value - 1, value, max_nodes) >= value
+
+    def _run(self, position: int, mask: int, ply: int, weak: bool, lo: int, hi: int, max_nodes: int) -> int:
         from agents.solver import SearchAborted
 
         last = self._sc[-1]
         last[-1] = 0
         last[-2] = max_nodes
         last[-3] = 0
-        score = _solve(_U(position), _U(mask), np.int64(ply), weak, *self._consts, self._tt, self._sc)
+        score = _solve(
+            _U(position),
+            _U(mask),
+            np.int64(ply),
+            weak,
+            np.int64(lo),
+            np.int64(hi),
+            *self._consts,
+            self._tt,
+            self._sc,
+        )
         self.nodes = int(last[-1])
         if last[-3]:
             raise SearchAborted(f"search aborted after {self.nodes} nodes")
