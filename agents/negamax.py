@@ -1,8 +1,23 @@
-"""Negamax agent: alpha-beta negamax with iterative deepening on the bitboard engine.
+"""Negamax agent: opening book, exact solving, then alpha-beta negamax with iterative deepening.
 
 Scores are always from the point of view of the side to move.
 
-Search (any ConnectX configuration):
+Each move (:func:`make_agent`), with the garbage collector off:
+
+1. the only legal move, or a move that wins at once;
+2. the opening book (:mod:`agents.book`; 6x7, four in a row) when it knows the position;
+3. exact solving (:mod:`agents.solver`, Pons' algorithm) when at most 36 cells are empty: a child
+   that keeps a win, else a draw, found by null-window searches under a deadline; the solver's
+   transposition table lives as long as the agent, so once a position is solved the following
+   moves are mostly table hits;
+4. otherwise, or when the deadline comes first, the heuristic search below over the moves not
+   proven lost.
+
+Time (:func:`move_budget`): ``actTimeout`` minus a margin, and for exact solving a share of the
+overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game, 10 % later),
+so the bank is never overdrawn.
+
+Heuristic search (any ConnectX configuration):
 
 * immediate win, then immediate block, are checked before any search;
 * moves that hand the opponent an immediate win (playing under one of its winning cells) are pruned,
