@@ -18,10 +18,10 @@ child proven below 0 (a win for us; one null-window search a child), else the fi
 most 0 (a draw), else the position is lost.
 
 File format (``agents/data/book-6x7.bin``, read through :mod:`agents.resources`): zlib-compressed
-bytes ``b"C4BK" | uint32 n | uint8 rows | uint8 columns | uint8 max_ply | uint8 reserved |
+bytes ``b"C4BK" | uint32 n | uint8 rows | uint8 columns | uint8 first | uint8 second |
 n x uint64 keys (sorted) | n x uint8 entries``, little-endian; entry = ``(value + 1) << 4 | column``
-with column 15 meaning "no move". ``max_ply`` is the deepest ply whose level was complete when
-the file was built.
+with column 15 meaning "no move". ``first`` / ``second`` are the deepest plies to which the lines of
+the agent as first / second player were complete when the file was built (255: none).
 
 Generation (resumable, results appended to a text log; ``--jobs`` worker processes; uses the numba
 twin :mod:`agents.solver.fast` when numba is installed, the pure-Python solver otherwise)::
@@ -77,16 +77,23 @@ class Book:
     """A loaded opening book: ``lookup(position, mask) -> (column | None, value) | None``.
 
     ``keys``: sorted uint64 array of canonical keys; ``entries``: uint8 array (see the module docs);
-    ``max_ply``: the deepest complete ply.
+    ``depth``: ``(first, second)``, the deepest ply to which the lines of the agent as first / second
+    player are complete (-1: none).
     """
 
     def __init__(
-        self, keys: np.ndarray, entries: np.ndarray, *, rows: int = 6, columns: int = 7, max_ply: int = 0
+        self,
+        keys: np.ndarray,
+        entries: np.ndarray,
+        *,
+        rows: int = 6,
+        columns: int = 7,
+        depth: tuple[int, int] = (-1, -1),
     ) -> None:
         self.geo = geometry(rows, columns, 4)
         self.keys = keys
         self.entries = entries
-        self.max_ply = max_ply
+        self.depth = depth
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
@@ -100,16 +107,18 @@ class Book:
             raise ValueError(f"opening book is not zlib data: {exc}") from None
         if len(raw) < _HEADER.size:
             raise ValueError("opening book too short")
-        magic, n, rows, columns, max_ply, _ = _HEADER.unpack_from(raw)
+        magic, n, rows, columns, first, second = _HEADER.unpack_from(raw)
         if magic != _MAGIC or len(raw) != _HEADER.size + 9 * n:
             raise ValueError("not an opening book file (bad magic or length)")
         keys = np.frombuffer(raw, dtype="<u8", count=n, offset=_HEADER.size)
         entries = np.frombuffer(raw, dtype=np.uint8, count=n, offset=_HEADER.size + 8 * n)
-        return cls(keys, entries, rows=rows, columns=columns, max_ply=max_ply)
+        depth = (-1 if first == 255 else first, -1 if second == 255 else second)
+        return cls(keys, entries, rows=rows, columns=columns, depth=depth)
 
     def to_bytes(self) -> bytes:
         """Serialise (zlib level 9)."""
-        header = _HEADER.pack(_MAGIC, len(self), self.geo.rows, self.geo.columns, self.max_ply, 0)
+        first, second = (255 if d < 0 else d for d in self.depth)
+        header = _HEADER.pack(_MAGIC, len(self), self.geo.rows, self.geo.columns, first, second)
         body = self.keys.astype("<u8").tobytes() + self.entries.astype(np.uint8).tobytes()
         return zlib.compress(header + body, 9)
 
@@ -274,21 +283,25 @@ def _worker_choose(moves: str) -> tuple[str, int, int, int, float]:
     return moves, column, value, nodes, time.perf_counter() - start
 
 
-def build(log: Path, out: Path, max_ply: int | None = None) -> Book:
-    """Compile the generation log into the book file; returns the book.
+def build(log: Path, out: Path) -> Book:
+    """Compile the generation log into the book file (written atomically); returns the book.
 
-    ``max_ply`` (default: deepest complete level found by replaying the levels) is written to the header.
+    The header records, for each side, the deepest ply to which its levels are complete.
     """
     done = _read_log(log)
     geo = geometry(6, 7, 4)
-    complete = -1
-    if max_ply is None:
-        for ply, positions, whole in _levels(done, 64):
-            if not positions or not whole or any(m not in done for m in positions):
-                break
-            complete = ply
-    else:
-        complete = max_ply
+    depth = [-1, -1]
+    broken = [False, False]
+    for ply, positions, whole in _levels(done, 64):
+        side = ply % 2
+        if broken[side]:
+            continue
+        if not positions or not whole or any(m not in done for m in positions):
+            broken[side] = True
+        else:
+            depth[side] = ply
+        if all(broken):
+            break
     keys: list[int] = []
     entries: list[int] = []
     for moves, (column, value) in done.items():
@@ -302,7 +315,7 @@ def build(log: Path, out: Path, max_ply: int | None = None) -> Book:
     book = Book(
         np.array(keys, dtype=np.uint64)[order],
         np.array(entries, dtype=np.uint8)[order],
-        max_ply=max(complete, 0),
+        depth=(depth[0], depth[1]),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
@@ -394,7 +407,11 @@ def main(argv: list[str] | None = None) -> int:
             return 130
     elif args.command == "build":
         book = build(args.log, args.out)
-        print(f"{len(book)} positions, complete to ply {book.max_ply}, {args.out.stat().st_size} bytes")
+        first, second = book.depth
+        print(
+            f"{len(book)} positions; lines complete to ply {first} (first player), {second} (second player); "
+            f"{args.out.stat().st_size} bytes"
+        )
     else:
         for ply, total, finished, whole in status(args.log, args.max_ply):
             print(f"ply {ply:2d}: {finished}/{total}{'' if whole else ' (level partly known)'}")

@@ -35,12 +35,14 @@ def _tiny_book() -> Book:
         keys.append(key)
         values.append(((value + 1) << 4) | column)
     order = np.argsort(keys)
-    return Book(np.array(keys, dtype=np.uint64)[order], np.array(values, dtype=np.uint8)[order], max_ply=2)
+    return Book(
+        np.array(keys, dtype=np.uint64)[order], np.array(values, dtype=np.uint8)[order], depth=(2, -1)
+    )
 
 
 def test_round_trip_and_lookup_with_mirror() -> None:
     book = Book.from_bytes(_tiny_book().to_bytes())
-    assert len(book) == 3 and book.max_ply == 2
+    assert len(book) == 3 and book.depth == (2, -1)
     empty = Board()
     assert book.lookup(empty.position, empty.mask) == (3, 1)
     b = Board.from_moves("12")

@@ -143,7 +143,9 @@ def test_book_move_is_played_when_known(monkeypatch: pytest.MonkeyPatch) -> None
     board = Board.from_moves("41")
     key, mirrored = canonical(board.position, board.mask, board.geo)
     column = 5 if not mirrored else 1  # a deliberately unusual move, to see it come from the book
-    fake = Book(np.array([key], dtype=np.uint64), np.array([(2 << 4) | column], dtype=np.uint8), max_ply=2)
+    fake = Book(
+        np.array([key], dtype=np.uint64), np.array([(2 << 4) | column], dtype=np.uint8), depth=(2, -1)
+    )
     monkeypatch.setattr(book_module, "_cached", fake)
     monkeypatch.setattr(negamax, "load_book", lambda: fake)
     agent = negamax.make_agent()
