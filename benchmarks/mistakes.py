@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-nodes", type=int, default=400_000_000, help="node limit of a check")
     parser.add_argument("--agent", default="", help="parameters for make_agent, e.g. 'book=False'")
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--verbose", action="store_true", help="print every mistake")
     args = parser.parse_args(argv)
 
     from agents import negamax
@@ -96,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
             stats["checked"] += 1
             stats[f"checked_{early}"] += 1
             if value < _sign(score):
+                if args.verbose:
+                    print(
+                        f"  mistake: {moves} (score {score}) played column {column + 1}, "
+                        f"value {value}, {agent.last_move}",
+                        flush=True,
+                    )
                 stats["mistakes"] += 1
                 stats[f"mistakes_{early}"] += 1
         total.update(stats)
