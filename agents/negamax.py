@@ -14,8 +14,8 @@ Each move (:func:`make_agent`), with the garbage collector off:
    proven lost.
 
 Time (:func:`move_budget`): ``actTimeout`` minus a margin, and for exact solving a share of the
-overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game, 10 % later),
-so the bank is never overdrawn.
+overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game, 10 % later);
+a failed exact solve still leaves the heuristic half of the free time. The bank is never overdrawn.
 
 Heuristic search (any ConnectX configuration):
 
@@ -305,10 +305,11 @@ def _column_of(cell: int, geo: Geometry) -> int:
 @dataclass(frozen=True, slots=True)
 class Budget:
     """Seconds for one move from its start: exact solving stops at ``solve``; the heuristic search
-    then runs until ``total``, or for 0.1 s when exact solving went past it (bank time)."""
+    then runs until ``total``, and at least ``fallback`` seconds when exact solving used the bank."""
 
     solve: float
     total: float
+    fallback: float
 
 
 def move_budget(
@@ -316,18 +317,18 @@ def move_budget(
 ) -> Budget:
     """Split this move's time.
 
-    The free ``actTimeout`` minus ``margin`` is always available; on top, exact solving may take a
-    ``share`` of the overage bank above ``reserve`` seconds while the game is young (the first third
-    of the board, right after the opening book, is where exact solving costs most), a third of that
-    share later. The heuristic fallback never draws on the bank (deeper heuristic search buys
-    little), except the 0.1 s it keeps after an exact solve that failed. A move takes at most
-    ``max(actTimeout - margin, 0.7 * (actTimeout - margin) + (bank - reserve) * share + 0.1)``
-    seconds plus the call's overhead, so the bank is never overdrawn.
+    ``base = actTimeout - margin`` is always available. Exact solving may use half of it plus, from
+    the overage bank, a ``share`` of what exceeds ``reserve`` seconds in the first two thirds of the
+    game (where exact solving costs most), a third of that share later. The heuristic fallback gets
+    the rest of ``base``, and at least half of ``base`` after a failed exact solve (a shallow
+    heuristic search is where early mistakes come from). A move thus takes at most ``base + extra``
+    seconds plus the call's overhead, ``extra <= share * (bank - reserve)``: the bank is never
+    overdrawn.
     """
     base = max(0.05, clock.act_timeout - margin)
     spare = max(0.0, clock.overage - reserve)
     extra = spare * (share if ply < size * 2 // 3 else share / 3)
-    return Budget(solve=max(0.0, 0.7 * base - 0.05) + extra, total=base)
+    return Budget(solve=0.5 * base + extra, total=base, fallback=0.5 * base)
 
 
 _NOT_SOLVED = -2
@@ -451,7 +452,8 @@ def make_agent(
             if column is not None:
                 return _note(info, "exact", column, board.ply)
             allowed = [c for c in legal if values.get(c, _NOT_SOLVED) != -1]
-        remaining = max(0.1 if allowed is not None else 0.05, start + budget.total - time.perf_counter())
+        now = time.perf_counter()
+        remaining = max(budget.fallback if allowed is not None else 0.05, start + budget.total - now)
         result = search(
             board.position,
             board.mask,
