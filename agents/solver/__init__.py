@@ -11,7 +11,8 @@ lose at once (part 9), a transposition table holding upper and lower bounds (par
 null-window searches driven by bisection of the score range ("iterative deepening", part 8).
 
 Where the time goes in pure Python, and what this module does about it (measured with
-``python -m benchmarks.solver_speed``):
+``python -m benchmarks.pons --compare``: 3.7x the nodes per second of a straightforward port,
+:mod:`benchmarks.straight_port`, with the same node counts):
 
 * one closure per board geometry; every constant is a local or a closure cell, no attribute lookups
   or method calls inside the search;
@@ -44,7 +45,6 @@ from dataclasses import dataclass
 from agents.board import Board, BoardError, GameOverError, Geometry, geometry, has_line, winning_cells
 
 __all__ = [
-    "Analysis",
     "SearchAborted",
     "Solution",
     "Solver",
@@ -443,8 +443,8 @@ def solve(
 ) -> Solution:
     """Score and node count of a position (fresh transposition table). See :meth:`Solver.solve`.
 
-    >>> solve("4455").score
-    ... # doctest: +SKIP
+    >>> solve("2252576253462244111563365343671351441")
+    Solution(score=-1, nodes=4)
     """
     solver = _default(rows, columns, inarow)
     solver.reset()
@@ -456,14 +456,12 @@ def analyse(
 ) -> list[int | None]:
     """Per-column scores of a position (None for a full column). See :meth:`Solver.analyse`.
 
-    >>> analyse("")  # the empty 6x7 board; takes a long time in pure Python
-    ... # doctest: +SKIP
-    [-2, -1, 0, 1, 0, -1, -2]
+    >>> analyse("2252576253462244111563365343671351441")
+    [None, None, None, None, None, -1, -2]
+
+    Raises the errors of :func:`parse_position`.
     """
     return _default(rows, columns, inarow).analyse(moves, weak=weak)
-
-
-Analysis = list[int | None]
 
 
 def main(argv: list[str] | None = None) -> int:
