@@ -17,6 +17,7 @@ hence this small scheduler on ``multiprocessing`` primitives.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -101,6 +102,9 @@ def run_games(tasks: Iterable[GameTask], workers: int) -> Iterator[GameRecord | 
     consumer, e.g. ``KeyboardInterrupt``) kills the games still running.
     """
     context = multiprocessing.get_context("fork")
+    # Move everything imported so far out of the collector's reach: the children then neither scan
+    # nor copy those pages, as the gc.freeze documentation recommends before a fork.
+    gc.freeze()
     pending = list(tasks)
     pending.reverse()
     running: dict[Connection, _Running] = {}
