@@ -159,11 +159,11 @@ def test_bad_parameters() -> None:
         make_agent(bogus=1)  # type: ignore[call-arg]
 
 
-def test_rejects_other_configurations() -> None:
+def test_other_configurations_are_played_by_negamax() -> None:
     _, _, weights = _random_weights(seed=8)
-    board = Board(rows=5, columns=7, inarow=4)
-    with pytest.raises(ValueError):
-        make_agent_from_weights(weights)(_obs(board), {**CONFIG, "rows": 5})
+    board = Board.from_moves("1122", rows=5, columns=7, inarow=3)  # mark 1 wins at column 3 (index 2)
+    config = {**CONFIG, "rows": 5, "inarow": 3, "actTimeout": 0.3}
+    assert make_agent_from_weights(weights)(_obs(board), config) == 2
 
 
 def test_registry_knows_network() -> None:

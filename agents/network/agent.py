@@ -12,8 +12,9 @@
 * ``network:seconds=S``: the same search by iterative deepening within about ``S`` seconds a move.
 
 Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
-to float32); see ``agents/data/network.md`` for how they were made. Only 6x7 boards with four in a
-row are supported: other configurations raise ``ValueError`` at the first move.
+to float32); see ``agents/data/network.md`` for how they were made. The network knows only 6x7 boards
+with four in a row; on any other configuration the agent plays :mod:`agents.negamax` instead (a
+network input of another shape would be meaningless, and every agent must play every configuration).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import resources
+from agents import negamax, resources
 from agents.adapter import Agent, board_from_obs
 from agents.board import Board, has_line, winning_cells
 from agents.network.features import encode_batch
@@ -179,15 +180,16 @@ def _check(depth: int, seconds: float) -> None:
 
 
 def make_agent_from_weights(weights: Mapping[str, np.ndarray], depth: int = 0, seconds: float = 0.0) -> Agent:
-    """A Kaggle agent playing ``best_move(weights, board, depth, seconds)``; raises ``ValueError`` for
-    a negative depth or time, and at its first move for a configuration other than 6x7 four in a row."""
+    """A Kaggle agent playing ``best_move(weights, board, depth, seconds)`` on 6x7 boards with four in a
+    row, and :mod:`agents.negamax` on any other configuration; raises ``ValueError`` for a negative
+    depth or time."""
     _check(depth, seconds)
 
     def network_agent(obs: Any, config: Any) -> int:
         board = board_from_obs(obs, config)
         geo = board.geo
         if (geo.rows, geo.columns, geo.inarow) != (6, 7, 4):
-            raise ValueError("the network agent plays 6x7 boards with four in a row only")
+            return negamax.agent(obs, config)
         if board.ply and has_line(board.opponent, geo):
             raise ValueError("the game is already over")
         return int(best_move(weights, board, depth, seconds))
