@@ -104,7 +104,7 @@ def test_command_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
     out, err = capsys.readouterr()
     expected = [f"{m} {s}" for m, s in _cases("Test_L3_R1.head")[:3]]
     assert out.splitlines() == expected
-    assert "line 4" in err and "full" in err
+    assert "line 4" in err and "column 1 is full" in err
     monkeypatch.setattr(sys, "stdin", io.StringIO(_cases("Test_L3_R1.head")[0][0] + "\n"))
     assert main(["-a"]) == 0
     out, _ = capsys.readouterr()

@@ -42,7 +42,17 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from agents.board import Board, BoardError, GameOverError, Geometry, geometry, has_line, winning_cells
+from agents.board import (
+    Board,
+    BoardError,
+    ColumnFullError,
+    GameOverError,
+    Geometry,
+    NotAColumnError,
+    geometry,
+    has_line,
+    winning_cells,
+)
 
 __all__ = [
     "SearchAborted",
@@ -420,7 +430,19 @@ def parse_position(moves: str | Iterable[int], geo: Geometry) -> Board:
     :class:`agents.board.GameOverError` (a move after a line, or the position is already won or the
     board full), all subclasses of ``ValueError``.
     """
-    board = Board.from_moves(moves, rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
+    if isinstance(moves, str):
+        board = Board.from_moves("", rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
+        for i, char in enumerate(moves, 1):
+            if not ("1" <= char <= "9") or int(char) > geo.columns:
+                raise NotAColumnError(f"move {i} {char!r} is not a column digit 1-{geo.columns}")
+            try:
+                board.push(int(char) - 1)
+            except ColumnFullError:
+                raise ColumnFullError(f"move {i}: column {char} is full") from None
+            except GameOverError:
+                raise GameOverError(f"move {i} {char!r} comes after the game was won") from None
+    else:
+        board = Board.from_moves(moves, rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
     if board.ply and has_line(board.opponent, geo):
         raise GameOverError("the position is already won")
     if board.is_full():
