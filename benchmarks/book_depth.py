@@ -54,8 +54,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             solver = Solver()
             start = time.perf_counter()
-            column, _ = _solve_root(solver, board.position, board.mask, board.ply, start + args.cap)
-            times.append(time.perf_counter() - start if column is not None else float("inf"))
+            column, values = _solve_root(solver, board.position, board.mask, board.ply, start + args.cap)
+            # A lost position with many empty cells comes back without a column but fully proven.
+            proven = column is not None or len(values) == len(board.legal_moves())
+            times.append(time.perf_counter() - start if proven else float("inf"))
         if not times:
             continue
         finite = sorted(times)
