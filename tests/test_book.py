@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -85,14 +84,12 @@ def test_build_from_a_log(tmp_path: Path) -> None:
     assert loaded.lookup(b.position, b.mask) == (3, 1)
 
 
-def test_packaged_book_loads_fast_and_is_small() -> None:
+def test_packaged_book_is_small_and_knows_the_empty_board() -> None:
     path = Path(__file__).parent.parent / "agents" / "data" / "book-6x7.bin"
     if not path.exists():
         pytest.skip("no packaged book yet")
     assert path.stat().st_size <= 2_000_000
-    start = time.perf_counter()
-    book = load_book()
+    book = load_book()  # its load time is measured by benchmarks, not asserted here
     assert book is not None
-    assert time.perf_counter() - start < 0.5
     empty = Board()
     assert book.lookup(empty.position, empty.mask) == (3, 1)
