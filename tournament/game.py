@@ -149,15 +149,7 @@ def play_game(task: GameTask, on_turn: Callable[[int], None] = lambda mark: None
     else:
         termination, result = Termination.WIN, 1.0 if rewards[0] == 1 else 0.0
     return GameRecord(
-        game_id=task.game_id,
-        pair_id=task.pair_id,
-        first=task.first,
-        second=task.second,
-        rows=task.rows,
-        columns=task.columns,
-        inarow=task.inarow,
-        act_timeout=task.act_timeout,
-        seed=task.seed,
+        **task.identity(),
         moves=_moves(steps, task.columns),
         move_times=move_times,
         result=result,

@@ -66,15 +66,7 @@ def _forfeit(job: _Running, termination: Termination, detail: str) -> GameRecord
     task = job.task
     status = termination.value.upper()
     return GameRecord(
-        game_id=task.game_id,
-        pair_id=task.pair_id,
-        first=task.first,
-        second=task.second,
-        rows=task.rows,
-        columns=task.columns,
-        inarow=task.inarow,
-        act_timeout=task.act_timeout,
-        seed=task.seed,
+        **task.identity(),
         moves=(),
         move_times=(),
         result=0.0 if job.turn == 1 else 1.0,

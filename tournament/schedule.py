@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,20 @@ class GameTask:
     act_timeout: float
     hang_limit: float | None
     seed: int
+
+    def identity(self) -> dict[str, Any]:
+        """The fields a :class:`~tournament.record.GameRecord` of this game copies from its task."""
+        return {
+            "game_id": self.game_id,
+            "pair_id": self.pair_id,
+            "first": self.first,
+            "second": self.second,
+            "rows": self.rows,
+            "columns": self.columns,
+            "inarow": self.inarow,
+            "act_timeout": self.act_timeout,
+            "seed": self.seed,
+        }
 
 
 def pairings(settings: Settings) -> list[tuple[str, str]]:
