@@ -31,8 +31,24 @@ from benchmarks.pons import DATA, SETS, read_set
 MINIMAX5 = {"L3_R1": 1.7, "L2_R1": 0.7, "L2_R2": 1.4, "L1_R1": 7.3, "L1_R2": 9.2, "L1_R3": 23.5}
 
 
-def _sign(x: int) -> int:
+def outcome_sign(x: int) -> int:
     return (x > 0) - (x < 0)
+
+
+def move_class(checker, board: Board, column: int, max_nodes: int) -> int | None:
+    """Outcome class (1 win, 0 draw, -1 loss) for the side to move of playing ``column`` on ``board``,
+    weak-solved by ``checker`` (a :class:`agents.solver.fast.FastSolver`); None when the search
+    exceeds ``max_nodes``."""
+    child = board.copy()
+    child.push(column)
+    if child.winner() is not None:
+        return 1
+    if child.is_full():
+        return 0
+    try:
+        return -checker.solve_bits(child.position, child.mask, child.ply, weak=True, max_nodes=max_nodes)
+    except SearchAborted:
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,24 +95,14 @@ def main(argv: list[str] | None = None) -> int:
             column = agent(obs, config)
             times.append(time.perf_counter() - start)
             stages[agent.last_move.get("stage", "?")] += 1
-            child = board.copy()
-            child.push(column)
-            if child.winner() is not None:
-                value = 1
-            elif child.is_full():
-                value = 0
-            else:
-                try:
-                    value = -checker.solve_bits(
-                        child.position, child.mask, child.ply, weak=True, max_nodes=args.max_nodes
-                    )
-                except SearchAborted:
-                    stats["unchecked"] += 1
-                    continue
+            value = move_class(checker, board, column, args.max_nodes)
+            if value is None:
+                stats["unchecked"] += 1
+                continue
             early = "early" if board.ply < 14 else "late"
             stats["checked"] += 1
             stats[f"checked_{early}"] += 1
-            if value < _sign(score):
+            if value < outcome_sign(score):
                 if args.verbose:
                     print(
                         f"  mistake: {moves} (score {score}) played column {column + 1}, "

@@ -31,16 +31,12 @@ from collections import Counter
 
 from agents.board import Board
 from agents.registry import load_agent, parse_spec
-from agents.solver import SearchAborted
+from benchmarks.mistakes import move_class, outcome_sign
 from benchmarks.pons import DATA, SETS, read_set
 
 MINIMAX5 = {"L3_R1": 1.7, "L2_R1": 0.7, "L2_R2": 1.4, "L1_R1": 7.3, "L1_R2": 9.2, "L1_R3": 23.5}
 ALPHAZERO_JL = {"L3_R1": 0.0, "L2_R1": 0.0, "L2_R2": 2.5, "L1_R1": 0.0, "L1_R2": 2.0, "L1_R3": 7.0}
 CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}
-
-
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
 
 
 def mistakes(args: argparse.Namespace) -> int:
@@ -65,22 +61,12 @@ def mistakes(args: argparse.Namespace) -> int:
             start = time.perf_counter()
             column = agent(obs, CONFIG)
             times.append(1000 * (time.perf_counter() - start))
-            child = board.copy()
-            child.push(column)
-            if child.winner() is not None:
-                value = 1
-            elif child.is_full():
-                value = 0
-            else:
-                try:
-                    value = -checker.solve_bits(
-                        child.position, child.mask, child.ply, weak=True, max_nodes=args.max_nodes
-                    )
-                except SearchAborted:
-                    stats["unchecked"] += 1
-                    continue
+            value = move_class(checker, board, column, args.max_nodes)
+            if value is None:
+                stats["unchecked"] += 1
+                continue
             stats["checked"] += 1
-            stats["mistakes"] += value < _sign(score)
+            stats["mistakes"] += value < outcome_sign(score)
         rate = 100 * stats["mistakes"] / max(stats["checked"], 1)
         print(
             f"{name:6s} {len(sample):4d} {stats['checked']:7d} {stats['mistakes']:8d} {rate:5.1f}% "
