@@ -22,13 +22,23 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from agents.board import Board
 
-__all__ = ["EPSILONS", "FULL", "UNSOLVED", "generate_shard", "label_game", "load_shards", "play_game"]
+__all__ = [
+    "EPSILONS",
+    "FULL",
+    "UNSOLVED",
+    "ensure_shards",
+    "generate_shard",
+    "label_game",
+    "load_shards",
+    "play_game",
+]
 
 EPSILONS = (1.0, 0.5, 0.25, 0.1)
 FULL = -2
@@ -166,6 +176,39 @@ def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
     }
 
 
+def ensure_shards(
+    directory: Path,
+    count: int,
+    size: int,
+    seed: int,
+    min_ply: int,
+    *,
+    early_ply: int,
+    early_fraction: float,
+    log: Callable[[str], object],
+) -> list[Path]:
+    """Paths of shards ``shard-0000.npz`` .. of ``directory``, generating the missing ones with
+    :func:`generate_shard` (shard ``k`` seeded ``seed * 100_003 + k``; written to a temporary name and
+    renamed, so an interrupted run resumes at the first missing shard)."""
+    paths = []
+    for k in range(count):
+        path = directory / f"shard-{k:04d}.npz"
+        if not path.exists():
+            tmp = directory / f"shard-{k:04d}.tmp.npz"
+            generate_shard(
+                tmp,
+                size,
+                seed * 100_003 + k,
+                min_ply,
+                early_ply=early_ply,
+                early_fraction=early_fraction,
+                log=log,
+            )
+            tmp.rename(path)
+        paths.append(path)
+    return paths
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.network.data --out DIR --shards K --size N [--min-ply P] [--seed S] ...``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -178,20 +221,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    for k in range(args.shards):
-        path = args.out / f"shard-{k:04d}.npz"
-        if not path.exists():
-            tmp = args.out / f"shard-{k:04d}.tmp.npz"
-            generate_shard(
-                tmp,
-                args.size,
-                args.seed * 100_003 + k,
-                args.min_ply,
-                early_ply=args.early_ply,
-                early_fraction=args.early_fraction,
-                log=lambda m: print(m, flush=True),
-            )
-            tmp.rename(path)
+    ensure_shards(
+        args.out,
+        args.shards,
+        args.size,
+        args.seed,
+        args.min_ply,
+        early_ply=args.early_ply,
+        early_fraction=args.early_fraction,
+        log=lambda m: print(m, flush=True),
+    )
     return 0
 
 

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from agents.board import Board
-from agents.network.data import FULL, UNSOLVED, generate_shard, load_shards
+from agents.network.data import FULL, UNSOLVED, ensure_shards, load_shards
 from agents.network.features import encode_batch, legal_mask_batch
 
 __all__ = ["main", "targets"]
@@ -195,21 +195,16 @@ def main(argv: list[str] | None = None) -> int:
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
 
     # 1. Data (resumable: a shard is written whole or not at all).
-    for k in range(args.shards):
-        path = data_dir / f"shard-{k:04d}.npz"
-        if not path.exists():
-            tmp = data_dir / f"shard-{k:04d}.tmp.npz"
-            generate_shard(
-                tmp,
-                args.shard_size,
-                args.seed * 100_003 + k,
-                args.min_ply,
-                early_ply=args.early_ply,
-                early_fraction=args.early_fraction,
-                log=lambda m: _log(out, m),
-            )
-            tmp.rename(path)
-    paths = [data_dir / f"shard-{k:04d}.npz" for k in range(args.shards)]
+    paths = ensure_shards(
+        data_dir,
+        args.shards,
+        args.shard_size,
+        args.seed,
+        args.min_ply,
+        early_ply=args.early_ply,
+        early_fraction=args.early_fraction,
+        log=lambda m: _log(out, m),
+    )
     train_data = load_shards(paths[:-1])
     val_data = load_shards(paths[-1:])
     train_policy, train_value = targets(train_data["values"])
