@@ -176,6 +176,26 @@ def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
     }
 
 
+def _write_shard(
+    directory: Path,
+    k: int,
+    size: int,
+    seed: int,
+    min_ply: int,
+    early_ply: int,
+    early_fraction: float,
+    log: Callable[[str], object],
+) -> Path:
+    """Generate shard ``k`` under a temporary name, then rename it (a shard is whole or absent)."""
+    path = directory / f"shard-{k:04d}.npz"
+    tmp = directory / f"shard-{k:04d}.tmp.npz"
+    generate_shard(
+        tmp, size, seed * 100_003 + k, min_ply, early_ply=early_ply, early_fraction=early_fraction, log=log
+    )
+    tmp.rename(path)
+    return path
+
+
 def ensure_shards(
     directory: Path,
     count: int,
@@ -186,27 +206,37 @@ def ensure_shards(
     early_ply: int,
     early_fraction: float,
     log: Callable[[str], object],
+    workers: int = 1,
 ) -> list[Path]:
-    """Paths of shards ``shard-0000.npz`` .. of ``directory``, generating the missing ones with
-    :func:`generate_shard` (shard ``k`` seeded ``seed * 100_003 + k``; written to a temporary name and
-    renamed, so an interrupted run resumes at the first missing shard)."""
-    paths = []
-    for k in range(count):
-        path = directory / f"shard-{k:04d}.npz"
-        if not path.exists():
-            tmp = directory / f"shard-{k:04d}.tmp.npz"
-            generate_shard(
-                tmp,
-                size,
-                seed * 100_003 + k,
-                min_ply,
-                early_ply=early_ply,
-                early_fraction=early_fraction,
-                log=log,
-            )
-            tmp.rename(path)
-        paths.append(path)
+    """Paths of shards ``shard-0000.npz`` .. of ``directory`` (created if needed), generating the
+    missing ones with :func:`generate_shard` (shard ``k`` seeded ``seed * 100_003 + k``; written to a
+    temporary name and renamed, so an interrupted run resumes at the missing shards). With
+    ``workers > 1`` the missing shards are generated in that many processes (``concurrent.futures``);
+    only their completion is logged then, since ``log`` stays in this process. Raises ``ValueError``
+    when ``workers < 1``."""
+    if workers < 1:
+        raise ValueError("workers must be >= 1")
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"shard-{k:04d}.npz" for k in range(count)]
+    missing = [k for k, path in enumerate(paths) if not path.exists()]
+    settings = (size, seed, min_ply, early_ply, early_fraction)
+    if workers == 1 or len(missing) <= 1:
+        for k in missing:
+            _write_shard(directory, k, *settings, log)
+        return paths
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    # Spawned, not forked: the caller may hold threads (JAX's) that a fork would copy in a bad state.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_write_shard, directory, k, *settings, _quiet) for k in missing]
+        for done, future in enumerate(as_completed(futures), 1):
+            log(f"shard {future.result().name} written ({done}/{len(missing)} missing shards)")
     return paths
+
+
+def _quiet(message: str) -> None:
+    """Progress sink of worker processes (their progress lines are dropped)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--early-ply", type=int, default=9)
     parser.add_argument("--early-fraction", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="processes generating shards")
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be >= 1")
     args.out.mkdir(parents=True, exist_ok=True)
     ensure_shards(
         args.out,
@@ -230,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         early_ply=args.early_ply,
         early_fraction=args.early_fraction,
         log=lambda m: print(m, flush=True),
+        workers=args.workers,
     )
     return 0
 
