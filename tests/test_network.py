@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import pickle
-import shutil
 
 import numpy as np
 import pytest
@@ -204,23 +202,6 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     assert board.can_play(make_agent_from_weights(weights)(_obs(board), CONFIG))
     assert main(["--out", str(out), "--smoke"]) == 0  # resumes: already done, nothing retrained
     assert "resumed at step 40" in (out / "train.log").read_text()
-
-    warm = tmp_path / "warm"
-    shutil.copytree(out / "data", warm / "data")
-    assert main(["--out", str(warm), "--smoke", "--init", str(out / "checkpoint.pkl")]) == 0
-    assert f"parameters from {out / 'checkpoint.pkl'}" in (warm / "train.log").read_text()
-
-
-def test_warm_start_rejects_another_architecture(tmp_path) -> None:
-    pytest.importorskip("jax")
-    from agents.network.train import _warm_start
-
-    path = tmp_path / "checkpoint.pkl"
-    path.write_bytes(pickle.dumps({"params": {"Conv_0": {"kernel": np.zeros((3, 3, 3, 8))}}}))
-    with pytest.raises(SystemExit, match="another architecture"):
-        _warm_start({"Conv_0": {"kernel": np.zeros((3, 3, 3, 16))}}, path)
-    with pytest.raises(SystemExit, match="another architecture"):
-        _warm_start({"Dense_0": {"kernel": np.zeros((3, 3, 3, 8))}}, path)
 
 
 def test_shards_from_worker_processes_equal_serial_ones(tmp_path) -> None:

@@ -14,13 +14,13 @@ Command::
     nice -n 19 python -m agents.network.train --out runs/network [--steps N] [--smoke]
 
 ``OUT/data/shard-*.npz`` are generated first when missing (``--shards``, ``--shard-size``); then
-``OUT/checkpoint.pkl`` is resumed if present; otherwise ``--init OTHER/checkpoint.pkl`` starts from
-another run's parameters (same architecture) with a fresh optimiser and schedule. Every
-``--eval-every`` steps: validation metrics on the held-out shard (policy accuracy = argmax among the
-solver's best moves; value accuracy), games of the network alone against ``random`` and kaggle's
-``negamax``, a checkpoint, ``OUT/history.json``, ``OUT/curves.png`` and ``OUT/network.npz`` (float16
-weights for the agent). Log: ``OUT/train.log``. ``--smoke`` is a minutes-long run for tests (tiny data,
-few steps, few games).
+``OUT/checkpoint.pkl`` is resumed if present (a resumed run may be given more ``--shards`` and
+``--steps``: the cosine schedule is then stretched to the new length, and the last shard, held out,
+changes). Every ``--eval-every`` steps: validation metrics on the held-out shard (policy accuracy =
+argmax among the solver's best moves; value accuracy), games of the network alone against ``random``
+and kaggle's ``negamax``, a checkpoint, ``OUT/history.json``, ``OUT/curves.png`` and
+``OUT/network.npz`` (float16 weights for the agent). Log: ``OUT/train.log``. ``--smoke`` is a
+minutes-long run for tests (tiny data, few steps, few games).
 """
 
 from __future__ import annotations
@@ -167,22 +167,6 @@ def plot_curves(history: list[dict[str, float]], path: Path) -> None:
     plt.close(fig)
 
 
-def _warm_start(params: Any, path: Path) -> Any:
-    """``params`` replaced by those of the checkpoint at ``path``; raises ``SystemExit`` with a clear
-    message when its architecture differs (other ``--channels`` / ``--blocks``)."""
-    import jax
-
-    with open(path, "rb") as f:
-        loaded = pickle.load(f)["params"]
-    shapes = jax.tree_util.tree_map(np.shape, params)
-    if (
-        jax.tree_util.tree_structure(loaded) != jax.tree_util.tree_structure(params)
-        or jax.tree_util.tree_map(np.shape, loaded) != shapes
-    ):
-        raise SystemExit(f"--init: {path} holds another architecture (check --channels and --blocks)")
-    return jax.tree_util.tree_map(np.asarray, loaded)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line; see the module docstring. Returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -202,17 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-games", type=int, default=10, help="games per colour against each opponent")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes generating missing data shards")
-    parser.add_argument(
-        "--init",
-        type=Path,
-        help="warm start: take the parameters (not the optimiser) of another run's checkpoint.pkl",
-    )
     parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be >= 1")
-    if args.init is not None and not args.init.is_file():
-        parser.error(f"--init: no such checkpoint: {args.init}")
     if args.smoke:
         args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
         args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
@@ -278,9 +255,6 @@ def main(argv: list[str] | None = None) -> int:
         _log(out, f"resumed at step {step}")
     else:
         params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, 6, 7, 3)))["params"]
-        if args.init is not None:
-            params = _warm_start(params, args.init)
-            _log(out, f"parameters from {args.init}")
         opt_state = optimiser.init(params)
         step, history = 0, []
 
