@@ -1,10 +1,10 @@
 """Mistake rate of the negamax agent on Pons' test positions (AlphaZero.jl's definition).
 
 A move is a mistake when its outcome class (win > draw > loss, from the side to move) is below the
-best available. The best class is the sign of the position's score in the test file; the class of
-the agent's move is minus the weak solution of the position after it, computed with the numba twin
-of the solver (:mod:`agents.solver.fast`, needs numba) under a node limit (positions beyond it are
-reported as unchecked).
+best available. The best class is the sign of the position's score in the test file; whether the
+agent's move keeps it is one null-window test of the position after the move (:func:`is_mistake`),
+by the numba twin of the solver (:mod:`agents.solver.fast`, needs numba) under a node limit
+(positions beyond it are reported as unchecked; in a lost position no move is a mistake).
 
 Every position is played by a fresh agent (no table carried over from earlier moves, the hardest
 case) with ``actTimeout`` and an overage bank of ``--bank`` seconds::
@@ -35,18 +35,24 @@ def outcome_sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def move_class(checker, board: Board, column: int, max_nodes: int) -> int | None:
-    """Outcome class (1 win, 0 draw, -1 loss) for the side to move of playing ``column`` on ``board``,
-    weak-solved by ``checker`` (a :class:`agents.solver.fast.FastSolver`); None when the search
-    exceeds ``max_nodes``."""
+def is_mistake(checker, board: Board, column: int, best: int, max_nodes: int) -> bool | None:
+    """Whether playing ``column`` on ``board`` lowers the outcome class below ``best`` (1 win, 0 draw,
+    -1 loss for the side to move: the sign of the position's score in Pons' file).
+
+    A lost position admits no mistake; otherwise one null-window test of the position after the move
+    by ``checker`` (a :class:`agents.solver.fast.FastSolver`) decides: a win is kept when the opponent
+    scores below 0 there, a draw when it scores at most 0. None when that test exceeds ``max_nodes``.
+    """
+    if best < 0:
+        return False
     child = board.copy()
     child.push(column)
     if child.winner() is not None:
-        return 1
+        return False
     if child.is_full():
-        return 0
+        return best > 0
     try:
-        return -checker.solve_bits(child.position, child.mask, child.ply, weak=True, max_nodes=max_nodes)
+        return checker.at_least(child.position, child.mask, child.ply, 1 - best, max_nodes=max_nodes)
     except SearchAborted:
         return None
 
@@ -95,18 +101,17 @@ def main(argv: list[str] | None = None) -> int:
             column = agent(obs, config)
             times.append(time.perf_counter() - start)
             stages[agent.last_move.get("stage", "?")] += 1
-            value = move_class(checker, board, column, args.max_nodes)
-            if value is None:
+            mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)
+            if mistake is None:
                 stats["unchecked"] += 1
                 continue
             early = "early" if board.ply < 14 else "late"
             stats["checked"] += 1
             stats[f"checked_{early}"] += 1
-            if value < outcome_sign(score):
+            if mistake:
                 if args.verbose:
                     print(
-                        f"  mistake: {moves} (score {score}) played column {column + 1}, "
-                        f"value {value}, {agent.last_move}",
+                        f"  mistake: {moves} (score {score}) played column {column + 1}, {agent.last_move}",
                         flush=True,
                     )
                 stats["mistakes"] += 1

@@ -2,9 +2,10 @@
 
 Mistake rate (AlphaZero.jl's definition): a move is a mistake when its outcome class (win > draw >
 loss, side to move) is below the best available. The best class is the sign of the position's score
-in Pons' file; the class of the agent's move is minus the weak solution of the position after it
-(numba solver :mod:`agents.solver.fast`, node limit ``--max-nodes``; positions beyond it are
-reported as unchecked). A random sample of ``--per-set`` positions per set (seeded)::
+in Pons' file; whether the agent's move keeps it is one null-window test of the position after it
+(:func:`benchmarks.mistakes.is_mistake`, numba solver :mod:`agents.solver.fast`, node limit
+``--max-nodes``; positions beyond it are reported as unchecked). A random sample of ``--per-set``
+positions per set (seeded)::
 
     python -m benchmarks.network mistakes --spec network --per-set 200
     python -m benchmarks.network mistakes --spec network:depth=3 --per-set 100
@@ -31,7 +32,7 @@ from collections import Counter
 
 from agents.board import Board
 from agents.registry import load_agent, parse_spec
-from benchmarks.mistakes import move_class, outcome_sign
+from benchmarks.mistakes import is_mistake, outcome_sign
 from benchmarks.pons import DATA, SETS, read_set
 
 MINIMAX5 = {"L3_R1": 1.7, "L2_R1": 0.7, "L2_R2": 1.4, "L1_R1": 7.3, "L1_R2": 9.2, "L1_R3": 23.5}
@@ -61,12 +62,12 @@ def mistakes(args: argparse.Namespace) -> int:
             start = time.perf_counter()
             column = agent(obs, CONFIG)
             times.append(1000 * (time.perf_counter() - start))
-            value = move_class(checker, board, column, args.max_nodes)
-            if value is None:
+            mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)
+            if mistake is None:
                 stats["unchecked"] += 1
                 continue
             stats["checked"] += 1
-            stats["mistakes"] += value < outcome_sign(score)
+            stats["mistakes"] += mistake
         rate = 100 * stats["mistakes"] / max(stats["checked"], 1)
         print(
             f"{name:6s} {len(sample):4d} {stats['checked']:7d} {stats['mistakes']:8d} {rate:5.1f}% "
