@@ -192,7 +192,7 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     from agents.network.train import main
 
     out = tmp_path / "run"
-    assert main(["--out", str(out), "--smoke"]) == 0
+    assert main(["--out", str(out), "--smoke", "--book"]) == 0
     for name in ("network.npz", "curves.png", "history.json", "checkpoint.pkl", "train.log"):
         assert (out / name).is_file()
     history = json.loads((out / "history.json").read_text())
@@ -202,6 +202,25 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     assert board.can_play(make_agent_from_weights(weights)(_obs(board), CONFIG))
     assert main(["--out", str(out), "--smoke"]) == 0  # resumes: already done, nothing retrained
     assert "resumed at step 40" in (out / "train.log").read_text()
+
+
+def test_book_examples_decode_the_book() -> None:
+    from agents.book import load_book
+    from agents.network.data import book_examples
+
+    labelled, lost = book_examples()
+    book = load_book()
+    assert len(labelled["ply"]) + len(lost["value"]) == len(book)
+    for i in range(0, len(labelled["ply"]), 997):
+        position, mask = int(labelled["position"][i]), int(labelled["mask"][i])
+        assert mask.bit_count() == labelled["ply"][i] and position & ~mask == 0
+        values = labelled["values"][i]
+        (column,) = np.flatnonzero(values >= -1)
+        assert book.lookup(position, mask) == (column, values[column])
+        for c in range(7):
+            full = bool(mask >> (7 * c + 5) & 1)
+            assert (values[c] == FULL) == full
+    assert np.all(lost["value"] == 0)
 
 
 def test_shards_from_worker_processes_equal_serial_ones(tmp_path) -> None:

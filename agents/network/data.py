@@ -33,6 +33,7 @@ __all__ = [
     "EPSILONS",
     "FULL",
     "UNSOLVED",
+    "book_examples",
     "ensure_shards",
     "generate_shard",
     "label_game",
@@ -174,6 +175,58 @@ def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
         "ply": np.concatenate([p["ply"] for p in parts]),
         "values": np.concatenate([p["values"] for p in parts]),
     }
+
+
+def book_examples() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The opening book (:mod:`agents.book`, 6x7) as training examples, in two parts.
+
+    ``labelled``: the positions with a move (won or drawn), as :func:`load_shards` returns them, where
+    ``values`` holds the book's weak value at its column and ``UNSOLVED`` at the other legal columns
+    (other moves may be as good: the book keeps one). ``lost``: the lost positions (no move stored) as
+    value-only examples, ``position``, ``mask`` and ``value`` (class 0, loss). Positions come in the
+    book's canonical orientation (the smaller of a key and its mirror's). Raises ``FileNotFoundError``
+    when the book file is missing.
+    """
+    from agents.book import NO_MOVE, load_book
+
+    book = load_book()
+    if book is None:
+        raise FileNotFoundError("the opening book agents/data/book-6x7.bin is missing")
+    height, columns = book.geo.height, book.geo.columns
+    keys = book.keys.astype(np.uint64)
+    position = np.zeros_like(keys)
+    mask = np.zeros_like(keys)
+    # Pons' key = position + mask: in each column, (stones below a 1 sentinel) + the mover's stones, so
+    # the column's height h satisfies 2^h - 1 <= bits < 2^(h+1) - 1.
+    stones = np.array([(x + 1).bit_length() - 1 for x in range(1 << height)], dtype=np.uint64)
+    for c in range(columns):
+        shift = np.uint64(c * height)
+        bits = (keys >> shift) & np.uint64((1 << height) - 1)
+        filled = (np.uint64(1) << stones[bits.astype(np.int64)]) - np.uint64(1)
+        mask |= filled << shift
+        position |= (bits - filled) << shift
+    entries = book.entries.astype(np.int16)
+    column, value = entries & 15, (entries >> 4) - 1
+    ply = np.array([int(m).bit_count() for m in mask], dtype=np.int8)
+    full = np.array(
+        [[(int(m) >> ((c + 1) * height - 2)) & 1 for c in range(columns)] for m in mask], dtype=bool
+    )
+    has_move = column != NO_MOVE
+    values = np.where(full, FULL, UNSOLVED).astype(np.int8)
+    rows = np.flatnonzero(has_move)
+    values[rows, column[rows]] = value[rows]
+    labelled = {
+        "position": position[has_move],
+        "mask": mask[has_move],
+        "ply": ply[has_move],
+        "values": values[has_move],
+    }
+    lost = {
+        "position": position[~has_move],
+        "mask": mask[~has_move],
+        "value": np.zeros(int((~has_move).sum()), dtype=np.int32),
+    }
+    return labelled, lost
 
 
 def _write_shard(

@@ -7,7 +7,9 @@ here): positions from noisy tactical games are weak-solved move by move by the n
 cross-entropy of the masked policy plus cross-entropy of the value (AlphaZero's two heads, Silver et
 al. 2018, with solver targets instead of MCTS visit counts and game outcomes). The solved moves give
 free value-only examples (the position after each move, valued by the solver): half of every batch.
-Mirror symmetry doubles the data (each batch is flipped at random). Adam (Kingma & Ba 2015) with cosine decay.
+Mirror symmetry doubles the data (each batch is flipped at random). ``--book`` adds the opening
+book's 96 K positions (plies 0-16, one winning move each: a one-hot policy target) to the labelled
+data, since early positions cost the solver minutes each. Adam (Kingma & Ba 2015) with cosine decay.
 
 Command::
 
@@ -38,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from agents.board import Board
-from agents.network.data import FULL, UNSOLVED, ensure_shards, load_shards
+from agents.network.data import FULL, UNSOLVED, book_examples, ensure_shards, load_shards
 from agents.network.features import encode_batch, legal_mask_batch
 
 __all__ = ["main", "targets"]
@@ -186,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-games", type=int, default=10, help="games per colour against each opponent")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes generating missing data shards")
+    parser.add_argument(
+        "--book",
+        action="store_true",
+        help="add the opening book's positions (one winning move each) to the training data",
+    )
     parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
     args = parser.parse_args(argv)
     if args.workers < 1:
@@ -212,11 +219,17 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
     )
     train_data = load_shards(paths[:-1])
+    lost = None
+    if args.book:
+        labelled, lost = book_examples()
+        train_data = {key: np.concatenate([train_data[key], labelled[key]]) for key in train_data}
     val_data = load_shards(paths[-1:])
     train_policy, train_value = targets(train_data["values"])
     val_policy, val_value = targets(val_data["values"])
     train_planes = encode_batch(train_data["position"], train_data["mask"])
     children = child_examples(train_data)
+    if lost is not None:
+        children = {key: np.concatenate([children[key], lost[key]]) for key in children}
     child_planes = encode_batch(children["position"], children["mask"])
     child_legal = legal_mask_batch(children["mask"])
     child_value = children["value"]
