@@ -88,3 +88,15 @@ def test_results_arrive_for_every_task_even_with_one_worker():
     records = list(run_games(tasks, workers=1))
     assert sorted(r.game_id for r in records) == [0, 1, 2]
     assert all(r.termination in (Termination.WIN, Termination.DRAW) for r in records)
+
+
+def test_each_game_gets_one_native_thread(tmp_path) -> None:
+    """BLAS thread pools are limited to one thread in a game (the agent plays the count as its move)."""
+    probe = tmp_path / "threads.py"
+    probe.write_text(
+        "from threadpoolctl import threadpool_info\n"
+        "def agent(obs, config):\n"
+        "    return min(max([p['num_threads'] for p in threadpool_info()], default=0), config.columns - 1)\n"
+    )
+    (record,) = run_games([_task(0, str(probe))], workers=1)
+    assert record.moves[0] == 1, record.detail
