@@ -189,6 +189,7 @@ def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
 @pytest.mark.slow
 def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     pytest.importorskip("jax")
+    from agents.network.data import book_examples
     from agents.network.train import main
 
     out = tmp_path / "run"
@@ -197,6 +198,8 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
         assert (out / name).is_file()
     history = json.loads((out / "history.json").read_text())
     assert history[-1]["step"] == 40
+    # One 200-position shard trained on (the other held out), plus the book's positions with a move.
+    assert history[-1]["positions"] == 200 + len(book_examples()[0]["ply"])
     weights = load_weights((out / "network.npz").read_bytes())
     board = Board.from_moves("44")
     assert board.can_play(make_agent_from_weights(weights)(_obs(board), CONFIG))

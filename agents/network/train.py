@@ -135,7 +135,8 @@ def play_match(agent: Any, opponent: str, games: int, seed: int) -> float:
 
 
 def plot_curves(history: list[dict[str, float]], path: Path) -> None:
-    """Save loss, accuracy and win-rate curves against training steps to ``path`` (PNG)."""
+    """Save loss, accuracy and win-rate curves against training steps to ``path`` (PNG); a dotted line
+    marks each change of the training data (the records' ``positions``, labelled positions)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -160,6 +161,21 @@ def plot_curves(history: list[dict[str, float]], path: Path) -> None:
         axes[2].plot(steps, [100 * h[key] for h in history], marker="o", label=label)
     axes[2].set_title("score of the network alone (%)")
     axes[2].set_ylim(0, 102)
+    # A resumed run may train on other data: mark where the number of labelled positions changes.
+    changes = [
+        (before["step"], after["positions"])
+        for before, after in zip(history, history[1:], strict=False)
+        if "positions" in before and "positions" in after and before["positions"] != after["positions"]
+    ]
+    for step, _ in changes:
+        for ax in axes:
+            ax.axvline(step, color="grey", linestyle=":", linewidth=1)
+    if changes:
+        first = f"{history[0]['positions'] / 1000:.0f} K" if "positions" in history[0] else "?"
+        moves = ", ".join(f"{n / 1000:.0f} K after step {step}" for step, n in changes)
+        fig.suptitle(
+            f"dotted lines: training data changed (labelled positions: {first}, then {moves})", fontsize=9
+        )
     for ax in axes:
         ax.set_xlabel("training step")
         ax.grid(alpha=0.3)
@@ -343,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                 "val_value_acc": vacc,
                 "vs_random": vs_random,
                 "vs_negamax": vs_negamax,
+                "positions": n,
             }
             running = []
             history.append(record)
