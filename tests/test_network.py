@@ -242,3 +242,14 @@ def test_shards_from_worker_processes_equal_serial_ones(tmp_path) -> None:
                 assert np.array_equal(x[key], y[key])
     with pytest.raises(ValueError, match="workers"):
         ensure_shards(tmp_path / "serial", workers=0, **settings)
+
+
+@pytest.mark.parametrize("option", ["--workers", "--shards", "--shard-size"])
+def test_data_command_refuses_a_count_below_one(tmp_path, capsys, option: str) -> None:
+    from agents.network.data import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(tmp_path / "data"), option, "0"])
+    assert exit_info.value.code == 2
+    assert "must be >= 1" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()

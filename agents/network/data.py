@@ -33,12 +33,14 @@ __all__ = [
     "EPSILONS",
     "FULL",
     "UNSOLVED",
+    "add_shard_arguments",
     "book_examples",
     "ensure_shards",
     "generate_shard",
     "label_game",
     "load_shards",
     "play_game",
+    "shards_from_args",
 ]
 
 EPSILONS = (1.0, 0.5, 0.25, 0.1)
@@ -292,32 +294,48 @@ def _quiet(message: str) -> None:
     """Progress sink of worker processes (their progress lines are dropped)."""
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.network.data --out DIR --shards K --size N [--min-ply P] [--seed S] ...``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--shards", type=int, default=10)
-    parser.add_argument("--size", type=int, default=5000)
-    parser.add_argument("--min-ply", type=int, default=12)
-    parser.add_argument("--early-ply", type=int, default=9)
-    parser.add_argument("--early-fraction", type=float, default=0.2)
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be >= 1")
+    return value
+
+
+def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that define the data shards, shared by the ``data`` and ``train`` commands."""
+    parser.add_argument("--shards", type=_at_least_one, default=40, help="data shards (the last is held out)")
+    parser.add_argument("--shard-size", type=_at_least_one, default=5000, help="positions a shard")
+    parser.add_argument("--min-ply", type=int, default=12, help="label games from this ply on")
+    parser.add_argument("--early-ply", type=int, default=9, help="... or from this ply, in --early-fraction")
+    parser.add_argument("--early-fraction", type=float, default=0.2, help="share of games labelled early")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1, help="processes generating shards")
-    args = parser.parse_args(argv)
-    if args.workers < 1:
-        parser.error("--workers must be >= 1")
-    args.out.mkdir(parents=True, exist_ok=True)
-    ensure_shards(
-        args.out,
+    parser.add_argument(
+        "--workers", type=_at_least_one, default=1, help="processes generating missing shards"
+    )
+
+
+def shards_from_args(args: argparse.Namespace, directory: Path, log: Callable[[str], object]) -> list[Path]:
+    """:func:`ensure_shards` with the options of :func:`add_shard_arguments`."""
+    return ensure_shards(
+        directory,
         args.shards,
-        args.size,
+        args.shard_size,
         args.seed,
         args.min_ply,
         early_ply=args.early_ply,
         early_fraction=args.early_fraction,
-        log=lambda m: print(m, flush=True),
+        log=log,
         workers=args.workers,
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.network.data --out DIR --shards K --shard-size N [--min-ply P] [--seed S] ...``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    add_shard_arguments(parser)
+    args = parser.parse_args(argv)
+    shards_from_args(args, args.out, log=lambda m: print(m, flush=True))
     return 0
 
 

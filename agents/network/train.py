@@ -40,7 +40,14 @@ from typing import Any
 import numpy as np
 
 from agents.board import Board
-from agents.network.data import FULL, UNSOLVED, book_examples, ensure_shards, load_shards
+from agents.network.data import (
+    FULL,
+    UNSOLVED,
+    add_shard_arguments,
+    book_examples,
+    load_shards,
+    shards_from_args,
+)
 from agents.network.features import encode_batch, legal_mask_batch
 
 __all__ = ["main", "targets"]
@@ -189,11 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line; see the module docstring. Returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--shards", type=int, default=40, help="data shards (the last is held out)")
-    parser.add_argument("--shard-size", type=int, default=5000)
-    parser.add_argument("--min-ply", type=int, default=12)
-    parser.add_argument("--early-ply", type=int, default=9)
-    parser.add_argument("--early-fraction", type=float, default=0.2)
+    add_shard_arguments(parser)
     parser.add_argument("--steps", type=int, default=20000)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=2e-3)
@@ -202,8 +205,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=4)
     parser.add_argument("--eval-every", type=int, default=1000)
     parser.add_argument("--eval-games", type=int, default=10, help="games per colour against each opponent")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1, help="processes generating missing data shards")
     parser.add_argument(
         "--book",
         action="store_true",
@@ -211,8 +212,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
     args = parser.parse_args(argv)
-    if args.workers < 1:
-        parser.error("--workers must be >= 1")
     if args.smoke:
         args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
         args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
@@ -223,17 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
 
     # 1. Data (resumable: a shard is written whole or not at all).
-    paths = ensure_shards(
-        data_dir,
-        args.shards,
-        args.shard_size,
-        args.seed,
-        args.min_ply,
-        early_ply=args.early_ply,
-        early_fraction=args.early_fraction,
-        log=lambda m: _log(out, m),
-        workers=args.workers,
-    )
+    paths = shards_from_args(args, data_dir, log=lambda m: _log(out, m))
     train_data = load_shards(paths[:-1])
     lost = None
     if args.book:
