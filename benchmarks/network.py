@@ -32,10 +32,9 @@ from collections import Counter
 
 from agents.board import Board
 from agents.registry import load_agent, parse_spec
-from benchmarks.mistakes import is_mistake, outcome_sign
+from benchmarks.mistakes import MINIMAX5, is_mistake, outcome_sign
 from benchmarks.pons import DATA, SETS, read_set
 
-MINIMAX5 = {"L3_R1": 1.7, "L2_R1": 0.7, "L2_R2": 1.4, "L1_R1": 7.3, "L1_R2": 9.2, "L1_R3": 23.5}
 ALPHAZERO_JL = {"L3_R1": 0.0, "L2_R1": 0.0, "L2_R2": 2.5, "L1_R1": 0.0, "L1_R2": 2.0, "L1_R3": 7.0}
 CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}
 

@@ -210,9 +210,7 @@ def book_examples() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     entries = book.entries.astype(np.int16)
     column, value = entries & 15, (entries >> 4) - 1
     ply = np.array([int(m).bit_count() for m in mask], dtype=np.int8)
-    full = np.array(
-        [[(int(m) >> ((c + 1) * height - 2)) & 1 for c in range(columns)] for m in mask], dtype=bool
-    )
+    full = np.stack([(mask & np.uint64(top)) != 0 for top in book.geo.top_cells], axis=1)
     has_move = column != NO_MOVE
     values = np.where(full, FULL, UNSOLVED).astype(np.int8)
     rows = np.flatnonzero(has_move)
