@@ -47,6 +47,23 @@ def test_numpy_forward_equals_flax_on_random_inputs() -> None:
     np.testing.assert_allclose(np_value, np.asarray(value), rtol=1e-4, atol=1e-4)
 
 
+def test_grown_net_computes_what_the_small_net_computes() -> None:
+    jax = pytest.importorskip("jax")
+    from agents.network.model import PolicyValueNet, export_weights, grow
+
+    _, _, small = _random_weights(channels=8, blocks=2)
+    big = PolicyValueNet(channels=12, blocks=3)
+    fresh = big.init(jax.random.PRNGKey(5), np.zeros((1, 6, 7, 3), np.float32))["params"]
+    grown = grow(small, fresh)
+    planes = np.random.default_rng(2).normal(size=(6, 6, 7, 3)).astype(np.float32)
+    for want, got in zip(forward(small, planes), big.apply({"params": grown}, planes)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
+    # The new channels are live (random), so training can use them.
+    assert np.abs(export_weights(grown)["stem/kernel"][..., 8:]).sum() > 0
+    with pytest.raises(ValueError, match="cannot grow"):
+        grow(export_weights(grown), _random_weights(channels=8, blocks=2)[1])
+
+
 def test_weights_round_trip_through_float16_npz(tmp_path) -> None:
     _, _, weights = _random_weights(seed=3)
     path = tmp_path / "w.npz"

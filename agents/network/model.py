@@ -13,11 +13,13 @@ tests compare them on random inputs). Input ``(B, 6, 7, 3)`` float32 planes of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import flax.linen as nn
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["PolicyValueNet", "export_weights"]
+__all__ = ["PolicyValueNet", "export_weights", "grow"]
 
 
 class PolicyValueNet(nn.Module):
@@ -54,3 +56,38 @@ def export_weights(params: dict, dtype: type = np.float32) -> dict[str, np.ndarr
         for leaf, value in leaves.items():
             out[f"{layer}/{leaf}"] = np.asarray(value, dtype=dtype)
     return out
+
+
+def grow(small: Mapping[str, np.ndarray], fresh: dict) -> dict:
+    """Parameters of a wider and/or deeper net that computes exactly what ``small`` computes.
+
+    ``small``: flat weights (``"layer/kernel"`` -> array, as :func:`export_weights` or
+    :func:`agents.network.numpy_forward.load_weights` give) of a net with ``c`` channels and ``n``
+    blocks; ``fresh``: the freshly initialised ``"params"`` of a :class:`PolicyValueNet` with
+    ``C >= c`` channels and ``N >= n`` blocks. Returns ``fresh`` with the small net copied into its
+    first ``c`` channels and ``n`` blocks. The new channels keep their random weights but nothing
+    reads them into the old channels or the heads (those weights are zero), and the new blocks add
+    ``conv_b(...) = 0`` (its zero initialisation), so the outputs are unchanged while every new weight
+    still gets a gradient (function-preserving growth in the spirit of Net2Net, Chen et al. 2016).
+    Raises ``ValueError`` when the small net does not fit.
+    """
+    width = small["stem/kernel"].shape[-1]
+    blocks = sum(1 for name in small if name.endswith("a/kernel") and name.startswith("block"))
+    big_width = fresh["stem"]["kernel"].shape[-1]
+    big_blocks = sum(1 for name in fresh if name.startswith("block") and name.endswith("a"))
+    if width > big_width or blocks > big_blocks:
+        raise ValueError(
+            f"cannot grow a {width}-channel {blocks}-block net into {big_width} channels, {big_blocks} blocks"
+        )
+    grown = {layer: {leaf: np.array(value, dtype=np.float32) for leaf, value in leaves.items()}
+             for layer, leaves in fresh.items()}
+    for name, value in small.items():
+        layer, leaf = name.split("/")
+        target = grown[layer][leaf]
+        if layer in ("stem", "policy_dense", "value_hidden", "value_out") or leaf == "bias":
+            target[tuple(slice(0, s) for s in value.shape)] = value
+            continue
+        # A convolution reading the residual stream: old outputs must ignore the new channels.
+        target[..., width:, : value.shape[-1]] = 0.0
+        target[..., :width, : value.shape[-1]] = value
+    return grown

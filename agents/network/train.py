@@ -18,7 +18,10 @@ Command::
 ``OUT/data/shard-*.npz`` are generated first when missing (``--shards``, ``--shard-size``); then
 ``OUT/checkpoint.pkl`` is resumed if present (a resumed run may be given more ``--shards`` and
 ``--steps``: the cosine schedule is then stretched to the new length, and the last shard, held out,
-changes). Every ``--eval-every`` steps: validation metrics on the held-out shard (policy accuracy =
+changes). A new run may start from smaller weights instead of random ones: ``--init-from FILE.npz``
+grows them to ``--channels`` / ``--blocks`` without changing what they compute
+(:func:`agents.network.model.grow`). ``--data DIR`` reads the shards from another run's directory.
+Every ``--eval-every`` steps: validation metrics on the held-out shard (policy accuracy =
 argmax among the solver's best moves; value accuracy), games of the network alone against ``random``
 and kaggle's ``negamax``, a checkpoint, ``OUT/history.json``, ``OUT/curves.png`` and
 ``OUT/network.npz`` (float16 weights for the agent). Log: ``OUT/train.log``. ``--smoke`` is a
@@ -49,6 +52,7 @@ from agents.network.data import (
     shards_from_args,
 )
 from agents.network.features import encode_batch, legal_mask_batch
+from agents.network.numpy_forward import load_weights
 
 __all__ = ["main", "targets"]
 
@@ -210,14 +214,26 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="add the opening book's positions (one winning move each) to the training data",
     )
+    parser.add_argument(
+        "--init-from",
+        type=Path,
+        help="start a new run from these weights (.npz), grown to --channels / --blocks (model.grow)",
+    )
+    parser.add_argument("--data", type=Path, help="directory of the data shards (default OUT/data)")
     parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
     args = parser.parse_args(argv)
+    small = None
+    if args.init_from is not None:
+        try:
+            small = load_weights(args.init_from.read_bytes())
+        except (OSError, ValueError) as exc:
+            parser.error(f"--init-from {args.init_from}: {exc}")
     if args.smoke:
         args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
         args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
         args.channels, args.blocks = 16, 1
     out: Path = args.out
-    data_dir = out / "data"
+    data_dir = args.data or out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
 
@@ -255,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     from agents.network.agent import make_agent_from_weights
-    from agents.network.model import PolicyValueNet, export_weights
+    from agents.network.model import PolicyValueNet, export_weights, grow
 
     net = PolicyValueNet(channels=args.channels, blocks=args.blocks)
     schedule = optax.cosine_decay_schedule(args.lr, args.steps, alpha=0.02)
@@ -273,6 +289,12 @@ def main(argv: list[str] | None = None) -> int:
         _log(out, f"resumed at step {step}")
     else:
         params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, 6, 7, 3)))["params"]
+        if small is not None:
+            try:
+                params = grow(small, params)
+            except ValueError as exc:
+                parser.error(f"--init-from {args.init_from}: {exc}")
+            _log(out, f"initialised from {args.init_from}, grown to {args.channels}x{args.blocks}")
         opt_state = optimiser.init(params)
         step, history = 0, []
 
