@@ -270,3 +270,13 @@ def test_data_command_refuses_a_count_below_one(tmp_path, capsys, option: str) -
     assert exit_info.value.code == 2
     assert "must be >= 1" in capsys.readouterr().err
     assert not (tmp_path / "data").exists()
+
+
+def test_train_refuses_missing_init_weights_before_touching_the_run(tmp_path, capsys) -> None:
+    from agents.network.train import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(tmp_path / "run"), "--smoke", "--init-from", str(tmp_path / "missing.npz")])
+    assert exit_info.value.code == 2
+    assert "--init-from" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
