@@ -56,7 +56,7 @@ def test_grown_net_computes_what_the_small_net_computes() -> None:
     fresh = big.init(jax.random.PRNGKey(5), np.zeros((1, 6, 7, 3), np.float32))["params"]
     grown = grow(small, fresh)
     planes = np.random.default_rng(2).normal(size=(6, 6, 7, 3)).astype(np.float32)
-    for want, got in zip(forward(small, planes), big.apply({"params": grown}, planes)):
+    for want, got in zip(forward(small, planes), big.apply({"params": grown}, planes), strict=True):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
     # The new channels are live (random), so training can use them.
     assert np.abs(export_weights(grown)["stem/kernel"][..., 8:]).sum() > 0
@@ -222,6 +222,12 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     assert board.can_play(make_agent_from_weights(weights)(_obs(board), CONFIG))
     assert main(["--out", str(out), "--smoke"]) == 0  # resumes: already done, nothing retrained
     assert "resumed at step 40" in (out / "train.log").read_text()
+    # A new run started from those weights, on the same shards (none regenerated).
+    grown = tmp_path / "grown"
+    start = ["--data", str(out / "data"), "--init-from", str(out / "network.npz")]
+    assert main(["--out", str(grown), "--smoke", *start]) == 0
+    assert "initialised from" in (grown / "train.log").read_text()
+    assert not (grown / "data").exists()
 
 
 def test_book_examples_decode_the_book() -> None:

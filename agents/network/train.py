@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         args.channels, args.blocks = 16, 1
     out: Path = args.out
     data_dir = args.data or out / "data"
-    data_dir.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
 
     # 1. Data (resumable: a shard is written whole or not at all).
