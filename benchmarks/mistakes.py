@@ -35,6 +35,17 @@ def outcome_sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
+def rate_interval(mistakes: int, checked: int) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) 95 % interval of a mistake rate, in percent; ``(0, 100)`` when nothing
+    was checked. Computed by :func:`scipy.stats.binomtest`."""
+    if checked == 0:
+        return 0.0, 100.0
+    from scipy.stats import binomtest
+
+    ci = binomtest(mistakes, checked).proportion_ci(confidence_level=0.95, method="exact")
+    return 100 * ci.low, 100 * ci.high
+
+
 def is_mistake(checker, board: Board, column: int, best: int, max_nodes: int) -> bool | None:
     """Whether playing ``column`` on ``board`` lowers the outcome class below ``best`` (1 win, 0 draw,
     -1 loss for the side to move: the sign of the position's score in Pons' file).
@@ -83,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": args.act}
     print(f"act {args.act} s, bank {args.bank} s, {args.per_set} positions a set, seed {args.seed}")
     print(
-        f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'minimax5':>8s} "
-        f"{'early':>9s} {'ply>=14':>9s} {'mean s':>6s} {'max s':>6s}  stages"
+        f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'95% CI':>12s} "
+        f"{'minimax5':>8s} {'early':>9s} {'ply>=14':>9s} {'mean s':>6s} {'max s':>6s}  stages"
     )
     total = Counter()
     for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
@@ -118,13 +129,14 @@ def main(argv: list[str] | None = None) -> int:
                 stats[f"mistakes_{early}"] += 1
         total.update(stats)
         rate = 100 * stats["mistakes"] / max(stats["checked"], 1)
+        low, high = rate_interval(stats["mistakes"], stats["checked"])
 
         def part(kind: str, stats: Counter = stats) -> str:
             return f"{stats[f'mistakes_{kind}']}/{stats[f'checked_{kind}']}"
 
         print(
             f"{name:6s} {len(sample):4d} {stats['checked']:7d} {stats['mistakes']:8d} {rate:5.1f}% "
-            f"{MINIMAX5[name]:7.1f}% {part('early'):>9s} {part('late'):>9s} "
+            f"{f'{low:.1f}-{high:.1f}%':>12s} {MINIMAX5[name]:7.1f}% {part('early'):>9s} {part('late'):>9s} "
             f"{sum(times) / len(times):6.2f} {max(times):6.2f}  {dict(stages)}",
             flush=True,
         )

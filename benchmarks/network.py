@@ -32,7 +32,7 @@ from collections import Counter
 
 from agents.board import Board
 from agents.registry import load_agent, parse_spec
-from benchmarks.mistakes import MINIMAX5, is_mistake, outcome_sign
+from benchmarks.mistakes import MINIMAX5, is_mistake, outcome_sign, rate_interval
 from benchmarks.pons import DATA, SETS, read_set
 
 ALPHAZERO_JL = {"L3_R1": 0.0, "L2_R1": 0.0, "L2_R2": 2.5, "L1_R1": 0.0, "L1_R2": 2.0, "L1_R3": 7.0}
@@ -47,8 +47,8 @@ def mistakes(args: argparse.Namespace) -> int:
     checker = FastSolver(table_bits=24)
     print(f"{args.spec}: {args.per_set} positions a set, seed {args.seed}, node limit {args.max_nodes:,}")
     print(
-        f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'minimax5':>8s} "
-        f"{'AZ.jl':>6s} {'mean ms':>8s} {'max ms':>8s}"
+        f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'95% CI':>12s} "
+        f"{'minimax5':>8s} {'AZ.jl':>6s} {'mean ms':>8s} {'max ms':>8s}"
     )
     for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
         cases = read_set(name, DATA)
@@ -68,10 +68,11 @@ def mistakes(args: argparse.Namespace) -> int:
             stats["checked"] += 1
             stats["mistakes"] += mistake
         rate = 100 * stats["mistakes"] / max(stats["checked"], 1)
+        low, high = rate_interval(stats["mistakes"], stats["checked"])
         print(
             f"{name:6s} {len(sample):4d} {stats['checked']:7d} {stats['mistakes']:8d} {rate:5.1f}% "
-            f"{MINIMAX5[name]:7.1f}% {ALPHAZERO_JL[name]:5.1f}% {statistics.mean(times):8.2f} "
-            f"{max(times):8.2f}",
+            f"{f'{low:.1f}-{high:.1f}%':>12s} {MINIMAX5[name]:7.1f}% {ALPHAZERO_JL[name]:5.1f}% "
+            f"{statistics.mean(times):8.2f} {max(times):8.2f}",
             flush=True,
         )
     return 0

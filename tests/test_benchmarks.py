@@ -8,7 +8,7 @@ import pytest
 
 from agents.board import Board
 from agents.solver import Solver
-from benchmarks.mistakes import is_mistake, outcome_sign
+from benchmarks.mistakes import is_mistake, outcome_sign, rate_interval
 
 PONS = Path(__file__).parent / "data" / "pons"
 
@@ -39,3 +39,11 @@ def test_is_mistake_reports_an_exhausted_node_limit() -> None:
     board = Board.from_moves("4")
     assert is_mistake(fast.FastSolver(table_bits=16), board, 3, 0, max_nodes=10) is None
     assert is_mistake(fast.FastSolver(table_bits=16), board, 3, -1, max_nodes=10) is False  # lost: no mistake
+
+
+def test_rate_interval_is_the_exact_binomial_interval() -> None:
+    low, high = rate_interval(0, 30)
+    assert low == 0.0 and high == pytest.approx(100 * (1 - 0.025 ** (1 / 30)), rel=1e-6)
+    low, high = rate_interval(84, 1000)
+    assert 6.7 < low < 8.4 < high < 10.4
+    assert rate_interval(0, 0) == (0.0, 100.0)
