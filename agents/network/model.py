@@ -19,6 +19,8 @@ import flax.linen as nn
 import jax.numpy as jnp
 import numpy as np
 
+from agents.network.numpy_forward import blocks_of
+
 __all__ = ["PolicyValueNet", "export_weights", "grow"]
 
 
@@ -64,7 +66,7 @@ def grow(small: Mapping[str, np.ndarray], fresh: dict) -> dict:
     ``small``: flat weights (``"layer/kernel"`` -> array, as :func:`export_weights` or
     :func:`agents.network.numpy_forward.load_weights` give) of a net with ``c`` channels and ``n``
     blocks; ``fresh``: the freshly initialised ``"params"`` of a :class:`PolicyValueNet` with
-    ``C >= c`` channels and ``N >= n`` blocks. Returns ``fresh`` with the small net copied into its
+    ``C >= c`` channels and ``N >= n`` blocks. Returns a copy of ``fresh`` with the small net in its
     first ``c`` channels and ``n`` blocks. The new channels keep their random weights but nothing
     reads them into the old channels or the heads (those weights are zero), and the new blocks add
     ``conv_b(...) = 0`` (its zero initialisation), so the outputs are unchanged while every new weight
@@ -72,15 +74,17 @@ def grow(small: Mapping[str, np.ndarray], fresh: dict) -> dict:
     Raises ``ValueError`` when the small net does not fit.
     """
     width = small["stem/kernel"].shape[-1]
-    blocks = sum(1 for name in small if name.endswith("a/kernel") and name.startswith("block"))
+    blocks = blocks_of(small)
     big_width = fresh["stem"]["kernel"].shape[-1]
     big_blocks = sum(1 for name in fresh if name.startswith("block") and name.endswith("a"))
     if width > big_width or blocks > big_blocks:
         raise ValueError(
             f"cannot grow a {width}-channel {blocks}-block net into {big_width} channels, {big_blocks} blocks"
         )
-    grown = {layer: {leaf: np.array(value, dtype=np.float32) for leaf, value in leaves.items()}
-             for layer, leaves in fresh.items()}
+    grown = {
+        layer: {leaf: np.array(value, dtype=np.float32) for leaf, value in leaves.items()}
+        for layer, leaves in fresh.items()
+    }
     for name, value in small.items():
         layer, leaf = name.split("/")
         target = grown[layer][leaf]
