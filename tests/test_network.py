@@ -227,6 +227,8 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     start = ["--data", str(out / "data"), "--init-from", str(out / "network.npz")]
     assert main(["--out", str(grown), "--smoke", *start]) == 0
     assert "initialised from" in (grown / "train.log").read_text()
+    assert main(["--out", str(grown), "--smoke", *start]) == 0  # resumes; the start weights are not reused
+    assert "ignored: the run resumes from its checkpoint" in (grown / "train.log").read_text()
     assert not (grown / "data").exists()
 
 

@@ -287,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
             state["history"],
         )
         _log(out, f"resumed at step {step}")
+        if small is not None:
+            _log(out, f"--init-from {args.init_from} ignored: the run resumes from its checkpoint")
     else:
         params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, 6, 7, 3)))["params"]
         if small is not None:
