@@ -31,29 +31,31 @@ PAIRS_COLUMNS = [
 
 
 def standings(records: Iterable[GameRecord], ratings: Sequence[Rating] | None = None) -> pd.DataFrame:
-    """One row per agent, best Elo first, with columns :data:`STANDINGS_COLUMNS`.
+    """One row per agent, in the order of ``ratings`` (best first), with columns :data:`STANDINGS_COLUMNS`.
 
     ``games, wins, draws, losses`` count the agent's games, ``score`` its points; ``invalid``,
     ``timeouts``, ``errors`` the games it forfeited by an invalid action, a time-out or an exception;
-    ``elo``, ``elo_low``, ``elo_high`` its joint rating and 95 % interval (:func:`reports.ratings.rate`).
+    ``elo``, ``elo_low``, ``elo_high`` its joint rating and 95 % interval (:func:`reports.ratings.rate`;
+    ``elo`` is ``+-inf`` for a player who scored every point or none against the rated pool, and its
+    one-sided bound is in ``elo_low`` or ``elo_high``).
 
     Args:
         records: the games.
-        ratings: ``rate(head_to_head(records))`` if already computed; computed with its defaults if
-            None.
+        ratings: ``rate(head_to_head(records), pentanomials(records))`` if already computed;
+            computed with its defaults if None.
 
     Raises:
         ValueError: ``ratings`` do not name exactly the agents of ``records``; see also ``rate``.
     """
     records = list(records)
     h2h = head_to_head(records)
-    ratings = rate(h2h) if ratings is None else ratings
+    ratings = rate(h2h, pentanomials(records)) if ratings is None else ratings
     played = totals(h2h)
     if sorted(rating.name for rating in ratings) != sorted(played):
         raise ValueError("ratings do not name the agents of the records")
     forfeited = forfeits(records)
     rows = []
-    for rating in sorted(ratings, key=lambda r: (-r.elo, r.name)):
+    for rating in ratings:
         name = rating.name
         wdl = played[name]
         rows.append(

@@ -18,6 +18,7 @@ from tournament.record import GameRecord, Termination
 
 __all__ = [
     "Matchup",
+    "distinct_games",
     "entrants",
     "forfeits",
     "head_to_head",
@@ -67,6 +68,23 @@ def pentanomials(records: Iterable[GameRecord]) -> dict[Matchup, Pentanomial]:
         if len(games) == 2:
             table[key] += Pentanomial.from_pair_points(sum(game.score_of(key[0]) for game in games))
     return dict(table)
+
+
+def distinct_games(records: Iterable[GameRecord]) -> dict[Matchup, tuple[int, int]]:
+    """``(distinct, games)`` for every pairing: how many of its games differ from each other.
+
+    Two games are the same when the same entrant moved first and the moves, the opening included,
+    are the same. Deterministic agents replay a game from the same start; such copies add no
+    evidence, which is what openings are for.
+    """
+    seen: dict[Matchup, set[tuple[str, tuple[int, ...]]]] = defaultdict(set)
+    games: Counter[Matchup] = Counter()
+    for record in records:
+        if record.first != record.second:
+            key = _matchup(record)
+            seen[key].add((record.first, record.moves))
+            games[key] += 1
+    return {key: (len(seen[key]), games[key]) for key in games}
 
 
 def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, Termination]]:

@@ -12,26 +12,26 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.plots import plot_crosstable, plot_elo
-from reports.ratings import rate
+from reports.plots import plot_crosstable, plot_elo, plot_progress
+from reports.progress import progression
+from reports.ratings import Rating, los_matrix, rate
 from reports.tables import crosstable, pairs, standings
-from reports.tally import head_to_head
+from reports.tally import distinct_games, head_to_head, pentanomials
 from tournament.record import GameRecord
 
-__all__ = ["format_standings", "write_reports"]
+__all__ = ["format_standings", "notes", "write_reports"]
 
 ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
 
 
-def write_reports(
-    records: Iterable[GameRecord], out_dir: Path | str, *, seed: int = 0, bootstrap: int = 200
-) -> dict[str, Path]:
+def write_reports(records: Iterable[GameRecord], out_dir: Path | str) -> dict[str, Path]:
     """Write the reports of ``records`` into ``out_dir`` (created if missing), replacing old ones.
 
     Files: ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`), ``pairs.csv``
-    (see :mod:`reports.tables`), ``elo.png`` and ``crosstable.png`` (see :mod:`reports.plots`).
-    Ratings use :func:`reports.ratings.rate` with its default prior, ``bootstrap`` resamples and
-    ``seed``. Returns the path of each file by file name.
+    (see :mod:`reports.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
+    column agent, :func:`reports.ratings.los_matrix`), ``elo.png``, ``elo_progress.png`` and
+    ``crosstable.png`` (see :mod:`reports.plots`). Ratings are :func:`reports.ratings.rate`'s
+    defaults. Returns the path of each file by file name.
 
     Raises:
         ValueError: no game between two different agents; see also :func:`reports.ratings.rate` and
@@ -41,17 +41,25 @@ def write_reports(
     h2h = head_to_head(records)
     if not h2h:
         raise ValueError("no game between two different agents to report")
-    ratings = rate(h2h, bootstrap=bootstrap, seed=seed)
+    pentas = pentanomials(records)
+    ratings = rate(h2h, pentas)
     order = [rating.name for rating in ratings]
     table = standings(records, ratings)
+    los = pd.DataFrame(
+        los_matrix(h2h, pentas, order=order), index=pd.Index(order, name="agent"), columns=order
+    )
     title = f"{sum(wdl.games for wdl in h2h.values())} games · {_configuration(records)}"
-    interval = f"95 % interval from {bootstrap} simulated tournaments, " if bootstrap else ""
+    history = progression(records)
     writers: dict[str, Callable[[Path], object]] = {
         "standings.csv": _csv(table),
         "crosstable.csv": _csv(crosstable(records, order), index=True),
         "elo.csv": _csv(table[ELO_COLUMNS]),
         "pairs.csv": _csv(pairs(records, order)),
-        "elo.png": lambda path: plot_elo(ratings, path, title=f"Elo ({interval}pool mean 0)\n{title}"),
+        "los.csv": _csv(los, index=True),
+        "elo.png": lambda path: plot_elo(
+            ratings, path, title=f"Elo: maximum likelihood, 95 % profile-likelihood intervals\n{title}"
+        ),
+        "elo_progress.png": lambda path: plot_progress(history, path, title=f"Elo progression\n{title}"),
         "crosstable.png": lambda path: plot_crosstable(h2h, order, path, title=f"Crosstable\n{title}"),
     }
     out = Path(out_dir)
@@ -62,10 +70,15 @@ def write_reports(
 
 
 def format_standings(table: pd.DataFrame) -> str:
-    """The standings (:func:`reports.tables.standings`) as a fixed-width text table, one line per agent."""
-    interval = (
-        "[" + table["elo_low"].map("{:+.0f}".format) + ", " + table["elo_high"].map("{:+.0f}".format) + "]"
-    )
+    """The standings (:func:`reports.tables.standings`) as a fixed-width text table, one line per agent.
+
+    The Elo column shows the rating and its 95 % interval, or a one-sided bound (``> +612``) for a
+    player whose maximum-likelihood rating is infinite.
+    """
+    ratings = [
+        Rating(row.agent, row.elo, row.elo_low, row.elo_high, row.games, row.score)
+        for row in table.itertuples()
+    ]
     forfeits = (
         table["invalid"].astype(str) + "/" + table["timeouts"].astype(str) + "/" + table["errors"].astype(str)
     )
@@ -73,8 +86,7 @@ def format_standings(table: pd.DataFrame) -> str:
         {
             "#": range(1, len(table) + 1),
             "agent": table["agent"],
-            "Elo": table["elo"].map("{:+.0f}".format),
-            "95% interval": interval.where(table["elo_low"].notna(), ""),
+            "Elo [95% interval]": [rating.label() for rating in ratings],
             "games": table["games"],
             "W": table["wins"],
             "D": table["draws"],
@@ -84,6 +96,29 @@ def format_standings(table: pd.DataFrame) -> str:
         }
     )
     return text.to_string(index=False)
+
+
+def notes(records: Iterable[GameRecord], table: pd.DataFrame) -> list[str]:
+    """Lines to print under the standings: distinct games, repeated games, unbounded ratings."""
+    records = list(records)
+    distinct = distinct_games(records)
+    unique, total = sum(d for d, _ in distinct.values()), sum(g for _, g in distinct.values())
+    lines = [f"{unique} of {total} games distinct"]
+    for (a, b), (d, g) in sorted(distinct.items()):
+        if d < g:
+            lines.append(f"warning: {a} v {b} repeated games: {d} distinct of {g}")
+    for row in table.itertuples():
+        if row.elo == float("inf"):
+            lines.append(
+                f"{row.agent} scored every point against the agents below it: its maximum-likelihood "
+                "rating is infinite; shown is its one-sided 95 % lower bound"
+            )
+        elif row.elo == float("-inf"):
+            lines.append(
+                f"{row.agent} scored no point against the agents above it: its maximum-likelihood "
+                "rating is minus infinity; shown is its one-sided 95 % upper bound"
+            )
+    return lines
 
 
 def _configuration(records: list[GameRecord]) -> str:

@@ -13,7 +13,7 @@ from reports.ratings import rate
 from reports.stats import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
 from reports.tables import PAIRS_COLUMNS, crosstable, pairs, standings
 from reports.tally import forfeits, head_to_head, oriented, pentanomials
-from reports.write import format_standings, write_reports
+from reports.write import format_standings, notes, write_reports
 from tournament.record import GameRecord, Termination
 
 
@@ -104,7 +104,7 @@ def test_standings():
         game("weak", "mid", 0.0, termination=Termination.TIMEOUT, offender=1, pair_id=7, game_id=14),
         game("mid", "weak", 0.0, termination=Termination.INVALID, offender=1, pair_id=7, game_id=15),
     ]
-    table = standings(records, rate(head_to_head(records), bootstrap=50))
+    table = standings(records, rate(head_to_head(records)))
     assert list(table.columns) == [
         "agent", "games", "wins", "draws", "losses", "score", "invalid", "timeouts", "errors",
         "elo", "elo_low", "elo_high", "score_pct",
@@ -125,7 +125,7 @@ def test_standings():
 
 def test_standings_use_the_ratings_given():
     records = tournament()
-    ratings = rate(head_to_head(records), bootstrap=0)
+    ratings = rate(head_to_head(records), intervals=False)
     table = standings(records, ratings)
     assert table["elo"].tolist() == [r.elo for r in ratings]
     assert table["elo_low"].isna().all()
@@ -181,13 +181,14 @@ def test_pairs():
 
 def test_write_reports(tmp_path):
     out = tmp_path / "reports"
-    paths = write_reports(tournament(), out, bootstrap=30, seed=1)
-    names = ["standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "elo.png", "crosstable.png"]
+    paths = write_reports(tournament(), out)
+    names = ["standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "los.csv"]
+    names += ["elo.png", "elo_progress.png", "crosstable.png"]
     assert sorted(paths) == sorted(names)
     assert sorted(p.name for p in out.iterdir()) == sorted(names)  # no temporary file left
     for name in names:
         assert paths[name] == out / name
-    for name in ("elo.png", "crosstable.png"):
+    for name in ("elo.png", "elo_progress.png", "crosstable.png"):
         assert paths[name].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = pd.read_csv(paths["standings.csv"])
     assert list(table["agent"]) == ["strong", "mid", "weak"]
@@ -198,13 +199,26 @@ def test_write_reports(tmp_path):
     assert list(cross.index) == list(cross.columns) == ["strong", "mid", "weak"]
     assert cross.loc["strong", "mid"] == 0.75
     assert len(pd.read_csv(paths["pairs.csv"])) == 3
-    assert write_reports(tournament(), out, bootstrap=30, seed=1) == paths  # overwrites in place
+    los = pd.read_csv(paths["los.csv"], index_col="agent")
+    assert los.loc["strong", "weak"] > 0.5 and los.loc["strong", "weak"] + los.loc[
+        "weak", "strong"
+    ] == pytest.approx(1)
+    assert write_reports(tournament(), out) == paths  # overwrites in place
 
 
-def test_write_reports_without_bootstrap(tmp_path):
-    paths = write_reports(match("A", "B", [1, 1, 1, 1]), tmp_path, bootstrap=0)
-    assert pd.read_csv(paths["elo.csv"])["elo_low"].isna().all()
-    assert paths["elo.png"].stat().st_size > 0
+def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
+    # C beat A and B in every game; A and B split theirs.
+    records = (
+        match("A", "B", [1, 0, 1, 0]) + match("C", "A", [1] * 8, start=4) + match("C", "B", [1] * 8, start=12)
+    )
+    paths = write_reports(records, tmp_path)
+    elo = pd.read_csv(paths["elo.csv"]).set_index("agent")
+    assert elo.loc["C", "elo"] == float("inf") and elo.loc["C", "elo_low"] > 0
+    assert elo.loc["A", "elo"] == elo.loc["B", "elo"] == 0
+    text = format_standings(pd.read_csv(paths["standings.csv"]))
+    assert "> +" in text
+    lines = notes(records, pd.read_csv(paths["standings.csv"]))
+    assert any("one-sided 95 % lower bound" in line for line in lines)
 
 
 def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
@@ -216,7 +230,7 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(reports.write, "plot_crosstable", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        write_reports(tournament(), tmp_path, bootstrap=0)
+        write_reports(tournament(), tmp_path)
     assert (tmp_path / "crosstable.png").read_bytes() == b"old"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
@@ -230,10 +244,18 @@ def test_write_reports_needs_games(tmp_path):
 
 def test_format_standings():
     records = tournament()
-    text = format_standings(standings(records, rate(head_to_head(records), bootstrap=20)))
+    text = format_standings(standings(records, rate(head_to_head(records))))
     lines = text.splitlines()
     assert len(lines) == 4
-    assert lines[0].split()[:4] == ["#", "agent", "Elo", "95%"]
+    assert lines[0].split()[:4] == ["#", "agent", "Elo", "[95%"]
     assert [line.split()[1] for line in lines[1:]] == ["strong", "mid", "weak"]
     assert "87.5%" in lines[1] and "0/0/0" in lines[1]
     assert "[" in lines[1]
+
+
+def test_notes_count_distinct_games_and_warn_about_repeats():
+    records = match("A", "B", [1, 0, 1, 0])  # every game has the same (empty) moves
+    table = standings(records)
+    lines = notes(records, table)
+    assert lines[0] == "2 of 4 games distinct"  # one game with each player first
+    assert "warning: A v B repeated games: 2 distinct of 4" in lines

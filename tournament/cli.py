@@ -18,11 +18,66 @@ from pathlib import Path
 
 from agents.board import InvalidBoardError, geometry
 from agents.registry import BUILTIN, DEFAULT_ENTRANTS, KAGGLE_BUILTIN, SpecError, parse_spec
+from reports.sprt import Sprt
+from reports.stats import Pentanomial
+from tournament.openings import OpeningError, resolve
+from tournament.record import GameRecord
 from tournament.schedule import Settings, schedule
 from tournament.store import DB_NAME, Store, StoreError
 
 DEFAULT_OUT = Path("runs/latest")
 DEFAULT_GAMES = 2
+DEFAULT_SPRT_GAMES = 20000
+
+
+def _match_options(command: argparse.ArgumentParser) -> None:
+    """Options shared by ``run`` and ``sprt``: where, on what board, how fast, from which openings."""
+    command.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="games played at once, each in its own process (default: number of cores)",
+    )
+    command.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"tournament directory (default {DEFAULT_OUT})"
+    )
+    command.add_argument("--rows", type=int, default=6)
+    command.add_argument("--columns", type=int, default=7)
+    command.add_argument("--inarow", type=int, default=4)
+    command.add_argument(
+        "--act-timeout",
+        type=float,
+        default=2.0,
+        help="seconds per move before the 60 s overage bank is drawn on (Kaggle's actTimeout, default 2)",
+    )
+    command.add_argument(
+        "--hang-limit",
+        type=float,
+        default=None,
+        help="score a move still running after this many seconds as TIMEOUT at once "
+        "(default: Kaggle's limit, actTimeout plus the remaining bank)",
+    )
+    command.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
+    command.add_argument(
+        "--openings",
+        default="auto",
+        metavar="FILE|auto|none",
+        help="the openings game pairs start from: a file of move strings (one a line, 1-based column "
+        "digits), 'auto' (default: the built-in balanced suite on 6x7, random openings elsewhere) or "
+        "'none' (the empty board)",
+    )
+    command.add_argument(
+        "--opening-plies",
+        type=int,
+        default=None,
+        metavar="N",
+        help="play seeded random openings of N plies instead (no immediate win after them)",
+    )
+    command.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="discard a different tournament stored in --out instead of refusing",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="connectx",
         description="ConnectX tournaments through the official kaggle-environments referee.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="{run,table,agents}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,sprt,table,agents}")
     run = commands.add_parser("run", help="play a tournament and write its reports")
     run.add_argument(
         "--agents",
@@ -43,44 +98,33 @@ def _parser() -> argparse.ArgumentParser:
         "--games",
         type=int,
         default=DEFAULT_GAMES,
-        help=f"games per colour for every pairing (default {DEFAULT_GAMES})",
+        help=f"games per colour for every pairing, i.e. game pairs (default {DEFAULT_GAMES})",
     )
-    run.add_argument(
-        "--workers",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="games played at once, each in its own process (default: number of cores)",
-    )
-    run.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT, help=f"tournament directory (default {DEFAULT_OUT})"
-    )
-    run.add_argument("--rows", type=int, default=6)
-    run.add_argument("--columns", type=int, default=7)
-    run.add_argument("--inarow", type=int, default=4)
-    run.add_argument(
-        "--act-timeout",
-        type=float,
-        default=2.0,
-        help="seconds per move before the 60 s overage bank is drawn on (Kaggle's actTimeout, default 2)",
-    )
-    run.add_argument(
-        "--hang-limit",
-        type=float,
-        default=None,
-        help="score a move still running after this many seconds as TIMEOUT at once "
-        "(default: Kaggle's limit, actTimeout plus the remaining bank)",
-    )
-    run.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
     run.add_argument(
         "--gauntlet",
         action="store_true",
         help="the first entrant plays every other one; the others do not meet",
     )
-    run.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="discard a different tournament stored in --out instead of refusing",
+    _match_options(run)
+    sprt = commands.add_parser(
+        "sprt",
+        help="play game pairs of A against B until an SPRT decides",
+        description="Play game pairs of A against B until the generalized SPRT on the pentanomial "
+        "counts accepts H0 (A is at most elo0 stronger than B) or H1 (at least elo1), as fastchess "
+        "does; Elo here is logistic Elo, the scale of the ratings.",
     )
+    sprt.add_argument("agents", nargs=2, metavar="SPEC", help="the two agents, A then B")
+    sprt.add_argument("--elo0", type=float, default=0.0, help="Elo difference of H0 (default 0)")
+    sprt.add_argument("--elo1", type=float, default=10.0, help="Elo difference of H1 (default 10)")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false positive rate (default 0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false negative rate (default 0.05)")
+    sprt.add_argument(
+        "--max-games",
+        type=int,
+        default=DEFAULT_SPRT_GAMES,
+        help=f"stop undecided after this many games (default {DEFAULT_SPRT_GAMES})",
+    )
+    _match_options(sprt)
     table = commands.add_parser("table", help="write and print the reports of a stored tournament")
     table.add_argument("dir", type=Path)
     commands.add_parser("agents", help="list the agent names")
@@ -97,11 +141,34 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
         parser.error("an entrant is listed twice")
     if len(specs) < 2:
         parser.error("a tournament needs at least two entrants")
+    sprt = None
+    if args.command == "sprt":
+        if args.max_games < 2:
+            parser.error("--max-games must be >= 2")
+        try:
+            Sprt(args.elo0, args.elo1, args.alpha, args.beta)
+        except ValueError as error:
+            parser.error(str(error))
+        sprt = (args.elo0, args.elo1, args.alpha, args.beta)
+        args.games, args.gauntlet = args.max_games // 2, False
     for name, value in (("--games", args.games), ("--workers", args.workers)):
         if value < 1:
             parser.error(f"{name} must be >= 1")
     if args.act_timeout <= 0 or (args.hang_limit is not None and args.hang_limit <= 0):
         parser.error("--act-timeout and --hang-limit must be positive")
+    source = args.openings
+    if args.opening_plies is not None:
+        if args.opening_plies < 0:
+            parser.error("--opening-plies must be >= 0")
+        if source != "auto":
+            parser.error("--opening-plies and --openings exclude each other")
+        source = f"plies={args.opening_plies}"
+    try:
+        description, openings = resolve(
+            source, geometry(args.rows, args.columns, args.inarow), pairs=args.games, seed=args.seed
+        )
+    except OpeningError as error:
+        parser.error(str(error))
     return Settings(
         entrants=tuple(specs),
         games=args.games,
@@ -112,21 +179,29 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
         hang_limit=args.hang_limit,
         seed=args.seed,
         gauntlet=args.gauntlet,
+        openings=openings,
+        opening_source=description,
+        sprt=sprt,
     )
 
 
 def _report(store: Store, out: Path) -> None:
     import pandas as pd
 
-    from reports.write import format_standings, write_reports
+    from reports.write import format_standings, notes, write_reports
 
     records = store.records()
     if not records:
         print(f"no games stored in {out} yet")
         return
-    paths = write_reports(records, out, seed=store.settings().seed)
-    print(format_standings(pd.read_csv(paths["standings.csv"])))
-    print(f"\n{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
+    paths = write_reports(records, out)
+    table = pd.read_csv(paths["standings.csv"])
+    print(format_standings(table))
+    print()
+    for line in notes(records, table):
+        print(line)
+    print(f"openings: {store.settings().opening_source}")
+    print(f"{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -149,8 +224,13 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         failed = 0
         if done:
             print(f"resuming {args.out}: {len(done)} of {len(tasks)} games already played")
+        judge = _Judge(settings, store.records()) if settings.sprt else None
+        if judge is not None and judge.decision:
+            todo = []
         tqdm.monitor_interval = 0  # no monitor thread in a process that forks
         progress = tqdm(total=len(tasks), initial=len(done), unit="game", desc="games", dynamic_ncols=True)
+        if judge is not None:
+            progress.set_postfix_str(judge.line, refresh=False)
         games = run_games(todo, args.workers)
         try:
             for result in games:
@@ -160,6 +240,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     continue
                 store.add(result)
                 progress.update()
+                if judge is not None:
+                    judge.add(result)
+                    progress.set_postfix_str(judge.line)
+                    if judge.decision:
+                        games.close()  # the games still running are not needed
+                        break
         except KeyboardInterrupt:
             games.close()
             progress.close()
@@ -171,6 +257,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return 130
         progress.close()
         _report(store, args.out)
+        if judge is not None:
+            print(f"SPRT {judge.sprt.describe()}: {judge.line}")
+            print(judge.verdict())
     if failed:
         print(
             f"{failed} games failed in the referee and were not stored; run again to retry them",
@@ -178,6 +267,47 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         )
         return 1
     return 0
+
+
+class _Judge:
+    """The SPRT of an ``sprt`` match, kept up to date as games end (pairs count once complete)."""
+
+    def __init__(self, settings: Settings, records: list[GameRecord]) -> None:
+        self.sprt = Sprt(*settings.sprt)
+        self.a = settings.entrants[0]
+        self.open: dict[int, GameRecord] = {}
+        self.counts = Pentanomial()
+        self.games = 0
+        for record in records:
+            self.add(record, update=False)
+        self.update()
+
+    def add(self, record: GameRecord, *, update: bool = True) -> None:
+        self.games += 1
+        other = self.open.pop(record.pair_id, None)
+        if other is None:
+            self.open[record.pair_id] = record
+        else:
+            points = record.score_of(self.a) + other.score_of(self.a)
+            self.counts += Pentanomial.from_pair_points(points)
+            if update:
+                self.update()
+
+    def update(self) -> None:
+        self.status = self.sprt.status(self.counts)
+
+    @property
+    def decision(self) -> str | None:
+        return self.status.decision
+
+    @property
+    def line(self) -> str:
+        return self.status.format()
+
+    def verdict(self) -> str:
+        if self.decision is None:
+            return f"no decision after {self.games} games (--max-games reached)"
+        return f"{self.decision} accepted after {self.games} games ({self.counts.pairs} pairs)"
 
 
 def _agents() -> int:
@@ -206,4 +336,4 @@ def main(argv: list[str] | None = None) -> int:
         with store:
             _report(store, args.dir)
         return 0
-    return _run(args, parser)
+    return _run(args, parser)  # run or sprt

@@ -103,9 +103,12 @@ def _moves(steps: list[Any], columns: int) -> tuple[int, ...]:
 def play_game(task: GameTask, on_turn: Callable[[int], None] = lambda mark: None) -> GameRecord:
     """Play ``task`` through ``kaggle_environments`` and return its record.
 
-    ``on_turn(mark)`` is called before each agent call (the runner uses it to know whose move a
-    crashed process was on). The global ``random`` and numpy generators are seeded with
-    ``task.seed`` (Kaggle's built-in agents use them); our agents get ``task.seed + mark``.
+    The referee first plays ``task.opening`` for both sides (``env.step``, as if the agents had
+    chosen those columns; no agent is called and no time is charged), then ``env.run`` plays the
+    agents from there. ``on_turn(mark)`` is called before each agent call (the runner uses it to
+    know whose move a crashed process was on). The global ``random`` and numpy generators are
+    seeded with ``task.seed`` (Kaggle's built-in agents use them); our agents get
+    ``task.seed + mark``.
     Raises whatever the referee itself raises (not the agents: their failures are forfeits).
     """
     random.seed(task.seed)
@@ -125,6 +128,11 @@ def play_game(task: GameTask, on_turn: Callable[[int], None] = lambda mark: None
         _Watchdog(_resolve(spec, env, task.seed + mark), mark, task.hang_limit, on_turn)
         for mark, spec in ((1, task.first), (2, task.second))
     ]
+    env.reset()
+    for ply, column in enumerate(task.opening):  # the referee plays the opening for both sides
+        actions: list[Any] = [None, None]
+        actions[ply % 2] = column
+        env.step(actions)
     steps = env.run(watchdogs)
     final = steps[-1]
     statuses = (final[0].status, final[1].status)

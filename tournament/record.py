@@ -48,7 +48,7 @@ class GameRecord:
         rows, columns, inarow: the ConnectX configuration.
         act_timeout: seconds per move before the overage bank is used (``config.actTimeout``).
         seed: seed of the game's random generators.
-        moves: legal columns played, 0-based, in order.
+        moves: legal columns played, 0-based, in order, the opening included.
         move_times: seconds each agent call took, one entry per call (the last may be the
             offending call of a forfeit, so it can be one longer than ``moves``).
         result: score of ``first``: 1.0 win, 0.5 draw, 0.0 loss (forfeits included).
@@ -59,6 +59,8 @@ class GameRecord:
         detail: a human-readable note on a forfeit (kaggle's message or the exception), else "".
         duration: wall-clock seconds of the whole game, loading the agents included.
         started_at: ISO 8601 UTC time the game started.
+        opening: the opening the referee played before the agents moved (0-based columns); these
+            are the first ``len(opening)`` entries of ``moves``.
     """
 
     game_id: int
@@ -80,12 +82,15 @@ class GameRecord:
     detail: str = ""
     duration: float = 0.0
     started_at: str = field(default="")
+    opening: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.result not in (0.0, 0.5, 1.0):
             raise ValueError(f"result must be 0, 0.5 or 1, got {self.result!r}")
         if (self.offender is not None) != Termination(self.termination).is_forfeit:
             raise ValueError("offender is set exactly for forfeits")
+        if self.moves[: len(self.opening)] != self.opening:
+            raise ValueError("moves must begin with the opening")
 
     def score_of(self, name: str) -> float:
         """Score (1, 0.5, 0) of entrant ``name``; raises ValueError if it did not play."""

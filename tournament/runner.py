@@ -74,7 +74,7 @@ def _forfeit(job: _Running, termination: Termination, detail: str) -> GameRecord
     status = termination.value.upper()
     return GameRecord(
         **task.identity(),
-        moves=(),
+        moves=task.opening,
         move_times=(),
         result=0.0 if job.turn == 1 else 1.0,
         termination=termination,

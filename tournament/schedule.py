@@ -1,8 +1,10 @@
 """Who plays whom: round-robin and gauntlet schedules of colour-swapped game pairs.
 
-Every pairing is played as pairs of games with the colours swapped (game ``2k``: A first, game
-``2k+1``: B first, both with the same seed), so each pair is one pentanomial sample. Pairs are
-interleaved across pairings, so a tournament stopped half-way is still balanced.
+Every pairing is played as *game pairs*: one opening played twice with the colours swapped (game
+``2k``: A first, game ``2k+1``: B first, both with the same opening and seed), so each pair is one
+pentanomial sample. The r-th pair of every pairing plays the same opening
+(:func:`tournament.openings.pair_openings`). Pairs are interleaved across pairings, so a tournament
+stopped half-way is still balanced.
 """
 
 from __future__ import annotations
@@ -12,14 +14,21 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from tournament.openings import pair_openings
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything that defines a tournament; two runs with equal settings play the same games.
 
-    ``games`` is the number of games per colour per pairing; ``act_timeout`` is seconds per move
-    (Kaggle's ``actTimeout``); ``hang_limit`` optionally caps one move in seconds (None: Kaggle's
-    own limit, ``actTimeout`` plus the remaining overage bank).
+    ``games`` is the number of games per colour per pairing, i.e. game pairs per pairing;
+    ``act_timeout`` is seconds per move (Kaggle's ``actTimeout``); ``hang_limit`` optionally caps one
+    move in seconds (None: Kaggle's own limit, ``actTimeout`` plus the remaining overage bank).
+    ``openings`` are the openings the pairs draw from (0-based columns; empty: the empty board) and
+    ``opening_source`` says where they came from (:func:`tournament.openings.resolve`). They are
+    stored resolved, so a resumed run plays the same openings even if a file changed. ``sprt`` is
+    ``(elo0, elo1, alpha, beta)`` for an SPRT match (``games`` is then its most pairs), else
+    None.
     """
 
     entrants: tuple[str, ...]
@@ -31,11 +40,15 @@ class Settings:
     hang_limit: float | None = None
     seed: int = 1
     gauntlet: bool = False
+    openings: tuple[tuple[int, ...], ...] = ()
+    opening_source: str = "none"
+    sprt: tuple[float, float, float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GameTask:
-    """One game to play: ``first`` (a spec) plays mark 1 against ``second``."""
+    """One game to play: ``first`` (a spec) plays mark 1 against ``second``, from ``opening``
+    (0-based columns the referee plays before the agents take over)."""
 
     game_id: int
     pair_id: int
@@ -47,6 +60,7 @@ class GameTask:
     act_timeout: float
     hang_limit: float | None
     seed: int
+    opening: tuple[int, ...] = ()
 
     def identity(self) -> dict[str, Any]:
         """The fields a :class:`~tournament.record.GameRecord` of this game copies from its task."""
@@ -60,6 +74,7 @@ class GameTask:
             "inarow": self.inarow,
             "act_timeout": self.act_timeout,
             "seed": self.seed,
+            "opening": self.opening,
         }
 
 
@@ -74,8 +89,9 @@ def pairings(settings: Settings) -> list[tuple[str, str]]:
 def schedule(settings: Settings) -> list[GameTask]:
     """All games of the tournament, ``2 * games * len(pairings)`` of them, ids 0, 1, 2, ..."""
     tasks = []
+    openings = pair_openings(settings.openings, settings.games, settings.seed)
     rounds = itertools.product(range(settings.games), pairings(settings))
-    for pair_id, (_, (a, b)) in enumerate(rounds):
+    for pair_id, (round_, (a, b)) in enumerate(rounds):
         seed = random.Random(f"{settings.seed}:{pair_id}").getrandbits(32)
         for first, second in ((a, b), (b, a)):
             tasks.append(
@@ -90,6 +106,7 @@ def schedule(settings: Settings) -> list[GameTask]:
                     act_timeout=settings.act_timeout,
                     hang_limit=settings.hang_limit,
                     seed=seed,
+                    opening=openings[round_],
                 )
             )
     return tasks

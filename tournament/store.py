@@ -40,12 +40,12 @@ CREATE TABLE IF NOT EXISTS games (
     rewards TEXT NOT NULL,        -- JSON [first, second] kaggle rewards (null for a forfeit)
     detail TEXT NOT NULL,
     duration REAL NOT NULL,       -- seconds
-    started_at TEXT NOT NULL      -- ISO 8601, UTC
+    started_at TEXT NOT NULL,     -- ISO 8601, UTC
+    opening TEXT NOT NULL DEFAULT '[]'  -- JSON list of 0-based columns the referee played first
 );
 """
 
-_JSON_FIELDS = ("moves", "move_times", "statuses", "rewards")
-_TUPLE_FIELDS = ("moves", "move_times", "statuses", "rewards")
+_JSON_FIELDS = ("moves", "move_times", "statuses", "rewards", "opening")
 
 
 class StoreError(RuntimeError):
@@ -57,8 +57,12 @@ def settings_to_json(settings: Settings) -> str:
 
 
 def settings_from_json(text: str) -> Settings:
+    """Settings from their JSON; fields a tournament stored before they existed take their defaults."""
     data = json.loads(text)
     data["entrants"] = tuple(data["entrants"])
+    data["openings"] = tuple(tuple(opening) for opening in data.get("openings", ()))
+    if data.get("sprt") is not None:
+        data["sprt"] = tuple(data["sprt"])
     return Settings(**data)
 
 
@@ -104,6 +108,10 @@ class Store:
         try:
             db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
             db.execute("SELECT json FROM settings").fetchone()
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            if "opening" not in columns:  # a tournament stored before openings existed
+                with db:
+                    db.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{path} is not a tournament database: {error}") from None
         return cls(db, path)
@@ -133,7 +141,7 @@ class Store:
         records = []
         for values in cursor:
             row = dict(zip(names, values, strict=True))
-            for name in _TUPLE_FIELDS:
+            for name in _JSON_FIELDS:
                 row[name] = tuple(json.loads(row[name]))
             row["termination"] = Termination(row["termination"])
             records.append(GameRecord(**row))
