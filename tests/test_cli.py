@@ -15,9 +15,14 @@ FILES = (
     "crosstable.csv",
     "elo.csv",
     "pairs.csv",
+    "los.csv",
     "elo.png",
+    "elo_progress.png",
     "crosstable.png",
 )
+
+
+ARGS = ("--agents", "leftmost", "middle", "minimax:depth=1", "--games", "2", "--openings", "none")
 
 
 def run(*args: str) -> int:
@@ -27,7 +32,8 @@ def run(*args: str) -> int:
 @pytest.fixture(scope="module")
 def tournament_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("t")
-    assert run("--agents", "leftmost", "middle", "minimax:depth=1", "--games", "2", "--out", str(out)) == 0
+    # From the empty board, so that `middle` fills the centre column and forfeits.
+    assert run(*ARGS, "--out", str(out)) == 0
     return out
 
 
@@ -46,10 +52,7 @@ def test_run_writes_every_report_and_counts_add_up(tournament_dir, capsys):
 
 def test_rerun_resumes_and_plays_nothing_new(tournament_dir, capsys):
     before = (tournament_dir / "tournament.db").stat().st_size
-    assert (
-        run("--agents", "leftmost", "middle", "minimax:depth=1", "--games", "2", "--out", str(tournament_dir))
-        == 0
-    )
+    assert run(*ARGS, "--out", str(tournament_dir)) == 0
     assert "12 of 12 games already played" in capsys.readouterr().out
     assert (tournament_dir / "tournament.db").stat().st_size >= before
 
@@ -96,3 +99,35 @@ def test_table_of_a_missing_directory_is_a_clear_error(tmp_path, capsys):
         main(["table", str(tmp_path / "nothing")])
     assert exit_info.value.code == 2
     assert "no tournament" in capsys.readouterr().err
+
+
+def test_sprt_accepts_h1_for_a_clearly_stronger_agent_and_resumes(tmp_path, capsys):
+    out = tmp_path / "sprt"
+    args = ["sprt", "one_step", "random", "--elo0", "0", "--elo1", "100", "--out", str(out), "--workers", "2"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "H1 accepted after" in text and "LLR" in text
+    with Store.open(out) as store:
+        games = len(store.records())
+        assert all(len(record.opening) == 4 for record in store.records())
+    assert main(args) == 0  # already decided: plays nothing more
+    assert "H1 accepted" in capsys.readouterr().out
+    with Store.open(out) as store:
+        assert len(store.records()) == games
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sprt", "random", "random:seed=2", "--elo0", "10", "--elo1", "0"],
+        ["sprt", "random", "random:seed=2", "--alpha", "0"],
+        ["sprt", "random", "nosuchagent"],
+        ["run", "--agents", "random", "leftmost", "--openings", "missing.txt"],
+        ["run", "--agents", "random", "leftmost", "--opening-plies", "-1"],
+    ],
+)
+def test_bad_sprt_and_opening_options_exit_2_and_write_nothing(args, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--out", str(tmp_path / "x")])
+    assert exit_info.value.code == 2
+    assert not (tmp_path / "x").exists()

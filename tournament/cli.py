@@ -63,7 +63,7 @@ def _match_options(command: argparse.ArgumentParser) -> None:
         default="auto",
         metavar="FILE|auto|none",
         help="the openings game pairs start from: a file of move strings (one a line, 1-based column "
-        "digits), 'auto' (default: the built-in balanced suite on 6x7, random openings elsewhere) or "
+        "digits), 'auto' (default: seeded random openings of 4 plies, no immediate win) or "
         "'none' (the empty board)",
     )
     command.add_argument(

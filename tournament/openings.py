@@ -6,9 +6,8 @@ and fastchess, each game pair therefore starts from an opening, played once with
 
 Sources (:func:`resolve`):
 
-* ``auto`` (the default): on 6x7 with four in a row, the built-in suite ``tournament/data/
-  openings-6x7.txt``, balanced positions chosen with our solver (``python -m scripts.make_openings``
-  documents how); on any other board, seeded random openings (:func:`random_openings`);
+* ``auto`` (the default): seeded random openings of :data:`DEFAULT_PLIES` plies
+  (:func:`random_openings`; fewer on boards too small for them);
 * a file: one opening a line, Pons' notation (1-based column digits, mark 1 first, e.g. ``4453``);
   only the first whitespace-separated token of a line counts, blank lines and ``#`` comments are
   skipped;
@@ -27,7 +26,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from importlib.resources import files
 from pathlib import Path
 
 from agents.board import Board, BoardError, Geometry
@@ -36,11 +34,8 @@ __all__ = ["OpeningError", "pair_openings", "parse_openings", "random_openings",
 
 Opening = tuple[int, ...]
 
-SUITE = {(6, 7, 4): "openings-6x7.txt"}
-"""Built-in suites by (rows, columns, inarow), in ``tournament/data``."""
-
 DEFAULT_PLIES = 4
-"""Length of random openings on boards without a suite (shorter on boards too small for it)."""
+"""Length of the default random openings (shorter on boards too small for it)."""
 
 
 class OpeningError(ValueError):
@@ -135,10 +130,6 @@ def resolve(source: str, geo: Geometry, *, pairs: int, seed: int) -> tuple[str, 
     """
     if source == "none":
         return "none (every game starts from the empty board)", ()
-    if source == "auto" and (geo.rows, geo.columns, geo.inarow) in SUITE:
-        name = SUITE[geo.rows, geo.columns, geo.inarow]
-        text = files("tournament").joinpath("data", name).read_text()
-        return f"built-in suite {name}", parse_openings(text, geo, origin=name)
     if source == "auto":
         for plies in range(min(DEFAULT_PLIES, geo.size // 4), 0, -1):
             openings = random_openings(geo, plies, pairs, seed)
