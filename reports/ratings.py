@@ -31,7 +31,7 @@ move together widen the intervals and pairs are never counted as more evidence t
 Why not a bootstrap: resampling game pairs (percentile intervals) covered the truth of the two
 weakest players of a wide six-player pool only 24 % and 6 % of the time with 6 pairs a pairing,
 because a pairing a player never scored in resamples to the same zero every time; the profile
-likelihood covered 97-98 %. ``python -m benchmarks.rating_coverage`` measures the coverage.
+likelihood covered 97-98 %. ``python -m benchmarks.rating_coverage`` measures the coverage (93-99 %).
 
 **LOS** (likelihood of superiority) of A over B, from the same model: ``Phi(sign * sqrt(LR / phi))``,
 where ``LR`` is the likelihood-ratio statistic for ``R_A = R_B`` and ``sign`` that of the estimated
