@@ -56,6 +56,8 @@ def plot_elo(ratings: Sequence[Rating], path: Path, *, title: str) -> None:
         label = f"{rating.label()}  ·  {rating.games} games"
         ax.text(1.02, row, label, transform=ax.get_yaxis_transform(), va="center", fontsize=9, color="0.2")
     ax.set_ylim(-0.7, len(ratings) - 0.3)
+    if values:  # room for the arrows, which do not widen the axis by themselves
+        ax.set_xlim(min(values) - 0.2 * span - 10, max(values) + 0.2 * span + 10)
     ax.set_yticks(y, [r.name for r in ratings])
     ax.set_xlabel("Elo")
     ax.grid(axis="x", color="0.92")
