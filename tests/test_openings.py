@@ -54,6 +54,14 @@ def test_random_openings_are_seeded_distinct_and_leave_the_game_open():
         assert mirror == opening or mirror not in openings
 
 
+def test_auto_is_the_built_in_suite_on_6x7_and_random_openings_elsewhere():
+    description, suite = resolve("auto", GEO, pairs=4, seed=1)
+    assert "built-in suite" in description and len(suite) == 350
+    assert {len(opening) for opening in suite} == {6, 7, 8}
+    description, openings = resolve("auto", geometry(7, 8, 4), pairs=4, seed=1)
+    assert description == "random, 4 plies" and len(openings) == 4
+
+
 def test_tiny_boards_get_shorter_openings_or_none():
     assert resolve("auto", geometry(2, 2, 2), pairs=3, seed=1)[1] in ((), ((0,),), ((1,),), ((0,), (1,)))
     with pytest.raises(OpeningError, match="no opening"):

@@ -6,8 +6,11 @@ and fastchess, each game pair therefore starts from an opening, played once with
 
 Sources (:func:`resolve`):
 
-* ``auto`` (the default): seeded random openings of :data:`DEFAULT_PLIES` plies
-  (:func:`random_openings`; fewer on boards too small for them);
+* ``auto`` (the default): on the standard 6x7 board, four in a row, the built-in suite
+  ``tournament/data/openings-6x7.txt``: 350 openings of 6 to 8 plies that our solver scores within
+  2 of a draw (Pons' score, http://blog.gamesolver.org/solving-connect-four/), mirror images once,
+  made by ``python -m scripts.make_openings``; on any other board, seeded random openings of
+  :data:`DEFAULT_PLIES` plies (:func:`random_openings`; fewer on boards too small for them);
 * a file: one opening a line, Pons' notation (1-based column digits, mark 1 first, e.g. ``4453``);
   only the first whitespace-separated token of a line counts, blank lines and ``#`` comments are
   skipped;
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from importlib.resources import files
 from pathlib import Path
 
 from agents.board import Board, BoardError, Geometry
@@ -36,6 +40,9 @@ Opening = tuple[int, ...]
 
 DEFAULT_PLIES = 4
 """Length of the default random openings (shorter on boards too small for it)."""
+
+SUITE = "openings-6x7.txt"
+"""The built-in suite of balanced 6x7 openings, in ``tournament/data``."""
 
 
 class OpeningError(ValueError):
@@ -131,6 +138,10 @@ def resolve(source: str, geo: Geometry, *, pairs: int, seed: int) -> tuple[str, 
     if source == "none":
         return "none (every game starts from the empty board)", ()
     if source == "auto":
+        if (geo.rows, geo.columns, geo.inarow) == (6, 7, 4):
+            text = files("tournament").joinpath("data", SUITE).read_text()
+            suite = parse_openings(text, geo, origin=SUITE)
+            return f"built-in suite ({len(suite)} balanced openings of 6-8 plies)", suite
         for plies in range(min(DEFAULT_PLIES, geo.size // 4), 0, -1):
             openings = random_openings(geo, plies, pairs, seed)
             if openings:
