@@ -273,7 +273,12 @@ class SprtStatus:
         ``pairs 120 [3, 20, 54, 30, 13]  Elo +43.7 +- 29.8 (logistic)  LOS 99.8 %  LLR 1.67 [-2.94, 2.94]``.
         """
         counts = ", ".join(map(str, self.penta.counts))
-        elo = "nan" if math.isnan(self.elo) else f"{self.elo:+.1f} +- {self.error:.1f}"
+        if math.isnan(self.elo):
+            elo = "nan"
+        elif math.isinf(self.elo):  # every pair won (lost): no finite estimate yet
+            elo = f"{self.elo:+}, every pair {'won' if self.elo > 0 else 'lost'},"
+        else:
+            elo = f"{self.elo:+.1f} +- {self.error:.1f}"
         los = "nan" if math.isnan(self.los) else f"{100 * self.los:.1f} %"
         return (
             f"pairs {self.penta.pairs} [{counts}]  Elo {elo} ({self.model})  LOS {los}  "

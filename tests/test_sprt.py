@@ -350,3 +350,8 @@ def test_status_line():
         Sprt(0, 10, model="normalized").describe()
         == "elo0 0, elo1 10, alpha 0.05, beta 0.05 (normalized Elo)"
     )
+
+
+def test_a_perfect_score_reads_as_such_in_the_status_line():
+    line = Sprt(0, 100, 0.05, 0.05).status(Pentanomial(ww=12)).format()
+    assert "Elo +inf, every pair won, (logistic)" in line and "nan" not in line
