@@ -4,9 +4,10 @@ Usage: ``python -m benchmarks.runner_overhead [--games 100]``
 
 Plays the same number of ``kaggle-random`` vs ``kaggle-random`` games (a) with
 ``kaggle_environments.make("connectx").run`` in a loop and (b) through
-:func:`tournament.runner.run_games` with one worker (a forked process per game, the watchdog
-thread around every call, the record built from the steps), and prints the mean seconds per game
-of each and their difference.
+:func:`tournament.runner.run_games` with one worker (a forked process per game, each agent in a
+sandboxed process of its own behind a proxy, the record built from the steps), and prints the mean
+seconds per game of each and their difference. The plain loop runs in this process, where
+``kaggle_environments`` was imported the runner's way (:mod:`tournament.referee`).
 """
 
 from __future__ import annotations

@@ -6,10 +6,14 @@ Each file in ``tests/misbehaving/`` plays mark 1 against ``leftmost`` through th
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
 
+from tournament import sandbox
 from tournament.record import GameRecord, Termination
 from tournament.runner import GameFailed, run_games
 from tournament.schedule import GameTask
@@ -63,7 +67,7 @@ def test_forfeit_details_name_the_cause(results):
     assert "boom" in results["raises.py"].detail
     assert "did not return" in results["never_returns.py"].detail
     assert "exit code 3" in results["exits.py"].detail
-    assert "killed" in results["holds_the_gil.py"].detail
+    assert "did not return" in results["holds_the_gil.py"].detail  # its host, not the referee, holds the GIL
 
 
 def test_full_column_is_played_until_full(results):
@@ -100,3 +104,28 @@ def test_each_game_gets_one_native_thread(tmp_path) -> None:
     )
     (record,) = run_games([_task(0, str(probe))], workers=1)
     assert record.moves[0] == 1, record.detail
+
+
+def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
+    """The runner keeps the moves it saw: a game process killed mid-game is stored with them."""
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        "import time\n"
+        "def agent(obs, config):\n"
+        "    time.sleep(0.4)\n"
+        "    return [c for c in range(config.columns) if obs.board[c] == 0][-1]\n"
+    )
+    games = run_games([_task(0, str(slow), "leftmost")], workers=1)
+    timer = threading.Timer(1.0, lambda: [os.kill(pid, signal.SIGKILL) for pid in sandbox.children()])
+    timer.start()
+    (record,) = games
+    timer.join()
+    assert record.termination is Termination.ERROR and "game process died" in record.detail
+    assert 2 <= len(record.moves) < 7
+    assert record.moves[:2] == (6, 0)  # slow plays the rightmost column, leftmost the leftmost
+
+
+def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeypatch):
+    monkeypatch.chdir(HERE)
+    (record,) = run_games([_task(0, "last_callable.py", "leftmost")], workers=1)
+    assert record.offender is None and record.moves[0] == 6, record.detail
