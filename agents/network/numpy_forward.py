@@ -24,6 +24,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from agents.network import blas
+
 __all__ = ["Weights", "blocks_of", "forward", "load_weights", "value_of"]
 
 Weights = dict[str, np.ndarray]
@@ -75,10 +77,16 @@ def forward(weights: Mapping[str, np.ndarray], planes: np.ndarray) -> tuple[np.n
     ``planes``: float32 ``(B, 6, 7, 3)`` (or ``(6, 7, 3)`` for one position, then the batch axis is
     added). Returns ``(policy, value)``: policy logits ``(B, 7)`` over columns (illegal columns are
     *not* masked here), value logits ``(B, 3)`` for ``[loss, draw, win]`` of the side to move.
+    numpy's BLAS runs on one thread meanwhile (:func:`agents.network.blas.one_thread`).
     """
     x = np.asarray(planes, dtype=np.float32)
     if x.ndim == 3:
         x = x[None]
+    with blas.one_thread():  # BLAS threads spin-wait: on a busy machine they cost 100x (see blas)
+        return _forward(weights, x)
+
+
+def _forward(weights: Mapping[str, np.ndarray], x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     relu = lambda a: np.maximum(a, 0.0)  # noqa: E731
     h = relu(_conv3x3(x, weights["stem/kernel"], weights["stem/bias"]))
     for i in range(blocks_of(weights)):
