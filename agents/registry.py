@@ -4,7 +4,8 @@ A spec is one of
 
 * ``NAME`` or ``NAME:key=value[,key=value]`` -- one of our agents (:data:`BUILTIN`), e.g.
   ``minimax:depth=2``; values are read as int, float, ``true``/``false`` or else text, and must
-  be keyword parameters of the module's ``make_agent``;
+  be keyword parameters of the module's ``make_agent`` of the type it annotates (a float must be
+  finite; an int is a valid float);
 * ``kaggle-random`` / ``kaggle-negamax`` -- kaggle-environments' own built-in agents;
 * a path to a ``.py`` file -- loaded the way Kaggle loads a submission: executed at the agent's
   first move, the last callable it defines is the agent.
@@ -18,7 +19,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import os
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +41,9 @@ KAGGLE_BUILTIN: dict[str, str] = {"kaggle-random": "random", "kaggle-negamax": "
 """kaggle-environments' ConnectX agents: spec name -> the name ``env.run`` knows them by."""
 
 DEFAULT_ENTRANTS = (*BUILTIN, *KAGGLE_BUILTIN)
+
+_KINDS = {"an integer": int, "a finite number": float, "true or false": bool, "text": str}
+"""What a spec parameter may hold, by the type ``make_agent`` annotates it with."""
 
 
 class SpecError(ValueError):
@@ -86,12 +92,34 @@ def parse_spec(text: str) -> AgentSpec:
             raise SpecError(f"bad parameter {item!r} in {text!r}: expected key=value")
         params[key.strip()] = _value(value.strip())
     make_agent = importlib.import_module(BUILTIN[name]).make_agent
+    signature = inspect.signature(make_agent, eval_str=True)
     try:
-        inspect.signature(make_agent).bind(**params)
+        signature.bind(**params)
+        for key, value in params.items():
+            _check_type(key, value, signature.parameters[key].annotation)
         make_agent(**params)
     except (TypeError, ValueError) as error:
         raise SpecError(f"bad parameters for {name!r}: {error}") from None
     return AgentSpec(text, "builtin", name, params)
+
+
+def _check_type(key: str, value: Any, annotation: Any) -> None:
+    """Raise ``ValueError`` unless ``value`` (as :func:`_value` read it) fits the parameter's annotation:
+    ``bool`` takes true/false, ``int`` an integer, ``float`` a finite number, ``str`` any text."""
+    allowed = (set(typing.get_args(annotation)) or {annotation}) & set(_KINDS.values())
+    if not allowed:  # not annotated, or with a type no spec text gives: make_agent checks the value
+        return
+    if isinstance(value, bool):
+        fits = bool in allowed
+    elif isinstance(value, int):
+        fits = int in allowed or float in allowed
+    elif isinstance(value, float):
+        fits = float in allowed and math.isfinite(value)
+    else:
+        fits = str in allowed
+    if not fits:
+        kinds = [kind for kind, wanted in _KINDS.items() if wanted in allowed]
+        raise ValueError(f"{key} must be {' or '.join(kinds)}, got {value!r}")
 
 
 def load_agent(spec: AgentSpec, *, seed: int | None = None) -> Callable[..., Any] | str:

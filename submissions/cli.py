@@ -12,14 +12,42 @@ a missing file, a bad option -- reported in one line, nothing written.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from agents.registry import SpecError
 from submissions.build import BuildError, build_spec, write
 from submissions.check import KAGGLE_ACT_TIMEOUT, TIME_POLICIES, CheckInputError, check_file, format_report
 
 DEFAULT_OUTPUT = Path("submission.py")
+MAX_GAMES = 1000
+"""Most ``--games`` a check plays against each opponent."""
+MAX_ACT_TIMEOUT = 3600.0
+"""Longest ``--act-timeout``, in seconds."""
+MAX_TIMEOUT = 7 * 24 * 3600.0
+"""Longest ``--timeout`` (a week), in seconds."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``error: ...``, like the command's other errors."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message}\n")
+
+
+def _check_numbers(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Exit with one line unless ``--games`` is within [0, MAX_GAMES] and the times are finite,
+    positive and within their maximum."""
+    if not 0 <= args.games <= MAX_GAMES:
+        parser.error(f"--games must be >= 0 and <= {MAX_GAMES}, got {args.games}")
+    for option, value, highest in (
+        ("--act-timeout", args.act_timeout, MAX_ACT_TIMEOUT),
+        ("--timeout", args.timeout, MAX_TIMEOUT),
+    ):
+        if value is not None and not (math.isfinite(value) and 0 < value <= highest):
+            parser.error(f"{option} must be positive and <= {highest:g} seconds, got {value!r}")
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +65,7 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m submissions",
         description="Single-file Kaggle ConnectX submissions: build them from our agents, check them "
         "as Kaggle loads them.",
@@ -72,8 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.games < 0 or args.act_timeout <= 0 or (args.timeout is not None and args.timeout <= 0):
-        parser.error("--games must be >= 0, --act-timeout and --timeout > 0")
+    _check_numbers(args, parser)
     try:
         if args.command == "check":
             return _check(args.path, args)

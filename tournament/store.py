@@ -5,19 +5,35 @@
 :class:`~tournament.record.GameRecord`, committed as soon as the game ends, so an interrupted
 tournament loses at most the games in flight). The database is in WAL mode, so
 ``python -m tournament table DIR`` can read while a run is writing.
+
+Safety: a new database is built under a temporary name and renamed into place, so a run killed
+while creating it leaves no half-made store (one left by an older version, without its settings, is
+completed when it holds no games, and reported otherwise). A run holds an exclusive lock on
+``DIR/tournament.lock`` (``fcntl.flock``) while its store is open, so a second run on the same
+directory is refused. Every SQLite or file-system failure -- a read-only directory, a full disk, a
+damaged file -- becomes a :class:`StoreError` whose message is one line; a failed write is rolled
+back, so the games stored before it stay intact.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import json
+import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
 
 DB_NAME = "tournament.db"
+LOCK_NAME = "tournament.lock"
+_NEW_SUFFIX = ".new"
+"""A database being created is ``tournament.db.new`` until it is complete."""
+_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
@@ -45,11 +61,95 @@ CREATE TABLE IF NOT EXISTS games (
 );
 """
 
+_OUR_TABLES = {"settings", "games"}
 _JSON_FIELDS = ("moves", "move_times", "statuses", "rewards", "opening")
 
 
 class StoreError(RuntimeError):
-    """A tournament directory that cannot be used as asked (see the message)."""
+    """A tournament directory that cannot be used as asked (see the message, one line)."""
+
+
+def _describe(path: Path, doing: str, error: BaseException) -> str:
+    """One line for a failed SQLite or file operation ``doing`` (e.g. ``"store game 7 in"``) on ``path``."""
+    text = str(error) if isinstance(error, sqlite3.Error) else (error.strerror or str(error))
+    if "malformed" in text or "not a database" in text:
+        return (
+            f"{path} is damaged ({text}); restore it from a copy, or start over with --overwrite "
+            "(its games are lost then)"
+        )
+    if "full" in text or "No space left" in text:
+        return f"cannot {doing} {path}: the disk is full; free some space and run again to resume"
+    if "readonly" in text or "unable to open" in text:
+        return f"cannot {doing} {path}: {text} (is its directory writable?)"
+    return f"cannot {doing} {path}: {text}"
+
+
+@contextlib.contextmanager
+def _failures(path: Path, doing: str) -> Iterator[None]:
+    """Turn SQLite and OS errors inside the block into a :class:`StoreError` (see :func:`_describe`)."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as error:
+        raise StoreError(_describe(path, doing, error)) from None
+
+
+def _lock(directory: Path) -> int:
+    """Take the run lock of ``directory``; returns its file descriptor (closing it releases the lock).
+
+    Raises :class:`StoreError` when another run holds it, or the directory cannot be written.
+    """
+    path = directory / LOCK_NAME
+    with _failures(path, "create the lock file"):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise StoreError(
+            f"{directory} is in use by another run (process {holder}); "
+            "wait for it to end or choose another --out"
+        ) from None
+    try:
+        with _failures(path, "write"):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)  # for the message a second run prints
+    except StoreError:
+        os.close(fd)
+        raise
+    return fd
+
+
+_INSERT_SETTINGS = "INSERT INTO settings (id, json) VALUES (1, ?)"
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _stored_settings(db: sqlite3.Connection) -> str | None:
+    """The settings JSON of a tournament database, or None if it has none (tables or row missing)."""
+    if "settings" not in _tables(db):
+        return None
+    row = db.execute("SELECT json FROM settings WHERE id = 1").fetchone()
+    return None if row is None else row[0]
+
+
+def _new_database(path: Path, settings: Settings) -> None:
+    """Create the database ``path`` holding ``settings`` and no games, atomically: it is written as
+    ``path.new`` and renamed into place once complete. Call with the run lock held."""
+    temporary = path.with_name(path.name + _NEW_SUFFIX)
+    for suffix in _SIDE_FILES:  # what a creation killed half-way left behind
+        Path(f"{temporary}{suffix}").unlink(missing_ok=True)
+    db = sqlite3.connect(temporary)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(_SCHEMA)
+        with db:
+            db.execute(_INSERT_SETTINGS, (settings_to_json(settings),))
+    finally:
+        db.close()  # checkpoints the WAL into the file and removes it
+    os.replace(temporary, path)
 
 
 def settings_to_json(settings: Settings) -> str:
@@ -69,78 +169,153 @@ def settings_from_json(text: str) -> Settings:
 class Store:
     """The games database of one tournament directory.
 
-    :meth:`create` starts or resumes a tournament, :meth:`open` reads an existing one. Use as a
-    context manager (or call :meth:`close`).
+    :meth:`create` starts or resumes a tournament (and holds the directory's run lock until
+    :meth:`close`), :meth:`open` reads an existing one. Use as a context manager (or call
+    :meth:`close`). Every method raises :class:`StoreError` (one line) when SQLite or the file system
+    fails: a read-only directory, a full disk, a damaged file.
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, lock: int | None = None) -> None:
         self._db = connection
         self.path = path
+        self._lock = lock
 
     @classmethod
-    def create(cls, directory: Path, settings: Settings) -> Store:
-        """Open ``directory`` for ``settings``: a new database, or an existing one of the same settings
-        (its games are kept, so the run resumes). Raises :class:`StoreError`, touching nothing, when
-        the directory holds a tournament with other settings."""
-        path = Path(directory) / DB_NAME
-        if path.exists():
-            store = cls.open(directory)
-            if store.settings() != settings:
-                store.close()
-                raise StoreError(
-                    f"{directory} holds a different tournament; choose another --out or pass --overwrite"
-                )
-            return store
-        Path(directory).mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(_SCHEMA)
-        with db:
-            db.execute("INSERT INTO settings (id, json) VALUES (1, ?)", (settings_to_json(settings),))
-        return cls(db, path)
+    def create(cls, directory: Path, settings: Settings, *, overwrite: bool = False) -> Store:
+        """Open ``directory`` for a run of ``settings``: a new database, or an existing one of the same
+        settings (its games are kept, so the run resumes); ``overwrite`` deletes a stored tournament
+        first. Takes the directory's run lock, held until :meth:`close`.
+
+        Raises :class:`StoreError`, touching no stored game, when another run holds the lock, the
+        directory holds a tournament with other settings (unless ``overwrite``), the database is
+        damaged (SQLite's ``quick_check``), or the directory cannot be created or written. A database
+        without its settings row (its creation was killed) is completed when it holds no games and
+        refused otherwise.
+        """
+        directory = Path(directory)
+        path = directory / DB_NAME
+        with _failures(directory, "create the directory"):
+            directory.mkdir(parents=True, exist_ok=True)
+        lock = _lock(directory)
+        db = None
+        try:
+            with _failures(path, "create"):
+                if overwrite:
+                    for suffix in _SIDE_FILES:
+                        Path(f"{path}{suffix}").unlink(missing_ok=True)
+                if not path.exists():
+                    _new_database(path, settings)
+            db = cls._connect(path)
+            with _failures(path, "read"):
+                problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+                if problems != ["ok"]:
+                    raise sqlite3.DatabaseError(f"database disk image is malformed: {problems[0]}")
+            with _failures(path, "complete"):
+                if _tables(db) != _OUR_TABLES:  # a creation killed before the schema was complete
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.executescript(_SCHEMA)
+                stored = _stored_settings(db)
+                if stored is None:
+                    if db.execute("SELECT count(*) FROM games").fetchone()[0]:
+                        raise StoreError(
+                            f"{path} holds games but not the settings that made them; "
+                            "start over with --overwrite"
+                        )
+                    with db:  # a creation killed before its settings row: complete it
+                        db.execute(_INSERT_SETTINGS, (settings_to_json(settings),))
+                elif settings_from_json(stored) != settings:
+                    raise StoreError(
+                        f"{directory} holds a different tournament; choose another --out or pass --overwrite"
+                    )
+            return cls(db, path, lock)
+        except BaseException:
+            if db is not None:
+                db.close()
+            os.close(lock)
+            raise
 
     @classmethod
     def open(cls, directory: Path) -> Store:
-        """Open the tournament stored in ``directory``; :class:`StoreError` if there is none."""
+        """Open the tournament stored in ``directory`` to read it (no lock: a run may be writing).
+
+        Raises :class:`StoreError` if there is none, it is not a tournament database, or it lacks
+        its settings (a creation that was killed: run the tournament again to complete it).
+        """
         path = Path(directory) / DB_NAME
         if not path.is_file():
             raise StoreError(f"no tournament in {directory} (expected {path})")
+        db = cls._connect(path)
         try:
-            db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
-            db.execute("SELECT json FROM settings").fetchone()
-            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            if "opening" not in columns:  # a tournament stored before openings existed
-                with db:
-                    db.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
-        except sqlite3.DatabaseError as error:
-            raise StoreError(f"{path} is not a tournament database: {error}") from None
+            with _failures(path, "read"):
+                if _stored_settings(db) is None:
+                    raise StoreError(
+                        f"{path} has no settings: its creation was interrupted; run the tournament "
+                        "again to complete it"
+                    )
+        except BaseException:
+            db.close()
+            raise
         return cls(db, path)
 
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        """A connection to the existing database ``path``: a tournament database (brought up to date)
+        or a part of one (a creation killed before its schema was complete). Raises
+        :class:`StoreError` for any other file."""
+        with _failures(path, "open"):
+            db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
+        try:
+            tables = _tables(db)
+            if not tables <= _OUR_TABLES:
+                others = ", ".join(sorted(tables - _OUR_TABLES))
+                raise sqlite3.DatabaseError(f"it holds other tables ({others})")
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            if columns and "opening" not in columns:  # a tournament stored before openings existed
+                with db:
+                    db.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
+        except sqlite3.Error as error:
+            db.close()
+            if type(error) is sqlite3.DatabaseError and "malformed" not in str(error):
+                raise StoreError(f"{path} is not a tournament database: {error}") from None
+            raise StoreError(_describe(path, "open", error)) from None
+        return db
+
     def settings(self) -> Settings:
-        return settings_from_json(self._db.execute("SELECT json FROM settings WHERE id = 1").fetchone()[0])
+        """The stored :class:`Settings`."""
+        with _failures(self.path, "read"):
+            row = self._db.execute("SELECT json FROM settings WHERE id = 1").fetchone()
+        return settings_from_json(row[0])
 
     def add(self, record: GameRecord) -> None:
-        """Store one finished game (committed at once). Raises ``sqlite3.IntegrityError`` if a game
-        with the same id is already stored."""
+        """Store one finished game (committed at once, or not at all). Raises :class:`StoreError` if a
+        game with the same id is already stored, or the write fails (e.g. a full disk)."""
         row = dataclasses.asdict(record)
         for name in _JSON_FIELDS:
             row[name] = json.dumps(list(row[name]))
         row["termination"] = str(record.termination)
         names = ", ".join(row)
         marks = ", ".join(f":{name}" for name in row)
-        with self._db:
-            self._db.execute(f"INSERT INTO games ({names}) VALUES ({marks})", row)
+        try:
+            with self._db:
+                self._db.execute(f"INSERT INTO games ({names}) VALUES ({marks})", row)
+        except sqlite3.IntegrityError:
+            raise StoreError(f"game {record.game_id} is already stored in {self.path}") from None
+        except (sqlite3.Error, OSError) as error:
+            raise StoreError(_describe(self.path, f"store game {record.game_id} in", error)) from None
 
     def game_ids(self) -> set[int]:
-        return {row[0] for row in self._db.execute("SELECT game_id FROM games")}
+        """Ids of the stored games."""
+        with _failures(self.path, "read"):
+            return {row[0] for row in self._db.execute("SELECT game_id FROM games")}
 
     def records(self) -> list[GameRecord]:
         """Every stored game, by game id."""
-        cursor = self._db.execute("SELECT * FROM games ORDER BY game_id")
-        names = [column[0] for column in cursor.description]
+        with _failures(self.path, "read"):
+            cursor = self._db.execute("SELECT * FROM games ORDER BY game_id")
+            names = [column[0] for column in cursor.description]
+            rows = [dict(zip(names, values, strict=True)) for values in cursor]
         records = []
-        for values in cursor:
-            row = dict(zip(names, values, strict=True))
+        for row in rows:
             for name in _JSON_FIELDS:
                 row[name] = tuple(json.loads(row[name]))
             row["termination"] = Termination(row["termination"])
@@ -148,7 +323,11 @@ class Store:
         return records
 
     def close(self) -> None:
+        """Close the database and release the run lock (if :meth:`create` took it)."""
         self._db.close()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def __enter__(self) -> Store:
         return self

@@ -1,0 +1,76 @@
+"""The installed package imports next to kaggle-environments, from any directory.
+
+kaggle-environments appends ``kaggle_environments/envs/lux_ai_s3`` (which holds an ``agents.py``) to
+``sys.path`` when it is imported. The project's install must put our ``agents`` package ahead of it
+(see ``[tool.setuptools]`` in ``pyproject.toml``). These tests run the interpreter of the test run in
+a fresh process, from a temporary directory, with no ``PYTHONPATH``: the way a user runs a script.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def _run(script: str, cwd: Path) -> str:
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_negamax_imports_and_plays_after_kaggle_environments(tmp_path: Path) -> None:
+    out = _run(
+        """
+        from kaggle_environments import make
+        from agents.negamax import agent
+
+        env = make("connectx")
+        env.run([agent, "random"])
+        print(env.state[0].status, env.state[0].reward, env.state[1].reward)
+        """,
+        tmp_path,
+    )
+    assert out.split() == ["DONE", "1", "-1"]
+
+
+def test_a_file_agent_importing_our_package_plays_through_evaluate(tmp_path: Path) -> None:
+    (tmp_path / "my_agent.py").write_text(
+        textwrap.dedent(
+            """
+            from agents.minimax import make_agent
+
+            play = make_agent(depth=2)
+
+
+            def my_agent(obs, config):
+                return play(obs, config)
+            """
+        )
+    )
+    out = _run(
+        """
+        from kaggle_environments import evaluate
+
+        print(evaluate("connectx", ["my_agent.py", "random"], num_episodes=2))
+        """,
+        tmp_path,
+    )
+    rewards = ast.literal_eval(out.strip())
+    assert len(rewards) == 2
+    assert all(None not in episode for episode in rewards), rewards  # None: the file agent failed
