@@ -1,28 +1,78 @@
-"""Figures of a tournament: the Elo ladder with its intervals, its progression, and the crosstable.
+"""Figures of a tournament: the Elo ladder with its intervals, its progression, the crosstable and
+the game lengths.
 
-Figures are built on :class:`matplotlib.figure.Figure` and its Agg canvas, never through pyplot, so
-no display is needed and no global backend or figure state is touched.
+Each ``*_figure`` function builds a :class:`matplotlib.figure.Figure` (never through pyplot, so no
+display is needed and no global backend or figure state is touched); ``plot_*`` saves one as PNG for
+the report directory, and :func:`to_svg` turns one into an inline ``<svg>`` element for the HTML
+report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import io
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from reports.progress import Checkpoint
 from reports.ratings import Rating
-from reports.stats import WDL
-from reports.tally import Matchup, score_matrix
+from reports.tally import forfeits, head_to_head, oriented, score_matrix
+from tournament.record import GameRecord, Termination
 
-__all__ = ["plot_crosstable", "plot_elo", "plot_progress"]
+__all__ = [
+    "CROSSTABLE_CMAP",
+    "crosstable_figure",
+    "elo_figure",
+    "lengths_figure",
+    "plot_crosstable",
+    "plot_elo",
+    "plot_progress",
+    "progress_figure",
+    "to_svg",
+]
+
+CROSSTABLE_CMAP = "RdBu"
+"""Red (score 0) through white (1/2) to blue (1): a diverging map that ColorBrewer rates safe for
+colour-blind readers, unlike red-green, and whose ends stay apart in grey print."""
+
+_FORFEIT_ABBREVIATIONS = {Termination.INVALID: "inv", Termination.TIMEOUT: "t/o", Termination.ERROR: "err"}
 
 
 def plot_elo(ratings: Sequence[Rating], path: Path, *, title: str) -> None:
-    """Save to ``path`` (PNG) each player's Elo as a point with its 95 % interval, in the given order.
+    """Save :func:`elo_figure` to ``path`` as PNG."""
+    elo_figure(ratings, title=title).savefig(path, format="png", dpi=120)
+
+
+def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) -> None:
+    """Save :func:`progress_figure` to ``path`` as PNG."""
+    progress_figure(checkpoints, title=title).savefig(path, format="png", dpi=120)
+
+
+def plot_crosstable(records: Sequence[GameRecord], order: Sequence[str], path: Path, *, title: str) -> None:
+    """Save :func:`crosstable_figure` to ``path`` as PNG."""
+    crosstable_figure(records, order, title=title).savefig(path, format="png", dpi=120)
+
+
+def to_svg(figure: Figure, *, key: str) -> str:
+    """The figure as one ``<svg>`` element to inline in HTML, text kept as text (small, selectable).
+
+    ``key`` (e.g. the figure's name) seeds the element ids matplotlib generates, so that several
+    figures inlined in one page never share an id. The XML declaration and DOCTYPE are dropped.
+    """
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": key}):
+        figure.savefig(buffer, format="svg")
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def elo_figure(ratings: Sequence[Rating], *, title: str) -> Figure:
+    """Each player's Elo as a point with its 95 % interval, in the given order.
 
     Each row is labelled with :meth:`Rating.label` and the games played; ``title`` goes on top (e.g.
     the number of games and the configuration). A player whose rating is unbounded is drawn as an
@@ -64,11 +114,11 @@ def plot_elo(ratings: Sequence[Rating], path: Path, *, title: str) -> None:
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title, fontsize=10, loc="left")
-    fig.savefig(path, format="png", dpi=120)
+    return fig
 
 
-def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) -> None:
-    """Save to ``path`` (PNG) each player's Elo against the games played, with its 95 % band.
+def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str) -> Figure:
+    """Each player's Elo against the games played, with its 95 % band.
 
     One line per player (the order of the last checkpoint's ratings), a shaded band for its interval;
     checkpoints where a player's rating is unbounded leave a gap.
@@ -97,35 +147,92 @@ def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) 
     if names:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
     ax.set_title(title, fontsize=10, loc="left")
-    fig.savefig(path, format="png", dpi=120)
+    return fig
 
 
-def plot_crosstable(h2h: Mapping[Matchup, WDL], order: Sequence[str], path: Path, *, title: str) -> None:
-    """Save to ``path`` (PNG) a heatmap of the row agent's score against the column agent.
+def crosstable_figure(records: Sequence[GameRecord], order: Sequence[str], *, title: str) -> Figure:
+    """A heatmap of the row agent's score per game against the column agent, rows and columns in ``order``.
 
-    Cells are coloured by score per game (red 0, yellow 1/2, green 1) and annotated with points out
-    of games ("7.5/10"); pairings that never met are grey. Rows and columns follow ``order``.
+    Cells are coloured by score per game on :data:`CROSSTABLE_CMAP` (0 red, 1/2 white, 1 blue) and
+    annotated with the row agent's wins-draws-losses, and under them its forfeits in those games
+    (``2 inv 1 t/o``: invalid actions, time-outs, errors); pairings that never met are grey. Each
+    row's label carries the agent's forfeits over all its games, so a forfeiting agent shows even
+    where the cells are small. Self-play games are left out (:mod:`reports.tally`).
     """
+    h2h = head_to_head(records)
     points, games = score_matrix(h2h, order)
     with np.errstate(invalid="ignore"):
         fraction = np.ma.masked_invalid(points / games)
+    cells: Counter[tuple[str, str, Termination]] = Counter()
+    for record in records:
+        if record.offender is not None and record.first != record.second:
+            offender, opponent = (record.first, record.second)[:: 1 if record.offender == 1 else -1]
+            cells[offender, opponent, Termination(record.termination)] += 1
+    totals = forfeits(records)
     size = len(order)
-    name = 0.085 * max(map(len, order), default=0)  # inches of the longest name, at 10 points
-    width, height = max(6.0, 2.2 + name + 0.85 * size), 1.6 + 0.5 * name + 0.7 * size
+    labels = []
+    for name in order:
+        counts = [
+            f"{totals[name, kind]} {abbreviation}" for kind, abbreviation in _FORFEIT_ABBREVIATIONS.items()
+        ]
+        lost = [text for text in counts if not text.startswith("0 ")]
+        labels.append(f"{name} ({', '.join(lost)})" if lost else name)
+    name = 0.085 * max(map(len, labels), default=0)  # inches of the longest label, at 10 points
+    width, height = max(6.0, 2.2 + name + 1.0 * size), 1.6 + 0.5 * name + 0.8 * size
     fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.add_subplot()
-    image = ax.imshow(fraction, cmap=colormaps["RdYlGn"].with_extremes(bad="0.88"), vmin=0.0, vmax=1.0)
+    image = ax.imshow(fraction, cmap=colormaps[CROSSTABLE_CMAP].with_extremes(bad="0.88"), vmin=0.0, vmax=1.0)
     for i in range(size):
         for j in range(size):
             if games[i, j]:
-                dark = abs(fraction[i, j] - 0.5) > 0.35  # the ends of the colour map
-                label = f"{points[i, j]:g}/{games[i, j]:g}"
-                ax.text(j, i, label, ha="center", va="center", fontsize=9, color="white" if dark else "black")
+                wdl = oriented(h2h, order[i], order[j])
+                dark = abs(fraction[i, j] - 0.5) > 0.3  # the saturated ends of the colour map
+                colour = "white" if dark else "black"
+                lost = [
+                    f"{cells[order[i], order[j], kind]} {abbreviation}"
+                    for kind, abbreviation in _FORFEIT_ABBREVIATIONS.items()
+                    if cells[order[i], order[j], kind]
+                ]
+                text = f"{wdl.wins}-{wdl.draws}-{wdl.losses}"
+                ax.text(
+                    j, i - (0.12 if lost else 0), text, ha="center", va="center", fontsize=9, color=colour
+                )
+                if lost:
+                    ax.text(j, i + 0.22, " ".join(lost), ha="center", va="center", fontsize=7.5,
+                            color=colour, fontweight="bold")  # fmt: skip
     ax.set_xticks(range(size), order, rotation=35, ha="right", rotation_mode="anchor")
-    ax.set_yticks(range(size), order)
+    ax.set_yticks(range(size), labels)
     ax.set_xlabel("opponent")
     ax.tick_params(length=0)
     ax.spines[:].set_visible(False)
     fig.colorbar(image, ax=ax, shrink=0.8, label="score per game of the row agent")
+    ax.set_title(f"{title}\ncells: W-D-L of the row agent, then its forfeits (inv / t/o / err)", fontsize=10,
+                 loc="left")  # fmt: skip
+    return fig
+
+
+def lengths_figure(records: Sequence[GameRecord], *, title: str) -> Figure:
+    """A histogram of game lengths in plies (the opening included), one bar per length, stacked by
+    how the games ended: won by N in a row, drawn, forfeited."""
+    ends = {
+        "won (N in a row)": [Termination.WIN],
+        "drawn": [Termination.DRAW],
+        "forfeited": [Termination.INVALID, Termination.TIMEOUT, Termination.ERROR],
+    }
+    lengths = [len(record.moves) for record in records]
+    bins = np.arange(min(lengths, default=0), max(lengths, default=0) + 2) - 0.5
+    fig = Figure(figsize=(9, 3.2), layout="constrained")
+    ax = fig.add_subplot()
+    stacks = [[len(r.moves) for r in records if r.termination in kinds] for kinds in ends.values()]
+    colours = ["#4477aa", "#bbbbbb", "#ee6677"]  # Paul Tol's colour-blind-safe "bright" scheme
+    ax.hist(
+        stacks, bins=bins, stacked=True, label=list(ends), color=colours, edgecolor="white", linewidth=0.5
+    )
+    ax.set_xlabel("plies (the opening included)")
+    ax.set_ylabel("games")
+    ax.grid(axis="y", color="0.92")
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(fontsize=9, frameon=False)
     ax.set_title(title, fontsize=10, loc="left")
-    fig.savefig(path, format="png", dpi=120)
+    return fig

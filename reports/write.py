@@ -19,7 +19,7 @@ from reports.tables import crosstable, pairs, standings
 from reports.tally import distinct_games, head_to_head, pentanomials
 from tournament.record import GameRecord
 
-__all__ = ["format_standings", "notes", "write_reports"]
+__all__ = ["format_standings", "notes", "readable_pairs", "replace_atomically", "write_reports"]
 
 ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
 
@@ -54,18 +54,18 @@ def write_reports(records: Iterable[GameRecord], out_dir: Path | str) -> dict[st
         "standings.csv": _csv(table),
         "crosstable.csv": _csv(crosstable(records, order), index=True),
         "elo.csv": _csv(table[ELO_COLUMNS]),
-        "pairs.csv": _csv(pairs(records, order)),
+        "pairs.csv": _csv(readable_pairs(pairs(records, order)), na_rep="n/a"),
         "los.csv": _csv(los, index=True),
         "elo.png": lambda path: plot_elo(
             ratings, path, title=f"Elo: maximum likelihood, 95 % profile-likelihood intervals\n{title}"
         ),
         "elo_progress.png": lambda path: plot_progress(history, path, title=f"Elo progression\n{title}"),
-        "crosstable.png": lambda path: plot_crosstable(h2h, order, path, title=f"Crosstable\n{title}"),
+        "crosstable.png": lambda path: plot_crosstable(records, order, path, title=f"Crosstable\n{title}"),
     }
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, write in writers.items():
-        _replace_atomically(out / name, write)
+        replace_atomically(out / name, write)
     return {name: out / name for name in writers}
 
 
@@ -130,11 +130,37 @@ def _configuration(records: list[GameRecord]) -> str:
     )
 
 
-def _csv(frame: pd.DataFrame, *, index: bool = False) -> Callable[[Path], object]:
-    return lambda path: frame.to_csv(path, index=index, float_format="%.6g")
+def readable_pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """The pairs table (:func:`reports.tables.pairs`) as ``pairs.csv`` shows it: Elo figures to 0.1,
+    ``score_pct`` to 0.1, LOS to 0.0001, and a ``note`` saying why a figure is not a number.
+
+    An infinite ``elo_diff`` (one side scored every point) stays ``inf`` / ``-inf``, which
+    ``pandas.read_csv`` reads back as a number; a missing error is written ``n/a`` (also read back,
+    as nan) and explained in ``note``.
+    """
+    rounded = table.round(
+        {"score_pct": 1, "elo_diff": 1, "elo_error": 1, "penta_elo_error": 1, "los": 4, "penta_los": 4}
+    )
+    notes_ = []
+    for row in table.itertuples():
+        if row.elo_diff == float("inf"):
+            notes_.append(f"{row.agent_a} scored every point: the Elo difference has no finite estimate")
+        elif row.elo_diff == float("-inf"):
+            notes_.append(f"{row.agent_b} scored every point: the Elo difference has no finite estimate")
+        elif row.elo_error == float("inf"):
+            notes_.append("too few games to bound the difference on one side: the error is unbounded")
+        elif row.pairs == 0:
+            notes_.append("no complete game pair: no pentanomial figures")
+        else:
+            notes_.append("")
+    return rounded.assign(note=notes_)
 
 
-def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
+def _csv(frame: pd.DataFrame, *, index: bool = False, na_rep: str = "") -> Callable[[Path], object]:
+    return lambda path: frame.to_csv(path, index=index, float_format="%.6g", na_rep=na_rep)
+
+
+def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """Call ``write`` on a temporary path in ``path``'s directory, then move the result to ``path``."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tournament.openings import pair_openings
@@ -29,6 +29,11 @@ class Settings:
     stored resolved, so a resumed run plays the same openings even if a file changed. ``sprt`` is
     ``(elo0, elo1, alpha, beta)`` for an SPRT match (``games`` is then its most pairs), else
     None.
+
+    ``workers``, ``cores`` and ``toolkit`` (version and git commit, e.g. ``0.1.0 (git c61f79a)``) say
+    how the run that created the tournament played it, for its report. They take no part in
+    equality: a run resumed with other workers, on another machine or a newer toolkit plays the same
+    tournament. Tournaments stored before these fields existed read them as None / "".
     """
 
     entrants: tuple[str, ...]
@@ -43,6 +48,9 @@ class Settings:
     openings: tuple[tuple[int, ...], ...] = ()
     opening_source: str = "none"
     sprt: tuple[float, float, float, float] | None = None
+    workers: int | None = field(default=None, compare=False)
+    cores: int | None = field(default=None, compare=False)
+    toolkit: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,65 @@
+"""Write a tournament's documents: ``report.html``, ``report.md`` and ``games.csv``; and comparisons.
+
+Kept apart from :mod:`reports.write` (the CSV tables and PNG figures): the documents are built from a
+:class:`reports.report.Report`, which itself uses those tables. Files are replaced atomically, as
+there (:func:`reports.write.replace_atomically`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from reports import html, markdown
+from reports.compare import compare
+from reports.frames import games_frame
+from reports.report import Report
+from reports.write import replace_atomically
+
+__all__ = ["DOCUMENTS", "write_comparison", "write_documents"]
+
+DOCUMENTS = ("report.html", "report.md", "games.csv")
+
+
+def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:
+    """Write :data:`DOCUMENTS` of ``report`` into ``out_dir`` (created if missing); return their paths.
+
+    ``report.md`` links the PNGs of :func:`reports.write.write_reports`, which should be written to
+    the same directory. ``games.csv`` is :func:`reports.frames.games_frame` with ``move_times`` as
+    space-separated seconds.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    games = games_frame(report.records)
+    games["move_times"] = games["move_times"].map(lambda times: " ".join(f"{t:.6g}" for t in times))
+    writers = {
+        "report.html": lambda path: path.write_text(html.render(report), encoding="utf-8"),
+        "report.md": lambda path: path.write_text(markdown.render(report), encoding="utf-8"),
+        "games.csv": lambda path: games.to_csv(path, index=False, float_format="%.6g"),
+    }
+    for name, write in writers.items():
+        replace_atomically(out / name, write)
+    return {name: out / name for name in writers}
+
+
+def write_comparison(
+    reports: Sequence[Report], directories: Sequence[Path], out_dir: Path | str
+) -> dict[str, Path]:
+    """Write ``comparison.html`` and ``comparison.md`` of the runs of ``reports`` (stored in
+    ``directories``, same order) into ``out_dir``; return their paths.
+
+    Raises:
+        ValueError: see :func:`reports.compare.compare`.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    comparison = compare(reports, directories, out)
+    writers = {
+        "comparison.html": lambda path: path.write_text(html.render_comparison(comparison), encoding="utf-8"),
+        "comparison.md": lambda path: path.write_text(
+            markdown.render_comparison(comparison), encoding="utf-8"
+        ),
+    }
+    for name, write in writers.items():
+        replace_atomically(out / name, write)
+    return {name: out / name for name in writers}

@@ -1,0 +1,127 @@
+"""A tournament's results as pandas DataFrames, in one call, for notebooks: :func:`load`.
+
+>>> from reports.frames import load
+>>> frames = load("runs/latest")                       # doctest: +SKIP
+>>> frames.games.groupby("termination").size()          # doctest: +SKIP
+
+:func:`games_frame` is also what ``games.csv`` holds (:func:`reports.write.write_documents`), so a
+spreadsheet and a notebook see the same columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from reports.ratings import rate
+from reports.tables import crosstable, pairs, standings
+from reports.tally import head_to_head, pentanomials
+from tournament.record import GameRecord
+from tournament.store import Store
+
+__all__ = ["GAMES_COLUMNS", "Frames", "games_frame", "load", "notation"]
+
+GAMES_COLUMNS = [
+    "game_id", "pair_id", "first", "second", "rows", "columns", "inarow", "act_timeout", "seed",
+    "opening", "moves", "plies", "result", "winner", "termination", "offender", "detail",
+    "move_times", "duration", "started_at",
+]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Frames:
+    """The tables of one tournament.
+
+    Attributes:
+        games: one row per game, columns :data:`GAMES_COLUMNS` (see :func:`games_frame`).
+        standings: one row per agent, best first (:func:`reports.tables.standings`).
+        crosstable: score per game (0..1) of the row agent against the column agent, in standings
+            order; nan where they never met (:func:`reports.tables.crosstable`).
+        pairs: head-to-head statistics of every pairing (:func:`reports.tables.pairs`).
+    """
+
+    games: pd.DataFrame
+    standings: pd.DataFrame
+    crosstable: pd.DataFrame
+    pairs: pd.DataFrame
+
+
+def load(directory: Path | str) -> Frames:
+    """The :class:`Frames` of the tournament stored in ``directory`` (its ``tournament.db``).
+
+    Ratings are :func:`reports.ratings.rate`'s defaults, as in the written reports. Reads only.
+
+    Raises:
+        tournament.store.StoreError: no tournament in ``directory``.
+        ValueError: no game between two different agents yet.
+    """
+    with Store.open(Path(directory)) as store:
+        records = store.records()
+    h2h = head_to_head(records)
+    if not h2h:
+        raise ValueError(f"no game between two different agents in {directory}")
+    ratings = rate(h2h, pentanomials(records))
+    order = [rating.name for rating in ratings]
+    return Frames(
+        games=games_frame(records),
+        standings=standings(records, ratings),
+        crosstable=crosstable(records, order),
+        pairs=pairs(records, order),
+    )
+
+
+def games_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
+    """One row per game, in the order given, columns :data:`GAMES_COLUMNS`.
+
+    ``opening`` and ``moves`` (the opening included) are in Pons' notation (:func:`notation`), which
+    ``python -m agents.solver`` reads; ``plies`` counts the moves. ``result`` is ``first``'s score
+    (1, 0.5, 0), ``winner`` the winning entrant ("" for a draw), ``termination`` one of ``win draw
+    invalid timeout error`` and ``offender`` the entrant that forfeited ("" if none), with ``detail``
+    its message (possibly several lines). ``move_times`` is a tuple of seconds, one per agent call
+    after the opening, alternating between the players from the one to move after the opening (a
+    forfeit's offending call may be one more than the moves); ``duration`` is the game's wall-clock
+    seconds, ``started_at`` its ISO 8601 UTC start.
+    """
+    rows = []
+    for record in records:
+        offender = {1: record.first, 2: record.second}.get(record.offender or 0, "")
+        winner = "" if record.result == 0.5 else record.first if record.result == 1.0 else record.second
+        rows.append(
+            {
+                "game_id": record.game_id,
+                "pair_id": record.pair_id,
+                "first": record.first,
+                "second": record.second,
+                "rows": record.rows,
+                "columns": record.columns,
+                "inarow": record.inarow,
+                "act_timeout": record.act_timeout,
+                "seed": record.seed,
+                "opening": notation(record.opening, record.columns),
+                "moves": notation(record.moves, record.columns),
+                "plies": len(record.moves),
+                "result": record.result,
+                "winner": winner,
+                "termination": str(record.termination),
+                "offender": offender,
+                "detail": record.detail,
+                "move_times": tuple(record.move_times),
+                "duration": record.duration,
+                "started_at": record.started_at,
+            }
+        )
+    return pd.DataFrame(rows, columns=GAMES_COLUMNS)
+
+
+def notation(moves: Sequence[int], columns: int) -> str:
+    """Moves (0-based columns) in Pons' notation: 1-based column digits, ``(3, 3, 4) -> "445"``.
+
+    Boards wider than 9 columns, where digits would be ambiguous, get the 1-based columns separated
+    by spaces (``"10 3 12"``). No moves give "".
+    """
+    if columns <= 9:
+        return "".join(str(move + 1) for move in moves)
+    return " ".join(str(move + 1) for move in moves)

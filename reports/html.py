@@ -1,0 +1,81 @@
+"""The HTML report: one self-contained page a person opens in a browser, with every game replayable.
+
+:func:`render` lays out a :class:`reports.report.Report` with the Jinja2 template
+``reports/templates/report.html.j2``; :func:`render_comparison` does the same for a
+:class:`reports.compare.Comparison` (``comparison.html.j2``).
+
+Why it looks the way it does:
+
+* Self-contained: the styles, the figures (matplotlib SVG, inline; text kept as text) and the replay
+  player (a few dozen lines of plain JavaScript in the template) are all in the file, which fetches
+  nothing and opens from ``file://``. There is no ``http(s)://`` script, style or image source.
+* Small: the games reach the player as compact JSON (:func:`reports.report.replay_data`, a few bytes
+  a move), and one player serves every game, instead of one rendered replay per game. A 1,000-game
+  round-robin makes a page of well under 10 MB (the README gives the measured size).
+* Kaggle's own renderer (``env.render(mode="html")``) was not used: its page for one game of two
+  random agents is 630 KB (its player and the episode's every step), which is 630 MB for 1,000 games.
+"""
+
+from __future__ import annotations
+
+import math
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from reports.compare import Comparison
+from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
+from reports.report import BANK, Report, format_seconds
+from reports.stats import WDL
+
+__all__ = ["render", "render_comparison"]
+
+
+def render(report: Report) -> str:
+    """The report as one HTML page (a ``str``; write it as UTF-8)."""
+    title = f"{len(report.records)} games · {report.header.board}"
+    figures = {
+        "elo": elo_figure(report.ratings, title=f"Elo: maximum likelihood, 95 % intervals · {title}"),
+        "progress": progress_figure(report.progress, title=f"Elo progression · {title}"),
+        "crosstable": crosstable_figure(
+            report.records, report.crosstable.order, title=f"Crosstable · {title}"
+        ),
+        "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
+    }
+    svgs = {name: to_svg(figure, key=name) for name, figure in figures.items()}
+    return _environment().get_template("report.html.j2").render(report=report, svg=svgs, bank=BANK)
+
+
+def render_comparison(comparison: Comparison) -> str:
+    """The comparison of several runs as one HTML page (a ``str``; write it as UTF-8)."""
+    return _environment().get_template("comparison.html.j2").render(comparison=comparison)
+
+
+def _environment() -> Environment:
+    environment = Environment(
+        loader=PackageLoader("reports", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    # Compact JSON for the replay data: no spaces, keys in the order written.
+    environment.policies["json.dumps_kwargs"] = {"separators": (",", ":"), "sort_keys": False}
+    environment.filters["seconds"] = format_seconds
+    environment.filters["wdl"] = _wdl
+    environment.filters["shade"] = _shade
+    return environment
+
+
+def _wdl(wdl: WDL | None) -> str:
+    """``3-1-0``: wins-draws-losses, or "" for None."""
+    return "" if wdl is None else f"{wdl.wins}-{wdl.draws}-{wdl.losses}"
+
+
+def _shade(value: float | None) -> str:
+    """A CSS background for a 0..1 value: blue above 1/2, red below, stronger further away (the
+    crosstable's colour-blind-safe pair); "" for None or nan."""
+    if value is None or math.isnan(value):
+        return ""
+    strength = min(1.0, abs(value - 0.5) * 2) * 0.55
+    rgb = "33, 102, 172" if value >= 0.5 else "178, 24, 43"
+    return f"background: rgba({rgb}, {strength:.2f})"

@@ -1,0 +1,311 @@
+"""The Markdown report: the HTML report's sections as GitHub-renderable text, figures as PNG links.
+
+:func:`render` lays out a :class:`reports.report.Report`; the figures it links (``elo.png``,
+``elo_progress.png``, ``crosstable.png``) are the ones :func:`reports.write.write_reports` writes
+beside it. Markdown has no script, so instead of replays each game lists its moves in Pons'
+notation (1-based columns), which ``python -m agents.solver`` reads. :func:`render_comparison` does
+the same for a :class:`reports.compare.Comparison`.
+
+Tables are pipe tables; a cell's ``|`` is escaped and a forfeit's message, which may be a multi-line
+traceback, goes in a fenced code block of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from reports.compare import Comparison
+from reports.frames import notation
+from reports.report import BANK, Report, format_seconds
+from reports.stats import WDL
+
+__all__ = ["FIGURES", "render", "render_comparison"]
+
+FIGURES = {
+    "elo.png": "Elo ratings with 95 % intervals",
+    "elo_progress.png": "Elo progression",
+    "crosstable.png": "Crosstable",
+}
+"""The PNG files the Markdown report shows, with their alt texts."""
+
+
+def render(report: Report) -> str:
+    """The report as Markdown text (write it as UTF-8 to ``report.md`` beside the PNGs)."""
+    header = report.header
+    lines = [f"# {report.title}", "", _table(["run", ""], header.rows()), ""]
+    lines += ["## Entrants", ""]
+    lines += [
+        _table(
+            ["spec", "kind", "what it is", "parameters", "SHA-256 of the file (when reported)"],
+            [(f"`{e.spec}`", e.kind, e.description, e.params, e.sha256) for e in report.entrants],
+        ),
+        "",
+        "## Standings",
+        "",
+    ]
+    lines += [
+        _table(
+            [
+                "#",
+                "agent",
+                "Elo [95 % interval]",
+                "games",
+                "W",
+                "D",
+                "L",
+                "score",
+                "invalid",
+                "timeouts",
+                "errors",
+            ],
+            [
+                (
+                    s.rank,
+                    s.agent,
+                    s.elo,
+                    s.games,
+                    s.wins,
+                    s.draws,
+                    s.losses,
+                    f"{s.score_pct:.1f} %",
+                    s.invalid,
+                    s.timeouts,
+                    s.errors,
+                )  # fmt: skip
+                for s in report.standings
+            ],
+        ),
+        "",
+    ]
+    lines += [f"- {note}" for note in report.notes]
+    lines += ["", "## Plots", ""]
+    for name, alt in FIGURES.items():
+        if name != "crosstable.png":  # shown in its own section
+            lines += [f"![{alt}]({name})", ""]
+    cross = report.crosstable
+    lines += ["", "## Crosstable", "", f"![{FIGURES['crosstable.png']}](crosstable.png)", ""]
+    lines += [
+        "The row agent's wins-draws-losses against the column agent, and its forfeits in those games.",
+        "",
+        _table(
+            ["", *cross.order],
+            [
+                (name, *(_wdl(w) + (f" ({f})" if f else "") for w, f in zip(wdl, lost, strict=True)))
+                for name, wdl, lost in zip(cross.order, cross.wdl, cross.forfeited, strict=True)
+            ],
+        ),
+        "",
+        "### Likelihood of superiority",
+        "",
+        _table(
+            ["", *cross.order],
+            [
+                (name, *("" if value is None else f"{100 * value:.1f} %" for value in row))
+                for name, row in zip(cross.order, cross.los, strict=True)
+            ],
+        ),
+        "",
+        "## By colour",
+        "",
+        _table(
+            ["agent", "opponent", "as first", "as second"],
+            [
+                (
+                    row.agent if not row.opponent else "",
+                    row.opponent or "**all opponents**",
+                    _wdl(row.first),
+                    _wdl(row.second),
+                )  # fmt: skip
+                for row in report.by_colour
+            ],
+        ),
+        "",
+        "## Terminations",
+        "",
+    ]
+    inarow = report.settings.inarow
+    lines += [
+        _table(
+            [
+                "agent",
+                "games",
+                f"won, {inarow} in a row",
+                f"lost, {inarow} in a row",
+                "drawn",
+                "won: opponent invalid / timeout / error",
+                "lost: own invalid / timeout / error",
+            ],  # fmt: skip
+            [
+                (
+                    row.agent,
+                    row.games,
+                    row.connected_wins,
+                    row.connected_losses,
+                    row.draws,
+                    " / ".join(map(str, row.opponent_forfeits.values())),
+                    " / ".join(map(str, row.own_forfeits.values())),
+                )  # fmt: skip
+                for row in report.terminations
+            ],
+        ),
+        "",
+        f"### Forfeits ({len(report.forfeits)})",
+        "",
+    ]
+    if not report.forfeits:
+        lines += ["No agent forfeited a game.", ""]
+    for forfeit in report.forfeits:
+        lines += [
+            f"- game {forfeit.game_id}: **{forfeit.agent}** ({forfeit.kind}, after ply {forfeit.ply}) "
+            f"against {forfeit.opponent}",
+            "",
+            *_fenced(forfeit.detail or "(no message)"),
+            "",
+        ]
+    lines += [
+        "## Time use",
+        "",
+        f"Seconds per agent call (the opening excluded); the most of the {BANK:g} s overage bank drawn "
+        "in one game.",
+        "",
+        _table(
+            ["agent", "calls", "median", "p95", "max", "most bank used", "in game"],
+            [
+                (
+                    t.agent,
+                    t.calls,
+                    format_seconds(t.median),
+                    format_seconds(t.p95),
+                    format_seconds(t.max),
+                    f"{t.bank_used:.2f} s",
+                    "" if t.bank_game is None else t.bank_game,
+                )  # fmt: skip
+                for t in report.time_use
+            ],
+        ),
+        "",
+        "## Game lengths",
+        "",
+        "Plies, the opening included.",
+        "",
+        _table(
+            ["games of", "games", "shortest", "median", "mean", "longest"],
+            [
+                (g.label, g.games, g.shortest, f"{g.median:g}", f"{g.mean:.1f}", g.longest)
+                for g in report.lengths
+            ],
+        ),
+        "",
+        "## Games",
+        "",
+        "Moves in Pons' notation (1-based columns, the opening included): `echo MOVES | python -m "
+        "agents.solver` scores the final position. The HTML report replays every game.",
+        "",
+    ]
+    records = {record.game_id: record for record in report.records}
+    for pairing in report.pairings:
+        lines += [f"### {pairing.a} v {pairing.b}", ""]
+        lines += [
+            _table(
+                ["game", "first", "second", "opening", "result", "ending", "plies", "moves"],
+                [
+                    (
+                        g.game_id,
+                        g.first,
+                        g.second,
+                        f"`{g.opening}`",
+                        g.result,
+                        g.ending,
+                        g.plies,
+                        f"`{notation(records[g.game_id].moves, report.settings.columns)}`",
+                    )  # fmt: skip
+                    for g in pairing.games
+                ],
+            ),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def render_comparison(comparison: Comparison) -> str:
+    """The comparison of several runs as Markdown text."""
+    runs = comparison.runs
+    lines = ["# ConnectX runs compared", ""]
+    lines += [
+        _table(
+            ["run", "games", "openings", "time"],
+            [(f"[{run.name}]({run.link})", run.games, run.openings, run.time_control) for run in runs],
+        ),
+        "",
+        "Elo is relative to each run's pool (its mean is 0); scores against the same opponents compare "
+        "directly.",
+        "",
+        "## Agents",
+        "",
+    ]
+    rows = []
+    for line in comparison.agents:
+        cells: list[object] = [line.agent]
+        for cell in line.cells:
+            if cell is None:
+                cells += ["", "", "", ""]
+            else:
+                s = cell.standing
+                cells += [
+                    s.elo,
+                    f"{s.score_pct:.1f} % ({s.wins}-{s.draws}-{s.losses})",
+                    f"{s.invalid}/{s.timeouts}/{s.errors}",
+                    format_seconds(cell.median_move),
+                ]
+        cells.append("" if line.change is None else f"{line.change:+.1f}")
+        rows.append(cells)
+    header = ["agent"]
+    for run in runs:
+        header += [
+            f"{run.name}: Elo",
+            f"{run.name}: score",
+            f"{run.name}: inv/time/err",
+            f"{run.name}: median move",
+        ]
+    lines += [_table([*header, "score change (points)"], rows), ""]
+    lines += [f"## Against the agents of every run ({', '.join(comparison.shared) or 'none'})", ""]
+    if comparison.shared:
+        lines.append(
+            _table(
+                ["run", "agent", *comparison.shared, "total"],
+                [
+                    (runs[row.run].name, row.agent, *map(_wdl, row.results), _score(row.total))
+                    for row in comparison.versus
+                ],
+            )
+        )
+    else:
+        lines.append("The runs share no agent.")
+    return "\n".join(lines) + "\n"
+
+
+def _wdl(wdl: WDL | None) -> str:
+    return "" if wdl is None else f"{wdl.wins}-{wdl.draws}-{wdl.losses}"
+
+
+def _score(wdl: WDL) -> str:
+    return f"{100 * wdl.points / wdl.games:.1f} % ({_wdl(wdl)})" if wdl.games else ""
+
+
+def _table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
+    """A pipe table; ``|`` and line breaks in cells are escaped so that every row stays one line."""
+
+    def cell(value: object) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _fenced(text: str) -> list[str]:
+    """``text`` in a fenced code block whose fence is longer than any backtick run inside it."""
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return [fence, *text.splitlines(), fence]

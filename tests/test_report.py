@@ -1,0 +1,394 @@
+"""The report: its data (reports.report), HTML and Markdown, documents, comparisons and the CLI.
+
+Games are built by hand (:func:`synthetic_records`: legal random games with openings, times and
+forfeits), so no test here plays through kaggle-environments except the one end-to-end run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import time
+
+import pandas as pd
+import pytest
+
+from reports import html, markdown
+from reports.compare import compare
+from reports.documents import write_comparison, write_documents
+from reports.report import build, forfeit_summary, load, replay_data
+from reports.tables import pairs
+from reports.write import readable_pairs, write_reports
+from tournament.cli import main
+from tournament.record import GameRecord, Termination
+from tournament.schedule import Settings
+from tournament.store import Store, settings_from_json, settings_to_json
+
+TRACEBACK = (
+    "mark {mark} raised AttributeError: 'Struct' object has no attribute 'nothing'\n"
+    "Traceback (most recent call last):\n"
+    '  File "crashy.py", line 3, in agent\n'
+    "    return obs.nothing\n"
+    "AttributeError: 'Struct' object has no attribute 'nothing' </script><script>alert(1)</script>"
+)
+
+
+def _winner(board: list[list[int]], row: int, column: int, inarow: int) -> bool:
+    mark = board[row][column]
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        count = 1
+        for sign in (1, -1):
+            r, c = row + sign * dr, column + sign * dc
+            while 0 <= r < len(board) and 0 <= c < len(board[0]) and board[r][c] == mark:
+                count, r, c = count + 1, r + sign * dr, c + sign * dc
+        if count >= inarow:
+            return True
+    return False
+
+
+def synthetic_game(game_id: int, pair_id: int, first: str, second: str, opening: tuple[int, ...], seed: int,
+                   rows: int = 6, columns: int = 7, inarow: int = 4) -> GameRecord:  # fmt: skip
+    """A legal game of random moves after ``opening``: ``crashy`` raises at its 4th call, ``fullcol``
+    plays into a full column, and ``slow`` takes 2.5 s a move (0.5 s of bank each)."""
+    rng = random.Random(seed)
+    board = [[0] * columns for _ in range(rows)]
+    heights = [0] * columns
+    moves: list[int] = []
+    times: list[float] = []
+    names = (first, second)
+    termination, offender, result, detail = Termination.DRAW, None, 0.5, ""
+    for ply in range(rows * columns):
+        mark = ply % 2 + 1
+        agent = names[mark - 1]
+        if ply >= len(opening):
+            times.append(2.5 if agent == "slow" else rng.uniform(0.0002, 0.02))
+            calls = sum(1 for k in range(len(opening), ply + 1) if k % 2 == ply % 2)
+            if agent == "crashy" and calls == 4:
+                termination, offender, detail = Termination.ERROR, mark, TRACEBACK.format(mark=mark)
+                result = 0.0 if mark == 1 else 1.0
+                break
+            full = [c for c in range(columns) if heights[c] == rows]
+            if agent == "fullcol" and full:
+                termination, offender, detail = (
+                    Termination.INVALID,
+                    mark,
+                    f"mark {mark} returned {full[0]} (int)",
+                )
+                result = 0.0 if mark == 1 else 1.0
+                break
+        if ply < len(opening):
+            column = opening[ply]
+        elif agent == "fullcol":  # the centre: not full, or it would have forfeited above
+            column = columns // 2
+        else:
+            column = rng.choice([c for c in range(columns) if heights[c] < rows])
+        row = rows - 1 - heights[column]
+        heights[column] += 1
+        board[row][column] = mark
+        moves.append(column)
+        if _winner(board, row, column, inarow):
+            termination, result = Termination.WIN, 1.0 if mark == 1 else 0.0
+            break
+    return GameRecord(
+        game_id=game_id, pair_id=pair_id, first=first, second=second, rows=rows, columns=columns,
+        inarow=inarow, act_timeout=2.0, seed=seed, moves=tuple(moves), move_times=tuple(times),
+        result=result, termination=termination, offender=offender, detail=detail,
+        duration=0.05 * len(moves),
+        started_at=f"2026-01-02T{3 + game_id // 3600:02d}:{game_id // 60 % 60:02d}:{game_id % 60:02d}+00:00",
+        opening=opening,
+    )  # fmt: skip
+
+
+def synthetic_records(agents: tuple[str, ...], pairs_per_pairing: int, seed: int = 1) -> list[GameRecord]:
+    """A round robin of game pairs (same opening, colours swapped), as :func:`tournament.schedule.schedule`
+    plays them."""
+    rng = random.Random(seed)
+    records = []
+    pair_id = 0
+    for _ in range(pairs_per_pairing):
+        for i, a in enumerate(agents):
+            for b in agents[i + 1 :]:
+                opening = tuple(rng.randrange(7) for _ in range(rng.choice((0, 2, 4))))
+                game_seed = rng.getrandbits(32)
+                for first, second in ((a, b), (b, a)):
+                    records.append(synthetic_game(len(records), pair_id, first, second, opening, game_seed))
+                pair_id += 1
+    return records
+
+
+AGENTS = ("alpha", "beta", "crashy", "fullcol", "slow")
+
+
+def settings_for(agents: tuple[str, ...], games: int, **changes) -> Settings:
+    return Settings(entrants=agents, games=games, opening_source="test openings", workers=2, cores=2,
+                    toolkit="0.1.0 (git test)", **changes)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def records():
+    return synthetic_records(AGENTS, 4)
+
+
+@pytest.fixture(scope="module")
+def report(records):
+    return build(records, settings_for(AGENTS, 4), name="synthetic")
+
+
+def test_the_synthetic_games_cover_every_ending(records):
+    endings = {record.termination for record in records}
+    assert {Termination.WIN, Termination.ERROR, Termination.INVALID} <= endings
+    assert any(record.opening for record in records)
+
+
+def test_header_and_entrants(report):
+    rows = dict(report.header.rows())
+    assert rows["games"] == "80 played of 80 scheduled"
+    assert rows["workers / cores"] == "2 / 2"
+    assert rows["toolkit"] == "0.1.0 (git test)"
+    assert rows["openings"] == "test openings"
+    assert "actTimeout 2 s" in rows["time"] and "bank 60 s" in rows["time"]
+    assert rows["played"] == "2026-01-02 03:00 to 2026-01-02 03:01 UTC"
+    assert [entrant.spec for entrant in report.entrants] == list(AGENTS)
+    assert all(entrant.kind == "file" and entrant.sha256 == "missing" for entrant in report.entrants)
+
+
+def test_entrant_kinds_and_file_hash(tmp_path):
+    agent = tmp_path / "mine.py"
+    agent.write_text("def agent(obs, config):\n    return 0\n")
+    names = ("minimax:depth=2", "kaggle-random", str(agent))
+    records = synthetic_records(names, 1)
+    entrants = build(records, settings_for(names, 1), name="x").entrants
+    assert [(e.kind, e.params) for e in entrants] == [("ours", "depth=2"), ("kaggle", ""), ("file", "")]
+    assert "N-step" in entrants[0].description and "``" not in entrants[0].description
+    assert entrants[2].sha256 == hashlib.sha256(agent.read_bytes()).hexdigest()
+
+
+def test_counts_add_up(report, records):
+    for standing, ending in zip(report.standings, report.terminations, strict=True):
+        assert standing.agent == ending.agent
+        assert ending.games == standing.games
+        assert ending.connected_wins + sum(ending.opponent_forfeits.values()) == standing.wins
+        assert ending.connected_losses + sum(ending.own_forfeits.values()) == standing.losses
+        assert ending.draws == standing.draws
+        totals = next(row for row in report.by_colour if row.agent == standing.agent and not row.opponent)
+        assert totals.first.games + totals.second.games == standing.games
+        assert totals.first.wins + totals.second.wins == standing.wins
+    crashes = [f for f in report.forfeits if f.agent == "crashy"]
+    assert crashes and all(f.kind == "error" and "Traceback" in f.detail for f in crashes)
+    assert len(report.forfeits) == sum(record.offender is not None for record in records)
+    assert report.lengths[0].label == "all games" and report.lengths[0].games == len(records)
+    assert sum(len(pairing.games) for pairing in report.pairings) == len(records)
+
+
+def test_time_use_attributes_calls_after_the_opening(report):
+    use = {row.agent: row for row in report.time_use}
+    assert use["slow"].median == pytest.approx(2.5)
+    assert use["slow"].bank_used > 5 and use["slow"].bank_game is not None
+    assert use["alpha"].max < 0.02 and use["alpha"].bank_used == 0 and use["alpha"].bank_game is None
+    game = GameRecord(
+        game_id=0, pair_id=0, first="a", second="b", rows=6, columns=7, inarow=4, act_timeout=1.0, seed=0,
+        moves=(3, 3, 2, 2), move_times=(0.5, 3.0), result=0.5, termination=Termination.DRAW, opening=(3, 3),
+    )  # fmt: skip
+    use = {row.agent: row for row in build([game], settings_for(("a", "b"), 1), name="x").time_use}
+    assert use["a"].max == 0.5 and use["b"].max == 3.0 and use["b"].bank_used == 2.0 and use["a"].calls == 1
+
+
+def test_replay_data_is_compact_and_complete(records):
+    data = replay_data(records)
+    game = data["games"][str(records[5].game_id)]
+    record = records[5]
+    assert [data["agents"][k] for k in game["p"]] == [record.first, record.second]
+    assert game["m"] == list(record.moves) and game["o"] == len(record.opening)
+    assert game["t"] == [round(t * 10_000) for t in record.move_times]
+    assert game["b"] == [6, 7, 4] and game["r"] == round(2 * record.result)
+    assert ("d" in game) == bool(record.detail)
+
+
+def test_html_is_self_contained_and_escapes_messages(report):
+    page = html.render(report)
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page)
+    assert not re.search(r"@import|url\(\s*['\"]?https?:", page)
+    assert page.count("<script") == 2  # the replay data and the player: the message is escaped
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)" in page
+    assert page.count("<svg") >= 4
+    for name in AGENTS:
+        assert name in page
+    assert "Traceback (most recent call last):\n" in page  # kept whole, in a <pre>
+    assert '<a href="#game-0">' in page
+
+
+def test_markdown_has_every_section_and_fences_tracebacks(report):
+    text = markdown.render(report)
+    for heading in ("## Entrants", "## Standings", "## Crosstable", "## By colour", "## Terminations",
+                    "## Time use", "## Game lengths", "## Games"):  # fmt: skip
+        assert heading in text
+    assert "![Crosstable](crosstable.png)" in text and "![Elo progression](elo_progress.png)" in text
+    assert "```\nmark 1 raised AttributeError" in text or "```\nmark 2 raised AttributeError" in text
+    assert all(line.count("|") >= 2 for line in text.splitlines() if line.startswith("| "))
+
+
+def test_a_1000_game_report_stays_small(tmp_path):
+    # The size of the default roster, two of them forfeiting often (the longest messages).
+    agents = ("negamax", "network", "minimax", "one_step", "kaggle-negamax", "slow", "leftmost", "crashy",
+              "fullcol")  # fmt: skip
+    records = synthetic_records(agents, 14)[:1000]
+    assert len(records) == 1000
+    began = time.perf_counter()
+    report = build(records, settings_for(agents, 14), name="thousand")
+    paths = write_documents(report, tmp_path)
+    size = paths["report.html"].stat().st_size
+    print(f"1,000-game report.html: {size / 1e6:.2f} MB, built in {time.perf_counter() - began:.1f} s")
+    assert size < 10e6
+    assert paths["report.md"].stat().st_size < 2e6
+
+
+def test_documents_and_games_csv(report, tmp_path):
+    paths = write_documents(report, tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["games.csv", "report.html", "report.md"]
+    games = pd.read_csv(paths["games.csv"], dtype={"opening": str, "moves": str}, keep_default_na=False)
+    assert len(games) == len(report.records)
+    first = report.records[0]
+    row = games.iloc[0]
+    assert row["moves"] == "".join(str(move + 1) for move in first.moves)
+    assert [float(t) for t in row["move_times"].split()] == pytest.approx(first.move_times, rel=1e-5)
+    crash = games[games["termination"] == "error"].iloc[0]
+    assert crash["offender"] == "crashy" and "Traceback" in crash["detail"]
+
+
+def test_forfeit_summary_groups_by_agent_kind_and_message(report):
+    lines = forfeit_summary(report.forfeits)
+    assert lines[0].startswith(f"forfeits ({len(report.forfeits)} games")
+    crash = [line for line in lines if line.lstrip().startswith("crashy:") and " error " in line]
+    assert len(crash) == 1  # the same exception as first and as second player: one line
+    assert crash[0].endswith("</script><script>alert(1)</script>")  # the traceback's last line
+    assert forfeit_summary([]) == []
+
+
+def test_pairs_csv_is_rounded_and_explains_infinities():
+    records = synthetic_records(("alpha", "beta"), 3)
+    table = readable_pairs(pairs(records))
+    assert table["elo_diff"].map(lambda v: v == round(v, 1)).all()
+    perfect = readable_pairs(pairs([r for r in records if r.result != 0.5][:0] + _sweep()))
+    assert perfect["elo_diff"].iloc[0] == float("inf")
+    assert "scored every point" in perfect["note"].iloc[0]
+
+
+def _sweep() -> list[GameRecord]:
+    """``a`` wins both games of two pairs against ``b``."""
+    games = []
+    for k in range(4):
+        first, second = ("a", "b") if k % 2 == 0 else ("b", "a")
+        games.append(
+            GameRecord(
+                game_id=k,
+                pair_id=k // 2,
+                first=first,
+                second=second,
+                rows=6,
+                columns=7,
+                inarow=4,
+                act_timeout=2.0,
+                seed=k,
+                moves=(),
+                move_times=(),
+                result=1.0 if first == "a" else 0.0,
+                termination=Termination.WIN,
+            )  # fmt: skip
+        )
+    return games
+
+
+def test_pairs_csv_reads_back(tmp_path):
+    write_reports(_sweep() + synthetic_records(("a", "c"), 2), tmp_path)
+    text = (tmp_path / "pairs.csv").read_text()
+    assert "n/a" in text and "inf" in text and "6.11597" not in text
+    table = pd.read_csv(tmp_path / "pairs.csv")
+    assert table["elo_diff"].dtype == float and "note" in table.columns
+
+
+def test_settings_without_run_facts_still_load_and_run_facts_do_not_change_identity():
+    old = settings_to_json(Settings(entrants=("a", "b"), games=1))
+    text = re.sub(r', "(workers|cores|toolkit)": [^,}]+', "", old)
+    assert "workers" not in text
+    assert settings_from_json(text) == Settings(entrants=("a", "b"), games=1)
+    assert settings_from_json(text).workers is None
+    assert settings_for(("a", "b"), 1) == Settings(
+        entrants=("a", "b"), games=1, opening_source="test openings"
+    )
+
+
+def test_sprt_header(records):
+    settings = settings_for(("alpha", "beta"), 4, sprt=(0.0, 10.0, 0.05, 0.05))
+    subset = [r for r in records if {r.first, r.second} == {"alpha", "beta"}]
+    report = build(subset, settings, name="sprt")
+    line = dict(report.header.rows())["SPRT"]
+    assert line.startswith("elo0 0, elo1 10") and "LLR" in line
+
+
+def _store(directory, agents, pairs_per_pairing, seed=1):
+    with Store.create(directory, settings_for(agents, pairs_per_pairing)) as store:
+        for record in synthetic_records(agents, pairs_per_pairing, seed):
+            store.add(record)
+
+
+def test_compare_lines_up_shared_agents_and_versions(tmp_path):
+    _store(tmp_path / "v1", ("mine_v1", "alpha", "beta"), 2)
+    _store(tmp_path / "v2", ("mine_v2", "alpha", "beta"), 2, seed=2)
+    reports = [load(tmp_path / "v1"), load(tmp_path / "v2")]
+    comparison = compare(reports, [tmp_path / "v1", tmp_path / "v2"], tmp_path / "out")
+    assert comparison.shared == [row.agent for row in reports[0].standings if row.agent != "mine_v1"]
+    assert [line.agent for line in comparison.agents][-2:] == ["mine_v1", "mine_v2"]
+    mine = {line.agent: line for line in comparison.agents}
+    assert mine["mine_v1"].cells[1] is None and mine["mine_v1"].change is None
+    assert mine["alpha"].change == pytest.approx(
+        mine["alpha"].cells[1].standing.score_pct - mine["alpha"].cells[0].standing.score_pct
+    )
+    versions = {row.agent: row for row in comparison.versus if row.agent.startswith("mine")}
+    assert versions["mine_v1"].total.games == versions["mine_v2"].total.games == 8
+    assert comparison.runs[0].link == "../v1/report.html"
+    with pytest.raises(ValueError):
+        compare(reports[:1], [tmp_path / "v1"], tmp_path)
+    paths = write_comparison(reports, [tmp_path / "v1", tmp_path / "v2"], tmp_path / "out")
+    assert (
+        "mine_v2" in paths["comparison.html"].read_text() and "mine_v1" in paths["comparison.md"].read_text()
+    )
+
+
+def test_report_command_writes_reports_and_a_comparison(tmp_path, capsys):
+    _store(tmp_path / "a", ("alpha", "crashy", "fullcol"), 2)
+    _store(tmp_path / "b", ("alpha", "beta", "fullcol"), 1)
+    assert main(["report", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    for name in ("a", "b"):
+        assert (tmp_path / name / "report.html").is_file() and (tmp_path / name / "report.md").is_file()
+    assert (tmp_path / "a" / "comparison.html").is_file()
+    assert "forfeits (" in out and "crashy:" in out and "raised AttributeError" not in out.split("crashy:")[0]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(tmp_path / "nothing")])
+    assert exit_info.value.code == 2
+
+
+@pytest.mark.slow
+def test_a_run_leaves_report_html_and_md(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["run", "--agents", "random", "leftmost", "one_step", "--games", "2", "--workers", "2"]
+    assert main([*args, "--out", str(out)]) == 0
+    for name in ("report.html", "report.md", "games.csv", "crosstable.png"):
+        assert (out / name).is_file()
+    page = (out / "report.html").read_text()
+    assert all(name in page for name in ("random", "leftmost", "one_step"))
+    with Store.open(out) as store:
+        settings = store.settings()
+    assert settings.workers == 2 and settings.cores and settings.toolkit.startswith("0.")
+    assert "workers / cores</th><td>2 / " in page
+
+
+def test_the_crosstable_figure_shows_forfeits(report):
+    from reports.plots import crosstable_figure, to_svg
+
+    svg = to_svg(crosstable_figure(report.records, report.crosstable.order, title="t"), key="x")
+    crashes = sum(f.agent == "crashy" for f in report.forfeits)
+    assert f"crashy ({crashes} err)" in svg  # the row label: its forfeits over all games
+    assert re.search(r">\d+ inv<", svg)  # a cell: forfeits against one opponent
+    assert svg.startswith("<svg")  # inline-ready: no XML declaration or DOCTYPE

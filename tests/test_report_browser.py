@@ -1,0 +1,91 @@
+"""report.html in a real browser: headless Chromium (Debian's ``chromium``; ``.ci/run`` installs it).
+
+The page is opened from ``file://`` as a person would open it. The tests skip, saying why, only
+where no Chromium is on PATH.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reports.browser import Browser, find_chromium
+from reports.documents import write_documents
+from reports.report import build
+from tests.test_report import AGENTS, settings_for, synthetic_records
+
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None, reason="no Chromium on PATH (apt-get install -y chromium; .ci/run does)"
+)
+
+DISCS = "document.querySelectorAll('#board .cell.p1, #board .cell.p2').length"
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """A browser showing the report of a synthetic round robin (with crashes and invalid moves)."""
+    records = synthetic_records(AGENTS, 2)
+    report = build(records, settings_for(AGENTS, 2), name="browser")
+    out = tmp_path_factory.mktemp("report")
+    path = write_documents(report, out)["report.html"]
+    with Browser(width=1280, height=1000) as browser:
+        browser.open(path.as_uri())
+        browser.report = report
+        yield browser
+
+
+def test_the_page_loads_without_console_errors(page):
+    assert page.evaluate("document.title") == "ConnectX tournament: browser"
+    assert page.errors == []
+
+
+def test_standings_and_plots_are_there(page):
+    cells = "document.querySelectorAll('#standings-table tr td:nth-child(2)')"
+    agents = page.evaluate(f"Array.from({cells}).map(td => td.textContent)")
+    assert agents == [row.agent for row in page.report.standings]
+    for figure in ("elo", "progress", "crosstable", "lengths"):
+        size = page.evaluate(f"(() => {{ const r = document.querySelector('#figure-{figure} svg')"
+                             ".getBoundingClientRect(); return [r.width, r.height]; })()")  # fmt: skip
+        assert size[0] > 200 and size[1] > 100, figure
+    text = page.evaluate("document.body.innerText")
+    assert all(name in text for name in AGENTS)
+
+
+def test_stepping_a_replay_changes_the_board(page):
+    first = page.report.records[0]
+    assert page.evaluate("document.getElementById('replay-title').textContent").startswith("Game 0:")
+    assert page.evaluate(DISCS) == len(first.moves)  # a replay opens at its final position
+    page.evaluate("document.getElementById('prev').click()")
+    assert page.evaluate(DISCS) == len(first.moves) - 1
+    page.evaluate("document.getElementById('start').click()")
+    assert page.evaluate(DISCS) == 0
+    page.evaluate("document.getElementById('next').click()")
+    assert page.evaluate(DISCS) == 1
+    column = first.moves[0]
+    bottom = 5 * 7 + column  # the first disc lands in the bottom row of its column
+    cell = f"document.querySelectorAll('#board .cell')[{bottom}]"
+    assert page.evaluate(f"{cell}.className").startswith("cell p1")
+    assert page.evaluate("document.getElementById('ply-label').textContent") == f"ply 1 of {len(first.moves)}"
+    assert page.errors == []
+
+
+def test_a_game_link_replays_that_game_and_shows_its_forfeit(page):
+    crash = next(r for r in page.report.records if r.termination == "error")
+    page.evaluate(f"document.querySelector('a[href=\"#game-{crash.game_id}\"]').click()")
+    title = page.evaluate("document.getElementById('replay-title').textContent")
+    assert title.startswith(f"Game {crash.game_id}:")
+    assert page.evaluate(DISCS) == len(crash.moves)
+    assert page.evaluate("document.getElementById('forfeit').hidden") is False
+    detail = page.evaluate("document.getElementById('forfeit-detail').textContent")
+    assert detail == crash.detail  # the whole traceback, as text: its </script> did not end the page
+    assert page.evaluate("document.querySelectorAll('#moves li').length") == len(crash.moves)
+    assert page.errors == []
+
+
+def test_the_browser_reports_script_errors(tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text("<script>console.error('logged'); throw new Error('boom');</script><p>after</p>")
+    with Browser() as browser:
+        browser.open(bad.as_uri())
+        assert browser.evaluate("document.body.textContent") == "after"
+        assert browser.errors[0] == "logged"
+        assert any("boom" in error for error in browser.errors[1:])
