@@ -70,7 +70,7 @@ def test_table_prints_the_standings(tournament_dir, capsys):
         (["--agents", "leftmost", "missing.py"], "agent file not found"),
         (["--agents", "leftmost", "leftmost"], "listed twice"),
         (["--agents", "leftmost"], "at least two"),
-        (["--agents", "leftmost", "random", "--rows", "0"], "rows must be an integer >= 1"),
+        (["--agents", "leftmost", "random", "--rows", "0"], "--rows must be >= 1"),
         (["--agents", "leftmost", "random", "--games", "0"], "--games must be >= 1"),
         (["--agents", "leftmost", "random", "--act-timeout", "-1"], "must be positive"),
     ],

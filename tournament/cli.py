@@ -2,7 +2,8 @@
 
 ``run`` plays a round-robin (or gauntlet) through kaggle-environments, storing every game in
 ``OUT/tournament.db`` as it ends and writing the reports at the end; run again with the same
-options it resumes. ``table`` rewrites and prints the reports of a stored tournament at any time.
+options it resumes. ``table`` rewrites and prints the reports of a stored tournament at any time;
+``report`` writes them too, and of two tournaments or more, a comparison.
 ``agents`` lists the agent names. Bad input -- an unknown agent, a missing file, an impossible
 option, a directory holding another tournament -- prints one line and exits with status 2,
 having written nothing. With no arguments: ``run`` with the defaults below.
@@ -11,23 +12,75 @@ having written nothing. With no arguments: ``run`` with the defaults below.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
+import math
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from agents.board import InvalidBoardError, geometry
 from agents.registry import BUILTIN, DEFAULT_ENTRANTS, KAGGLE_BUILTIN, SpecError, parse_spec
+from reports.provenance import toolkit_version
 from reports.sprt import Sprt
 from reports.stats import Pentanomial
+from tournament.limits import Limits
 from tournament.openings import OpeningError, resolve
 from tournament.record import GameRecord
 from tournament.schedule import Settings, schedule
-from tournament.store import DB_NAME, Store, StoreError
+from tournament.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from reports.report import Report
 
 DEFAULT_OUT = Path("runs/latest")
 DEFAULT_GAMES = 2
 DEFAULT_SPRT_GAMES = 20000
+MAX_GAMES = 1_000_000
+"""Most games one tournament may schedule (its schedule is built in memory: about 0.3 KB a game)."""
+MAX_SECONDS = 3600.0
+"""Longest ``--act-timeout`` and ``--hang-limit``, in seconds."""
+
+_LIMITS: dict[str, tuple[float, float]] = {
+    # destination: (lowest, highest) value; a lowest of 0.0 (a float) means "positive"
+    "games": (1, MAX_GAMES // 2),
+    "max_games": (2, MAX_GAMES),
+    "workers": (1, 256),
+    "rows": (1, 100),
+    "columns": (1, 100),
+    "inarow": (1, 100),
+    "act_timeout": (0.0, MAX_SECONDS),
+    "hang_limit": (0.0, MAX_SECONDS),
+    "seed": (0, 2**63 - 1),
+    "opening_plies": (0, 100 * 100),
+    "agent_memory": (0, 1 << 24),  # MiB; 0: no limit
+    "agent_processes": (1, 100_000),
+}
+"""Sane bounds of the numeric options, checked before anything is written; ``sprt``'s Elo, alpha
+and beta are checked by :class:`reports.sprt.Sprt` (finite, in range)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``connectx run: error: ...``), not usage plus error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _check_numbers(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Exit with one line unless every numeric option given is finite and within :data:`_LIMITS`."""
+    for dest, (low, high) in _LIMITS.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        positive = isinstance(low, float) and low == 0.0
+        if math.isfinite(value) and (value > 0 if positive else value >= low) and value <= high:
+            continue
+        option = "--" + dest.replace("_", "-")
+        lowest = "positive" if positive else f">= {low:,}"
+        highest = f"{high:,g}" if isinstance(high, float) else f"{high:,}"
+        parser.error(f"{option} must be {lowest} and <= {highest}, got {value!r}")
 
 
 def _match_options(command: argparse.ArgumentParser) -> None:
@@ -75,6 +128,21 @@ def _match_options(command: argparse.ArgumentParser) -> None:
         help="play seeded random openings of N plies instead (no immediate win after them)",
     )
     command.add_argument(
+        "--agent-memory",
+        type=int,
+        default=Limits().memory_mb,
+        metavar="MB",
+        help=f"address space of each agent process in MiB, 0 for no limit (default {Limits().memory_mb})",
+    )
+    command.add_argument(
+        "--agent-processes",
+        type=int,
+        default=Limits().processes,
+        metavar="N",
+        help="processes and threads each agent may have, when agents run as users of their own "
+        f"(the runner is root; default {Limits().processes})",
+    )
+    command.add_argument(
         "--overwrite",
         action="store_true",
         help="discard a different tournament stored in --out instead of refusing",
@@ -82,11 +150,11 @@ def _match_options(command: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="connectx",
         description="ConnectX tournaments through the official kaggle-environments referee.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="{run,sprt,table,agents}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,sprt,table,report,agents}")
     run = commands.add_parser("run", help="play a tournament and write its reports")
     run.add_argument(
         "--agents",
@@ -128,11 +196,24 @@ def _parser() -> argparse.ArgumentParser:
     _match_options(sprt)
     table = commands.add_parser("table", help="write and print the reports of a stored tournament")
     table.add_argument("dir", type=Path)
+    report = commands.add_parser(
+        "report",
+        help="write report.html, report.md and games.csv of stored tournaments; of two or more, "
+        "also a comparison",
+        description="Write each DIR's report.html (one self-contained page with every game "
+        "replayable), report.md, games.csv and the tables; given two or more DIRs, also "
+        "comparison.html and comparison.md of the agents they share.",
+    )
+    report.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
+    report.add_argument(
+        "--out", type=Path, default=None, help="where the comparison goes (default: the first DIR)"
+    )
     commands.add_parser("agents", help="list the agent names")
     return parser
 
 
 def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    _check_numbers(args, parser)
     try:
         specs = [parse_spec(text).text for text in args.agents]
         geometry(args.rows, args.columns, args.inarow)
@@ -144,23 +225,20 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
         parser.error("a tournament needs at least two entrants")
     sprt = None
     if args.command == "sprt":
-        if args.max_games < 2:
-            parser.error("--max-games must be >= 2")
         try:
             Sprt(args.elo0, args.elo1, args.alpha, args.beta)
         except ValueError as error:
             parser.error(str(error))
         sprt = (args.elo0, args.elo1, args.alpha, args.beta)
         args.games, args.gauntlet = args.max_games // 2, False
-    for name, value in (("--games", args.games), ("--workers", args.workers)):
-        if value < 1:
-            parser.error(f"{name} must be >= 1")
-    if args.act_timeout <= 0 or (args.hang_limit is not None and args.hang_limit <= 0):
-        parser.error("--act-timeout and --hang-limit must be positive")
+    pairings = len(specs) - 1 if args.gauntlet else len(specs) * (len(specs) - 1) // 2
+    if 2 * args.games * pairings > MAX_GAMES:
+        parser.error(
+            f"{len(specs)} entrants with --games {args.games:,} make {2 * args.games * pairings:,} games; "
+            f"at most {MAX_GAMES:,} a tournament"
+        )
     source = args.openings
     if args.opening_plies is not None:
-        if args.opening_plies < 0:
-            parser.error("--opening-plies must be >= 0")
         if source != "auto":
             parser.error("--opening-plies and --openings exclude each other")
         source = f"plies={args.opening_plies}"
@@ -186,39 +264,78 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
     )
 
 
-def _report(store: Store, out: Path) -> None:
+def _report(store: Store, out: Path) -> Report | None:
+    """Write every report of the tournament in ``store`` into ``out`` and print its standings and
+    forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet)."""
     import pandas as pd
 
+    from reports.documents import write_documents
+    from reports.report import build, forfeit_summary
     from reports.write import format_standings, notes, write_reports
 
     records = store.records()
     if not records:
         print(f"no games stored in {out} yet")
-        return
+        return None
     paths = write_reports(records, out)
+    report = build(records, store.settings(), name=Path(out).resolve().name)
+    paths |= write_documents(report, out)
     table = pd.read_csv(paths["standings.csv"])
     print(format_standings(table))
     print()
     for line in notes(records, table):
         print(line)
     print(f"openings: {store.settings().opening_source}")
+    for line in forfeit_summary(report.forfeits):
+        print(line)
     print(f"{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
+    print(f"open {Path(out) / 'report.html'} in a browser to see it all and replay every game")
+    return report
+
+
+def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx report DIR [DIR ...]``: each DIR's reports, then the comparison of two or more."""
+    from reports.documents import write_comparison
+
+    stores = []
+    for directory in args.dirs:
+        try:
+            stores.append(Store.open(directory))
+        except StoreError as error:
+            for store in stores:
+                store.close()
+            parser.error(str(error))
+    reports = []
+    for directory, store in zip(args.dirs, stores, strict=True):
+        with store:
+            print(f"== {directory}")
+            reports.append(_report(store, directory))
+            print()
+    if len(args.dirs) > 1:
+        if any(report is None for report in reports):
+            print("no comparison: a directory holds no games yet", file=sys.stderr)
+            return 1
+        paths = write_comparison(reports, args.dirs, args.out or args.dirs[0])
+        print("comparison: " + ", ".join(str(path) for path in paths.values()))
+    return 0
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from tqdm import tqdm
 
+    from tournament import sandbox
     from tournament.runner import GameFailed, run_games
 
-    settings = _settings(args, parser)
-    if args.overwrite:
-        for suffix in ("", "-wal", "-shm"):
-            (args.out / (DB_NAME + suffix)).unlink(missing_ok=True)
+    settings = dataclasses.replace(  # how this run plays, for the report (not part of the identity)
+        _settings(args, parser), workers=args.workers, cores=os.cpu_count(), toolkit=toolkit_version()
+    )
+    limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
     try:
-        store = Store.create(args.out, settings)
+        store = Store.create(args.out, settings, overwrite=args.overwrite)
     except StoreError as error:
         parser.error(str(error))
     with store:
+        sandbox.protect_directory(args.out)  # no agent may read or write the store
         tasks = schedule(settings)
         done = store.game_ids()
         todo = [task for task in tasks if task.game_id not in done]
@@ -232,7 +349,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         progress = tqdm(total=len(tasks), initial=len(done), unit="game", desc="games", dynamic_ncols=True)
         if judge is not None:
             progress.set_postfix_str(judge.line, refresh=False)
-        games = run_games(todo, args.workers)
+        games = run_games(todo, args.workers, limits)
         try:
             for result in games:
                 if isinstance(result, GameFailed):
@@ -247,6 +364,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     if judge.decision:
                         games.close()  # the games still running are not needed
                         break
+        except StoreError:  # e.g. a full disk: what is stored stays, the games in flight stop
+            games.close()
+            progress.close()
+            raise
         except KeyboardInterrupt:
             games.close()
             progress.close()
@@ -322,13 +443,26 @@ def _agents() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit status (0 ok, 1 games failed, 2 bad input, 130 interrupted)."""
+    """Entry point; returns the exit status: 0 ok, 1 games failed, 2 bad input or a directory that
+    cannot be used (another run holds it, read-only, full, a damaged store), 130 interrupted. Every
+    error is one line on stderr."""
     parser = _parser()
+    try:
+        return _command(parser, argv)
+    except StoreError as error:
+        parser.error(str(error))
+    except OSError as error:  # writing the reports: a read-only directory, a full disk
+        parser.error(f"{error.filename}: {error.strerror}" if error.filename else str(error))
+
+
+def _command(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
     if args.command == "agents":
         return _agents()
+    if args.command == "report":
+        return _reports(args, parser)
     if args.command == "table":
         try:
             store = Store.open(args.dir)
