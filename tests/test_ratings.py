@@ -207,3 +207,14 @@ def test_intervals_cover_known_strengths():
     ratings = rate(h2h)
     covered = sum(r.low <= truth[r.name] - mean <= r.high for r in ratings)
     assert covered >= 8 and binomtest(covered, 10, 0.95).pvalue > 0.01
+
+
+def test_bounds_grow_along_a_chain_of_perfect_scorers():
+    """T beat U, U beat V, V beat the pool, each every game: each bound lies beyond the next one's."""
+    pool = {("A", "B"): WDL(3, 2, 5), ("A", "C"): WDL(4, 1, 5), ("B", "C"): WDL(5, 0, 5)}
+    chain = {(low, high): WDL(losses=6) for high, lows in (("T", "UVABC"), ("U", "VABC"), ("V", "ABC"))
+             for low in lows}  # fmt: skip
+    ratings = rate(pool | chain)
+    assert [r.name for r in ratings[:3]] == ["T", "U", "V"]
+    t, u, v = ratings[:3]
+    assert t.low > u.low > v.low > max(r.elo for r in ratings[3:])
