@@ -7,13 +7,13 @@ reader (or an interrupted run) sees the old file or the new one, never half of o
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from reports.plots import plot_crosstable, plot_elo, plot_progress
-from reports.progress import progression
+from reports.progress import Checkpoint, progression
 from reports.ratings import Rating, los_matrix, rate
 from reports.tables import crosstable, pairs, standings
 from reports.tally import distinct_games, head_to_head, pentanomials
@@ -24,14 +24,22 @@ __all__ = ["format_standings", "notes", "readable_pairs", "replace_atomically", 
 ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
 
 
-def write_reports(records: Iterable[GameRecord], out_dir: Path | str) -> dict[str, Path]:
+def write_reports(
+    records: Iterable[GameRecord],
+    out_dir: Path | str,
+    *,
+    ratings: Sequence[Rating] | None = None,
+    history: Sequence[Checkpoint] | None = None,
+) -> dict[str, Path]:
     """Write the reports of ``records`` into ``out_dir`` (created if missing), replacing old ones.
 
     Files: ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`), ``pairs.csv``
     (see :mod:`reports.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
     column agent, :func:`reports.ratings.los_matrix`), ``elo.png``, ``elo_progress.png`` and
     ``crosstable.png`` (see :mod:`reports.plots`). Ratings are :func:`reports.ratings.rate`'s
-    defaults. Returns the path of each file by file name.
+    defaults; ``ratings`` and ``history`` (:func:`reports.progress.progression`) are those of
+    ``records`` when the caller has them already (they are the costly part), else computed here.
+    Returns the path of each file by file name.
 
     Raises:
         ValueError: no game between two different agents; see also :func:`reports.ratings.rate` and
@@ -42,14 +50,14 @@ def write_reports(records: Iterable[GameRecord], out_dir: Path | str) -> dict[st
     if not h2h:
         raise ValueError("no game between two different agents to report")
     pentas = pentanomials(records)
-    ratings = rate(h2h, pentas)
+    ratings = rate(h2h, pentas) if ratings is None else ratings
     order = [rating.name for rating in ratings]
     table = standings(records, ratings)
     los = pd.DataFrame(
         los_matrix(h2h, pentas, order=order), index=pd.Index(order, name="agent"), columns=order
     )
     title = f"{sum(wdl.games for wdl in h2h.values())} games · {_configuration(records)}"
-    history = progression(records)
+    history = progression(records) if history is None else history
     writers: dict[str, Callable[[Path], object]] = {
         "standings.csv": _csv(table),
         "crosstable.csv": _csv(crosstable(records, order), index=True),

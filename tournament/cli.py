@@ -267,23 +267,21 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
 def _report(store: Store, out: Path) -> Report | None:
     """Write every report of the tournament in ``store`` into ``out`` and print its standings and
     forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet)."""
-    import pandas as pd
-
     from reports.documents import write_documents
     from reports.report import build, forfeit_summary
-    from reports.write import format_standings, notes, write_reports
+    from reports.tables import standings
+    from reports.write import format_standings, write_reports
 
     records = store.records()
     if not records:
         print(f"no games stored in {out} yet")
         return None
-    paths = write_reports(records, out)
     report = build(records, store.settings(), name=Path(out).resolve().name)
+    paths = write_reports(records, out, ratings=report.ratings, history=report.progress)
     paths |= write_documents(report, out)
-    table = pd.read_csv(paths["standings.csv"])
-    print(format_standings(table))
+    print(format_standings(standings(records, report.ratings)))
     print()
-    for line in notes(records, table):
+    for line in report.notes:
         print(line)
     print(f"openings: {store.settings().opening_source}")
     for line in forfeit_summary(report.forfeits):
