@@ -118,18 +118,6 @@ def stall_limit(task: GameTask) -> float:
     return longest + GRACE + 5.0
 
 
-def _sweep(running: dict[Connection, _Running]) -> None:
-    """Kill and reap this process's children that are not running games (what a killed game left)."""
-    games = {job.process.pid for job in running.values()}
-    for pid in sandbox.children():
-        if pid not in games:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-
-
 def run_games(
     tasks: Iterable[GameTask],
     workers: int,
@@ -196,7 +184,7 @@ def run_games(
                     job.process.join()
                     del running[conn]
                     conn.close()
-                    _sweep(running)
+                    sandbox.kill_descendants(spare={job.process.pid for job in running.values()})
                     if job.turn is None:
                         yield GameFailed(f"game {job.task.game_id}: stuck before the first move; killed")
                         continue

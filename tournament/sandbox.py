@@ -56,7 +56,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 from typing import Any
@@ -139,12 +139,13 @@ def children() -> list[int]:
     return pids
 
 
-def kill_descendants() -> None:
-    """Kill and reap every descendant of this process (meant for a subreaper: see the module docstring).
+def kill_descendants(spare: Collection[int] = ()) -> None:
+    """Kill and reap every descendant of this process but the children ``spare`` and theirs (meant
+    for a subreaper: see the module docstring).
 
     Kills the children, reaps them, and repeats with the orphans re-parented to it until none is left.
     """
-    while pids := children():
+    while pids := [pid for pid in children() if pid not in spare]:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
