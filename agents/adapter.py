@@ -13,25 +13,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.board import Board
+
+if TYPE_CHECKING:
+    from agents.player import Player
 
 Agent = Callable[[Any, Any], int]
 """Kaggle's agent signature: ``agent(obs, config) -> column`` (a Python ``int``)."""
 
 DEFAULT_ACT_TIMEOUT = 2.0
+"""Kaggle's ``actTimeout`` for ConnectX: seconds a move may take before the bank is drawn on
+(kaggle_environments/envs/connectx/connectx.json)."""
 DEFAULT_OVERAGE = 60.0
+"""Kaggle's initial ``remainingOverageTime``: the seconds of each agent's overage bank
+(kaggle_environments/envs/connectx/connectx.json; core.py draws on it).
+"""
 
 
-def field(struct: Any, name: str, default: Any = None) -> Any:
-    """``struct.name`` or ``struct[name]``; ``default`` when absent (``KeyError`` if no default)."""
+_REQUIRED = object()
+
+
+def field(struct: Any, name: str, default: Any = _REQUIRED) -> Any:
+    """``struct.name`` or ``struct[name]``; ``default`` (which may be None) when absent, ``KeyError``
+    when absent and no default is given."""
     if isinstance(struct, Mapping):
         if name in struct:
             return struct[name]
     elif hasattr(struct, name):
         return getattr(struct, name)
-    if default is None:
+    if default is _REQUIRED:
         raise KeyError(f"missing {name!r}")
     return default
 
@@ -53,10 +65,11 @@ def board_from_obs(obs: Any, config: Any) -> Board:
 
 @dataclass(frozen=True, slots=True)
 class Clock:
-    """Time a move may use, in seconds: ``act_timeout`` free, then ``overage`` from the bank."""
+    """Time a move may use, in seconds: ``act_timeout`` free, then ``overage`` from the bank.
+    The default is Kaggle's: 2 s a move and a 60 s bank."""
 
-    act_timeout: float
-    overage: float
+    act_timeout: float = DEFAULT_ACT_TIMEOUT
+    overage: float = DEFAULT_OVERAGE
 
     @classmethod
     def from_kaggle(cls, obs: Any, config: Any) -> Clock:
@@ -65,3 +78,67 @@ class Clock:
             act_timeout=float(field(config, "actTimeout", DEFAULT_ACT_TIMEOUT)),
             overage=float(field(obs, "remainingOverageTime", DEFAULT_OVERAGE)),
         )
+
+
+class _Struct(dict):
+    """A dict with attribute access, like kaggle-environments' ``Struct``: agents read both
+    ``obs.board`` and ``obs["board"]``."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def observation(board: Board, clock: Clock) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(obs, config)`` as Kaggle passes them to the agent of ``board.mark`` in this position.
+
+    ``obs`` has ``board``, ``mark``, ``step`` (the ply) and ``remainingOverageTime``; ``config`` has
+    ``rows``, ``columns``, ``inarow``, ``actTimeout`` and ``timeout`` (Kaggle's per-move limit, equal
+    to ``actTimeout`` here). Both allow attribute and key access.
+    """
+    geo = board.geo
+    obs = _Struct(
+        board=board.to_kaggle(), mark=board.mark, step=board.ply, remainingOverageTime=clock.overage
+    )
+    config = _Struct(
+        rows=geo.rows,
+        columns=geo.columns,
+        inarow=geo.inarow,
+        actTimeout=clock.act_timeout,
+        timeout=clock.act_timeout,
+    )
+    return obs, config
+
+
+class _AgentPlayer:
+    """A Kaggle agent seen as a :class:`~agents.player.Player`."""
+
+    __slots__ = ("agent",)
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def play(self, board: Board, clock: Clock) -> int:
+        return self.agent(*observation(board, clock))
+
+
+def as_player(agent: Agent) -> Player:
+    """The :class:`~agents.player.Player` that asks ``agent(obs, config)`` for each move (its answer is
+    returned as given, so :func:`agents.player.play_game` refuses a column that is not a legal
+    ``int``)."""
+    return _AgentPlayer(agent)
+
+
+def kaggle_agent(player: Player) -> Agent:
+    """The Kaggle agent ``agent(obs, config) -> int`` that asks ``player`` for each move.
+
+    Raises :class:`~agents.board.InvalidBoardError` for an impossible observation and ``KeyError`` for
+    a missing field, as :func:`board_from_obs` does.
+    """
+
+    def agent(obs: Any, config: Any) -> int:
+        return int(player.play(board_from_obs(obs, config), Clock.from_kaggle(obs, config)))
+
+    return agent

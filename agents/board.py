@@ -34,9 +34,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agents.lines import has_line, wins_function
+
 __all__ = [
     "Board",
     "BoardError",
+    "Outcome",
     "ColumnFullError",
     "GameOverError",
     "Geometry",
@@ -127,43 +130,25 @@ def geometry(rows: int, columns: int, inarow: int) -> Geometry:
     )
 
 
-def has_line(stones: int, geo: Geometry) -> bool:
-    """True when ``stones`` holds ``geo.inarow`` aligned cells in any direction."""
-    k = geo.inarow
-    for shift in geo.directions:
-        run = stones
-        length = 1
-        # Doubling: after the loop, bit x of ``run`` means x .. x + (length-1)*shift are all set.
-        while length < k and run:
-            step = min(length, k - length)
-            run &= run >> (step * shift)
-            length += step
-        if run:
-            return True
-    return False
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game played out on the board: ``winner`` is the mark (1 or 2) that made a line,
+    None for a draw (a full board without a line). Forfeits -- illegal moves, timeouts, errors -- are
+    the referee's business, not the board's."""
 
+    winner: int | None
 
-def winning_cells(stones: int, geo: Geometry) -> int:
-    """Cells (bit mask, possibly occupied or floating) that would complete a line of ``stones``.
+    @property
+    def result(self) -> float:
+        """Score of mark 1: 1.0 win, 0.5 draw, 0.0 loss."""
+        return 0.5 if self.winner is None else 1.0 if self.winner == 1 else 0.0
 
-    A cell x is winning when ``inarow - 1`` stones already line up with it, ``a`` on one side and
-    ``b`` on the other with ``a + b = inarow - 1``. The result is restricted to ``geo.board``;
-    callers intersect it with the empty or playable cells they care about.
-    """
-    k = geo.inarow
-    if k == 1:
-        return geo.board
-    result = 0
-    for shift in geo.directions:
-        # below[a]: cells whose a nearest neighbours in the negative direction are all stones.
-        below = [geo.board]
-        above = [geo.board]
-        for a in range(1, k):
-            below.append(below[-1] & (stones << (a * shift)))
-            above.append(above[-1] & (stones >> (a * shift)))
-        for a in range(k):
-            result |= below[a] & above[k - 1 - a]
-    return result & geo.board
+    def reward(self, mark: int) -> int:
+        """Kaggle's final reward of ``mark``: 1 for the winner, -1 for the loser, 0 each in a draw
+        (kaggle_environments/envs/connectx/connectx.py)."""
+        if self.winner is None:
+            return 0
+        return 1 if self.winner == mark else -1
 
 
 class Board:
@@ -268,6 +253,12 @@ class Board:
         """Bitboard of the stones of the side that just moved."""
         return self.position ^ self.mask
 
+    @property
+    def moves(self) -> tuple[int, ...]:
+        """The columns played on this object, in order (0-based). A board read with
+        :meth:`from_kaggle` starts with none: its history is unknown."""
+        return tuple(self._history)
+
     def key(self) -> int:
         """Unique key of the position (``position + mask``)."""
         return self.position + self.mask
@@ -295,7 +286,35 @@ class Board:
 
     def winning_moves(self) -> int:
         """Bit mask of the playable cells that win at once for the side to move."""
-        return winning_cells(self.position, self.geo) & self.possible()
+        return wins_function(self.geo)(self.position) & self.possible()
+
+    def threats(self) -> int:
+        """Bit mask of the empty cells, playable now or later, where the opponent of the side to move
+        would complete a line (its *threats*, in Allis' sense)."""
+        return wins_function(self.geo)(self.opponent) & ~self.mask & self.geo.board
+
+    def non_losing_moves(self) -> int:
+        """Bit mask of the playable cells after which the opponent cannot win at once.
+
+        Pons' ``possibleNonLosingMoves`` (http://blog.gamesolver.org/solving-connect-four/09-
+        anticipate-losing-moves/): a single threat on a playable cell must be blocked; two or more
+        lose; otherwise every playable cell that is not directly under a threat. 0 when every move
+        loses. The side to move's own immediate wins are not considered: check
+        :meth:`winning_moves` first.
+        """
+        threats = self.threats()
+        possible = self.possible()
+        forced = possible & threats
+        if forced:
+            if forced & (forced - 1):
+                return 0
+            possible = forced
+        return possible & ~(threats >> 1)
+
+    def columns(self, cells: int) -> list[int]:
+        """The columns (increasing) holding at least one cell of the bit mask ``cells``."""
+        masks = self.geo.column_masks
+        return [c for c in range(self.geo.columns) if cells & masks[c]]
 
     def is_full(self) -> bool:
         """True when no column is playable."""
@@ -310,6 +329,13 @@ class Board:
     def is_game_over(self) -> bool:
         """True when the last move made a line or the board is full."""
         return self.is_full() or self.winner() is not None
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (:class:`Outcome`), or None while it goes on."""
+        winner = self.winner()
+        if winner is None and not self.is_full():
+            return None
+        return Outcome(winner)
 
     # --- moves --------------------------------------------------------------------------------
 

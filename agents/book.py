@@ -180,9 +180,10 @@ class _Evaluator:
             from agents.solver import Solver
 
             self.solver = Solver()
-        from agents.solver import make_wins, move_order
+        from agents.lines import wins_function
+        from agents.solver import move_order
 
-        self.wins = make_wins(self.geo)
+        self.wins = wins_function(self.geo)
         self.move_order = move_order
 
     def choose(self, moves: str) -> tuple[int, int, int]:

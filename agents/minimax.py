@@ -19,8 +19,9 @@ import random
 from typing import Any
 
 from agents.adapter import Agent, board_from_obs
-from agents.board import Board, Geometry, has_line
+from agents.board import Board, Geometry
 from agents.heuristic import MINIMAX, evaluate
+from agents.lines import has_line
 
 
 def minimax_values(board: Board, depth: int = 3) -> dict[int, int]:

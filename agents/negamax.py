@@ -39,16 +39,17 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from agents.adapter import Agent, Clock, board_from_obs
-from agents.board import Geometry, has_line, winning_cells
+from agents.board import Geometry
 from agents.book import load_book
+from agents.lines import has_line, wins_function
 from agents.solver import SearchAborted, Solver, move_order
 
-__all__ = ["SearchResult", "WIN", "agent", "make_agent", "search", "wins_function"]
+__all__ = ["SearchResult", "WIN", "agent", "make_agent", "search"]
 
 WIN = 1_000_000
 """Score of a position won at ply 0; a win at ply ``p`` scores ``WIN - p`` (loss: the negative)."""
@@ -58,38 +59,6 @@ _DECIDED = WIN - 10_000  # any |score| above this is a proven win/loss
 
 class _Timeout(Exception):
     """Raised inside the search when the deadline has passed."""
-
-
-def wins_function(geo: Geometry) -> Callable[[int], int]:
-    """A fast ``stones -> winning cells`` function for ``geo`` (same result as ``board.winning_cells``).
-
-    Cells are restricted to ``geo.board`` and may be occupied or floating: callers intersect them
-    with the cells they care about. For ``inarow == 4`` it is Pons' shift formula
-    (http://blog.gamesolver.org/solving-connect-four/09-anticipate-losing-moves/), generalised to
-    any column height; otherwise it falls back on :func:`agents.board.winning_cells`.
-    """
-    if geo.inarow != 4:
-        return lambda stones: winning_cells(stones, geo)
-    h = geo.height
-    board = geo.board
-    h1, h2, h3 = h - 1, h, h + 1
-    d1, d2, d3 = 2 * h1, 2 * h2, 2 * h3
-    t1, t2, t3 = 3 * h1, 3 * h2, 3 * h3
-
-    def wins4(p: int) -> int:
-        r = (p << 1) & (p << 2) & (p << 3)
-        a = (p << h2) & (p << d2)
-        b = (p >> h2) & (p >> d2)
-        r |= (a & ((p << t2) | (p >> h2))) | (b & ((p << h2) | (p >> t2)))
-        a = (p << h1) & (p << d1)
-        b = (p >> h1) & (p >> d1)
-        r |= (a & ((p << t1) | (p >> h1))) | (b & ((p << h1) | (p >> t1)))
-        a = (p << h3) & (p << d3)
-        b = (p >> h3) & (p >> d3)
-        r |= (a & ((p << t3) | (p >> h3))) | (b & ((p << h3) | (p >> t3)))
-        return r & board
-
-    return wins4
 
 
 class SearchResult:

@@ -24,7 +24,8 @@ import subprocess
 import sys
 import time
 
-from agents.board import Board, has_line
+from agents.board import Board
+from agents.lines import has_line
 from agents.registry import load_agent, parse_spec
 
 CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}

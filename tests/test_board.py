@@ -12,6 +12,7 @@ from agents.board import (
     GameOverError,
     InvalidBoardError,
     NotAColumnError,
+    Outcome,
     geometry,
 )
 
@@ -137,3 +138,54 @@ def test_inarow_one_wins_with_any_move_and_too_long_lines_never_win():
     for column in (0, 1, 0, 1):
         board.push(column)
     assert board.is_full() and board.winner() is None
+
+
+@pytest.mark.parametrize("rows,columns,k", CONFIGS)
+def test_threats_and_non_losing_moves_agree_with_brute_force(rows, columns, k):
+    rng = random.Random(rows * 1000 + columns * 10 + k)
+    for _ in range(100):
+        board = random_board(rng, rows, columns, k)
+        if board.is_game_over():
+            continue
+        threats = 0  # empty cells where the opponent would complete a line, found by trying each one
+        for cell in range(board.geo.size):
+            r, c = divmod(cell, columns)
+            bit = 1 << (c * board.geo.height + rows - 1 - r)
+            if not board.mask & bit:
+                cells = board.to_kaggle()
+                cells[cell] = 3 - board.mark
+                if (3 - board.mark) in brute_winner(cells, rows, columns, k):
+                    threats |= bit
+        assert board.threats() == threats
+        safe = 0
+        for column in board.legal_moves():
+            child = board.copy()
+            child.play(column)
+            if child.is_full() or not child.winning_moves():
+                safe |= board.move_cell(column)
+        assert board.non_losing_moves() == safe
+        assert board.columns(safe) == [c for c in board.legal_moves() if safe & board.move_cell(c)]
+
+
+def test_wins_function_agrees_with_the_general_formula_on_empty_cells():
+    from agents.lines import _general, wins_function
+
+    for rows, columns in ((6, 7), (4, 5), (9, 9), (5, 12)):
+        geo = geometry(rows, columns, 4)
+        rng = random.Random(rows * columns)
+        for _ in range(200):
+            board = random_board(rng, rows, columns, 4)
+            for stones in (board.position, board.opponent):
+                assert wins_function(geo)(stones) & ~board.mask == _general(stones, geo) & ~board.mask
+
+
+def test_outcome_names_the_winner_or_the_draw():
+    assert Board.from_moves("4455").outcome() is None
+    won = Board.from_moves("4455667")
+    assert won.outcome() == Outcome(1)
+    assert (won.outcome().result, won.outcome().reward(1), won.outcome().reward(2)) == (1.0, 1, -1)
+    lost = Board.from_moves("14455667")
+    assert lost.outcome() == Outcome(2) and lost.outcome().result == 0.0
+    draw = Board.from_moves([0, 1, 2], rows=1, columns=3, inarow=2)
+    assert draw.outcome() == Outcome(None)
+    assert (draw.outcome().result, draw.outcome().reward(1)) == (0.5, 0)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agents.board import ColumnFullError, GameOverError, NotAColumnError
+from agents.lines import wins_function
 from agents.solver import SearchAborted, Solver, analyse, main, parse_position, solve
 
 DATA = Path(__file__).parent / "data" / "pons"
@@ -147,3 +148,13 @@ def test_at_least_is_a_null_window_test() -> None:
         board = parse_position(moves, solver.geo)
         for value in (score - 1, score, score + 1, 0, 1):
             assert solver.at_least(board.position, board.mask, board.ply, value) == (score >= value)
+
+
+def test_the_kernels_inlined_winning_cells_agree_with_the_board_rules() -> None:
+    solver = Solver()
+    for moves in ("4453", "44444", "3344556", "1217"):
+        solver.solve(moves, weak=True)
+    wins = wins_function(solver.geo)
+    cache = solver._wins_cache
+    assert len(cache) > 100
+    assert all(cells == wins(stones) for stones, cells in cache.items())

@@ -27,7 +27,8 @@ import numpy as np
 
 from agents import negamax, resources
 from agents.adapter import Agent, board_from_obs
-from agents.board import Board, has_line, winning_cells
+from agents.board import Board
+from agents.lines import has_line, winning_cells
 from agents.network.features import encode_batch
 from agents.network.numpy_forward import Weights, forward, load_weights, value_of
 

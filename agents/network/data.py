@@ -60,21 +60,12 @@ def _solver():
 
 
 def _tactical_move(board: Board, rng: random.Random) -> int:
-    legal = board.legal_moves()
-    geo = board.geo
-    wins = board.winning_moves()
-    if wins:
-        return rng.choice([c for c in legal if wins & geo.column_masks[c]])
-    opp = Board.__new__(Board)
-    opp.geo, opp.position, opp.mask, opp.ply, opp._history = geo, board.opponent, board.mask, board.ply, []
-    threats = opp.winning_moves()
-    if threats:
-        return rng.choice([c for c in legal if threats & geo.column_masks[c]])
-    from agents.board import winning_cells
-
-    opp_cells = winning_cells(board.opponent, geo)
-    safe = [c for c in legal if not (board.move_cell(c) << 1) & opp_cells & geo.column_masks[c]]
-    return rng.choice(safe or legal)
+    """A random immediate win, else a random block of an immediate threat, else a random move that
+    does not lose at once (any legal move when all do)."""
+    for cells in (board.winning_moves(), board.threats() & board.possible(), board.non_losing_moves()):
+        if cells:
+            return rng.choice(board.columns(cells))
+    return rng.choice(board.legal_moves())
 
 
 def play_game(rng: random.Random, epsilon: float) -> list[int]:

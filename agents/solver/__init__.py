@@ -50,9 +50,8 @@ from agents.board import (
     Geometry,
     NotAColumnError,
     geometry,
-    has_line,
-    winning_cells,
 )
+from agents.lines import has_line, wins_function
 
 __all__ = [
     "SearchAborted",
@@ -60,7 +59,6 @@ __all__ = [
     "Solver",
     "analyse",
     "main",
-    "make_wins",
     "move_order",
     "parse_position",
     "solve",
@@ -87,47 +85,24 @@ class Solution:
     nodes: int
 
 
-def make_wins(geo: Geometry) -> Callable[[int], int]:
-    """``stones -> winning cells`` for ``geo``: cells (inside ``geo.board``, maybe occupied or floating)
-    that complete a line of ``geo.inarow`` with ``stones``.
-
-    ``inarow == 4`` uses a shift formula (Pons, part 9, generalised to any column height, pairs shared
-    between the four cell positions of a line); other values use :func:`agents.board.winning_cells`.
-    """
-    if geo.inarow != 4:
-        return lambda stones: winning_cells(stones, geo)
-    board = geo.board
-    h = geo.height
-    sa, sb, sc = h, h - 1, h + 1
-    sa2, sb2, sc2 = 2 * h, 2 * (h - 1), 2 * (h + 1)
-    sa3, sb3, sc3 = 3 * h, 3 * (h - 1), 3 * (h + 1)
-
-    def wins4(p: int) -> int:
-        x = p & (p >> 1)
-        r = (x << 2) & (p << 3)
-        x = p & (p >> sa)
-        r |= ((x >> sa) & ((p >> sa3) | (p << sa))) | ((x << sa2) & ((p << sa3) | (p >> sa)))
-        x = p & (p >> sb)
-        r |= ((x >> sb) & ((p >> sb3) | (p << sb))) | ((x << sb2) & ((p << sb3) | (p >> sb)))
-        x = p & (p >> sc)
-        r |= ((x >> sc) & ((p >> sc3) | (p << sc))) | ((x << sc2) & ((p << sc3) | (p >> sc)))
-        return r & board
-
-    return wins4
-
-
-def _build_search(geo: Geometry, table: dict[int, int]) -> tuple[Callable[..., int], Callable[..., int]]:
-    """The search closures for one geometry: ``(negamax, control)``.
+def _build_search(
+    geo: Geometry, table: dict[int, int]
+) -> tuple[Callable[..., int], Callable[..., int], dict[int, int]]:
+    """The search closures for one geometry: ``(negamax, control, wins_cache)``.
 
     ``negamax(cur, mask, ply, alpha, beta, opp_wins) -> score`` where ``cur`` holds the stones of the
     side to move, ``mask`` all stones and ``opp_wins`` the opponent's winning cells (any superset
-    within the board of ``make_wins(geo)(opponent)`` restricted to empty cells works). Preconditions:
+    within the board of ``wins_function(geo)(opponent)`` restricted to empty cells works). Preconditions:
     ``alpha < beta``, the side to move cannot win at once and the game is not over. The result is a
     bound in Pons' sense: ``score <= alpha`` means the true score is ``<= score``, ``score >= beta``
     that it is ``>= score``, otherwise it is exact.
 
     ``control(op, value)`` reads or resets the node counter and the abort limits:
     ``control("nodes")``, ``control("reset")``, ``control("limits", (deadline, max_nodes))``.
+
+    ``wins_cache`` maps stones to their winning cells. For four in a row the kernel computes them with
+    an inlined copy of :func:`agents.lines.wins_function` (a call costs about 7 % of the solver's
+    speed); ``tests/test_solver.py`` checks the cache against it.
     """
     size = geo.size
     board = geo.board
@@ -139,7 +114,7 @@ def _build_search(geo: Geometry, table: dict[int, int]) -> tuple[Callable[..., i
     wins_cache: dict[int, int] = {}
     wins_get = wins_cache.get
     four = geo.inarow == 4
-    wins = make_wins(geo)
+    wins = wins_function(geo)
     h = geo.height
     sa, sb, sc = h, h - 1, h + 1
     sa2, sb2, sc2 = 2 * h, 2 * (h - 1), 2 * (h + 1)
@@ -247,13 +222,13 @@ def _build_search(geo: Geometry, table: dict[int, int]) -> tuple[Callable[..., i
             check_at = min(nodes + 2048, max_nodes) if deadline != float("inf") else max_nodes
         return nodes
 
-    return negamax, control
+    return negamax, control, wins_cache
 
 
 def move_order(position: int, mask: int, geo: Geometry) -> list[int]:
     """Playable columns in the solver's order: most winning cells created first, ties centre first
-    (Pons part 10). ``position``/``mask`` as in :mod:`agents.board`; uses ``make_wins`` (cached)."""
-    wins = _wins_for(geo)
+    (Pons part 10). ``position``/``mask`` as in :mod:`agents.board`."""
+    wins = wins_function(geo)
     empty = geo.board ^ mask
     scored = []
     for rank, c in enumerate(geo.centre_order):
@@ -262,15 +237,6 @@ def move_order(position: int, mask: int, geo: Geometry) -> list[int]:
             scored.append((-(wins(position | move) & empty & ~move).bit_count(), rank, c))
     scored.sort()
     return [c for _, _, c in scored]
-
-
-_wins_cache: dict[Geometry, Callable[[int], int]] = {}
-
-
-def _wins_for(geo: Geometry) -> Callable[[int], int]:
-    if geo not in _wins_cache:
-        _wins_cache[geo] = make_wins(geo)
-    return _wins_cache[geo]
 
 
 class Solver:
@@ -289,8 +255,8 @@ class Solver:
         self.table: dict[int, int] = {}
         self.table_limit = table_limit
         self.nodes = 0
-        self._negamax, self._control = _build_search(self.geo, self.table)
-        self._wins = make_wins(self.geo)
+        self._negamax, self._control, self._wins_cache = _build_search(self.geo, self.table)
+        self._wins = wins_function(self.geo)
 
     def reset(self) -> None:
         """Empty the transposition table."""

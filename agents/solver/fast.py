@@ -33,7 +33,7 @@ def _popcount(x: np.uint64) -> np.int64:
 
 @njit(cache=True, inline="always")
 def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
-    """Cells completing four in a row with ``p`` (same formula as ``agents.solver.make_wins``)."""
+    """Cells completing four in a row with ``p`` (same formula as ``agents.lines.wins_function``)."""
     x = p & (p >> _U(1))
     r = (x << _U(2)) & (p << _U(3))
     s = h
