@@ -24,7 +24,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from reports.compare import Comparison
 from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
-from reports.report import BANK, Report, format_seconds
+from reports.header import BANK, format_seconds
+from reports.report import Report
 from reports.stats import WDL
 
 __all__ = ["render", "render_comparison"]
@@ -34,11 +35,9 @@ def render(report: Report) -> str:
     """The report as one HTML page (a ``str``; write it as UTF-8)."""
     title = f"{len(report.records)} games · {report.header.board}"
     figures = {
-        "elo": elo_figure(report.ratings, title=f"Elo: maximum likelihood, 95 % intervals · {title}"),
-        "progress": progress_figure(report.progress, title=f"Elo progression · {title}"),
-        "crosstable": crosstable_figure(
-            report.records, report.crosstable.order, title=f"Crosstable · {title}"
-        ),
+        "elo": elo_figure(report.results.ratings, title=f"Elo: maximum likelihood, 95 % intervals · {title}"),
+        "progress": progress_figure(report.results.progress, title=f"Elo progression · {title}"),
+        "crosstable": crosstable_figure(report.results, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }
     svgs = {name: to_svg(figure, key=name) for name, figure in figures.items()}

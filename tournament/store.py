@@ -4,7 +4,9 @@
 ``settings``, one JSON row) and every finished game (table ``games``, one row per
 :class:`~tournament.record.GameRecord`, committed as soon as the game ends, so an interrupted
 tournament loses at most the games in flight). The database is in WAL mode, so
-``python -m tournament table DIR`` can read while a run is writing.
+``python -m tournament table DIR`` can read while a run is writing. The columns of ``games`` follow
+the fields of the record and its task (:data:`_COLUMNS`), and ``PRAGMA user_version`` holds their
+layout's :data:`SCHEMA_VERSION`; an older store is migrated when opened.
 
 Safety: a new database is built under a temporary name and renamed into place, so a run killed
 while creating it leaves no half-made store (one left by an older version, without its settings, is
@@ -27,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tournament.record import GameRecord, Termination
-from tournament.schedule import Settings
+from tournament.schedule import GameTask, Settings
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"
@@ -35,34 +37,50 @@ _NEW_SUFFIX = ".new"
 """A database being created is ``tournament.db.new`` until it is complete."""
 _SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    game_id INTEGER PRIMARY KEY,
-    pair_id INTEGER NOT NULL,
-    first TEXT NOT NULL,
-    second TEXT NOT NULL,
-    rows INTEGER NOT NULL,
-    columns INTEGER NOT NULL,
-    inarow INTEGER NOT NULL,
-    act_timeout REAL NOT NULL,
-    seed INTEGER NOT NULL,
-    moves TEXT NOT NULL,          -- JSON list of 0-based columns
-    move_times TEXT NOT NULL,     -- JSON list of seconds per agent call
-    result REAL NOT NULL,         -- score of `first`: 1, 0.5, 0
-    termination TEXT NOT NULL,    -- win, draw, invalid, timeout, error
-    offender INTEGER,             -- mark that forfeited, or NULL
-    statuses TEXT NOT NULL,       -- JSON [first, second] kaggle statuses
-    rewards TEXT NOT NULL,        -- JSON [first, second] kaggle rewards (null for a forfeit)
-    detail TEXT NOT NULL,
-    duration REAL NOT NULL,       -- seconds
-    started_at TEXT NOT NULL,     -- ISO 8601, UTC
-    opening TEXT NOT NULL DEFAULT '[]'  -- JSON list of 0-based columns the referee played first
-);
-"""
+SCHEMA_VERSION = 1
+"""The layout of ``games`` this code writes, kept in SQLite's ``PRAGMA user_version``. Version 0 is
+the unversioned layout written before: it lacks ``hang_limit`` (and, older still, ``opening``), and is
+migrated on opening (:func:`_migrate`)."""
+
+
+def _declaration(annotation: str) -> str:
+    """The SQL type of a dataclass field from its annotation; a tuple is stored as a JSON list.
+
+    Raises KeyError for a type this store cannot hold, so a new field of an unknown type fails at
+    import rather than being stored wrongly.
+    """
+    if annotation.startswith("tuple["):
+        return "TEXT NOT NULL"
+    base, none, _ = annotation.partition(" | None")
+    sql = {"int": "INTEGER", "float": "REAL", "str": "TEXT", "Termination": "TEXT"}[base]
+    return sql if none else f"{sql} NOT NULL"
+
+
+_TASK_FIELDS = tuple(field.name for field in dataclasses.fields(GameTask))
+_OUTCOME_FIELDS = tuple(field.name for field in dataclasses.fields(GameRecord) if field.name != "task")
+_COLUMNS = {
+    field.name: "INTEGER PRIMARY KEY" if field.name == "game_id" else _declaration(str(field.type))
+    for field in (*dataclasses.fields(GameTask), *dataclasses.fields(GameRecord))
+    if field.name != "task"
+}
+"""Every column of ``games`` with its SQL declaration: one per field of the record's
+:class:`~tournament.schedule.GameTask`, then one per other field of
+:class:`~tournament.record.GameRecord` (the one definition the table follows)."""
+_JSON_FIELDS = tuple(
+    field.name
+    for field in (*dataclasses.fields(GameTask), *dataclasses.fields(GameRecord))
+    if str(field.type).startswith("tuple[")
+)
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);\n"
+    "CREATE TABLE IF NOT EXISTS games (\n    "
+    + ",\n    ".join(f"{name} {declaration}" for name, declaration in _COLUMNS.items())
+    + "\n);\n"
+    f"PRAGMA user_version = {SCHEMA_VERSION};\n"
+)
 
 _OUR_TABLES = {"settings", "games"}
-_JSON_FIELDS = ("moves", "move_times", "statuses", "rewards", "opening")
 
 
 class StoreError(RuntimeError):
@@ -166,6 +184,70 @@ def settings_from_json(text: str) -> Settings:
     return Settings(**data)
 
 
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Bring the ``games`` table of ``db`` to :data:`SCHEMA_VERSION`, in one transaction.
+
+    Version 0 (unversioned) gains ``opening`` (``[]``: those tournaments had no openings) if it lacks
+    it, and ``hang_limit`` (the tournament's own, from its settings: every game of a tournament had
+    it). Raises :class:`StoreError` for a newer version, or a table whose columns are not those of
+    :data:`_COLUMNS` after migrating.
+    """
+    db.execute("BEGIN IMMEDIATE")  # one process migrates; another then sees the new version
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{path} was written by a newer toolkit (store schema {version}, this one reads up to "
+                f"{SCHEMA_VERSION}); upgrade the toolkit to read it"
+            )
+        columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
+        if version == 0:
+            if "opening" not in columns:
+                db.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
+            if "hang_limit" not in columns:
+                stored = _stored_settings(db)
+                hang_limit = None if stored is None else json.loads(stored).get("hang_limit")
+                db.execute("ALTER TABLE games ADD COLUMN hang_limit REAL")
+                db.execute("UPDATE games SET hang_limit = ?", (hang_limit,))
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
+        if sorted(columns) != sorted(_COLUMNS):
+            raise StoreError(
+                f"{path} does not hold the games table of store schema {SCHEMA_VERSION}; "
+                "start over with --overwrite (its games are lost then)"
+            )
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def continuation(stored: Settings, asked: Settings, directory: Path) -> Settings:
+    """The settings a run of ``asked`` continues in ``directory``, which holds ``stored``.
+
+    Equal settings resume. Settings that differ only in a larger ``games`` extend the tournament:
+    the schedule is prefix-stable (:func:`tournament.schedule.schedule`), so the games already
+    played keep their ids, seeds and openings and only the new ones are played. The stored openings
+    are kept when ``asked`` has them as its start (random openings are drawn as many as the pairs a
+    pairing plays, so a larger ``games`` draws more: later pairs cycle through the stored ones).
+
+    Raises :class:`StoreError` for other differences (a different tournament) and for a smaller
+    ``games``: its schedule would leave games already played out of the tournament the settings
+    describe, and ``table`` already reports a tournament as far as it was played.
+    """
+    if asked == stored:
+        return stored
+    openings = stored.openings if asked.openings[: len(stored.openings)] == stored.openings else asked.openings
+    if dataclasses.replace(asked, games=stored.games, openings=openings) != stored:
+        raise StoreError(f"{directory} holds a different tournament; choose another --out or pass --overwrite")
+    if asked.games < stored.games:
+        raise StoreError(
+            f"{directory} holds this tournament with {stored.games} game pairs a pairing, more than the "
+            f"{asked.games} asked; ask for {stored.games} or more to resume or extend it"
+        )
+    return dataclasses.replace(stored, games=asked.games)
+
+
 class Store:
     """The games database of one tournament directory.
 
@@ -183,11 +265,14 @@ class Store:
     @classmethod
     def create(cls, directory: Path, settings: Settings, *, overwrite: bool = False) -> Store:
         """Open ``directory`` for a run of ``settings``: a new database, or an existing one of the same
-        settings (its games are kept, so the run resumes); ``overwrite`` deletes a stored tournament
-        first. Takes the directory's run lock, held until :meth:`close`.
+        settings (its games are kept, so the run resumes) or of the same settings with fewer
+        ``games`` (extended: :func:`continuation`; :meth:`settings` then reads the larger ``games``,
+        and the run plays the schedule of :meth:`settings`); ``overwrite`` deletes a stored
+        tournament first. Takes the directory's run lock, held until :meth:`close`.
 
         Raises :class:`StoreError`, touching no stored game, when another run holds the lock, the
-        directory holds a tournament with other settings (unless ``overwrite``), the database is
+        directory holds a tournament with other settings or more ``games`` (unless ``overwrite``;
+        see :func:`continuation`), the database is
         damaged (SQLite's ``quick_check``), or the directory cannot be created or written. A database
         without its settings row (its creation was killed) is completed when it holds no games and
         refused otherwise.
@@ -223,10 +308,11 @@ class Store:
                         )
                     with db:  # a creation killed before its settings row: complete it
                         db.execute(_INSERT_SETTINGS, (settings_to_json(settings),))
-                elif settings_from_json(stored) != settings:
-                    raise StoreError(
-                        f"{directory} holds a different tournament; choose another --out or pass --overwrite"
-                    )
+                else:
+                    continued = continuation(settings_from_json(stored), settings, directory)
+                    if continued != settings_from_json(stored):
+                        with db:
+                            db.execute("UPDATE settings SET json = ? WHERE id = 1", (settings_to_json(continued),))
             return cls(db, path, lock)
         except BaseException:
             if db is not None:
@@ -269,10 +355,11 @@ class Store:
             if not tables <= _OUR_TABLES:
                 others = ", ".join(sorted(tables - _OUR_TABLES))
                 raise sqlite3.DatabaseError(f"it holds other tables ({others})")
-            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            if columns and "opening" not in columns:  # a tournament stored before openings existed
-                with db:
-                    db.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
+            if "games" in tables:
+                _migrate(db, path)
+        except StoreError:
+            db.close()
+            raise
         except sqlite3.Error as error:
             db.close()
             if type(error) is sqlite3.DatabaseError and "malformed" not in str(error):
@@ -289,7 +376,8 @@ class Store:
     def add(self, record: GameRecord) -> None:
         """Store one finished game (committed at once, or not at all). Raises :class:`StoreError` if a
         game with the same id is already stored, or the write fails (e.g. a full disk)."""
-        row = dataclasses.asdict(record)
+        row = {name: getattr(record.task, name) for name in _TASK_FIELDS}
+        row |= {name: getattr(record, name) for name in _OUTCOME_FIELDS}
         for name in _JSON_FIELDS:
             row[name] = json.dumps(list(row[name]))
         row["termination"] = str(record.termination)
@@ -311,15 +399,15 @@ class Store:
     def records(self) -> list[GameRecord]:
         """Every stored game, by game id."""
         with _failures(self.path, "read"):
-            cursor = self._db.execute("SELECT * FROM games ORDER BY game_id")
-            names = [column[0] for column in cursor.description]
-            rows = [dict(zip(names, values, strict=True)) for values in cursor]
+            cursor = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM games ORDER BY game_id")
+            rows = [dict(zip(_COLUMNS, values, strict=True)) for values in cursor]
         records = []
         for row in rows:
             for name in _JSON_FIELDS:
                 row[name] = tuple(json.loads(row[name]))
             row["termination"] = Termination(row["termination"])
-            records.append(GameRecord(**row))
+            task = GameTask(**{name: row.pop(name) for name in _TASK_FIELDS})
+            records.append(GameRecord(task, **row))
         return records
 
     def close(self) -> None:
