@@ -23,8 +23,8 @@ import math
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from reports.compare import Comparison
-from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.header import BANK, format_seconds
+from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
 from reports.stats import WDL
 

@@ -69,11 +69,11 @@ class Results:
 
     def forfeited(self, name: str, kind: Termination) -> int:
         """Games ``name`` forfeited by ``kind`` over all its games."""
-        return sum(count for (offender, _, k), count in self.forfeits.items() if offender == name and k == kind)
+        return sum(n for (offender, _, k), n in self.forfeits.items() if offender == name and k == kind)
 
     def suffered(self, name: str, kind: Termination) -> int:
         """Games ``name``'s opponents forfeited to it by ``kind``."""
-        return sum(count for (_, opponent, k), count in self.forfeits.items() if opponent == name and k == kind)
+        return sum(n for (_, opponent, k), n in self.forfeits.items() if opponent == name and k == kind)
 
     @cached_property
     def ratings(self) -> list[Rating]:
@@ -87,7 +87,7 @@ class Results:
 
     @cached_property
     def los(self) -> np.ndarray:
-        """Likelihood of superiority of ``order[i]`` over ``order[j]`` (:func:`reports.ratings.los_matrix`)."""
+        """LOS of ``order[i]`` over ``order[j]``, ``(n, n)`` (:func:`reports.ratings.los_matrix`)."""
         return los_matrix(self.h2h, self.pentanomials, order=self.order)
 
     @cached_property

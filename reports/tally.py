@@ -91,7 +91,7 @@ def distinct_games(records: Iterable[GameRecord]) -> dict[Matchup, tuple[int, in
 
 
 def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, str, Termination]]:
-    """Games forfeited, by offender, opponent and kind: ``counts[offender, opponent, Termination.TIMEOUT]``."""
+    """Games forfeited by offender, opponent and kind: ``counts[offender, opponent, Termination.TIMEOUT]``."""
     counts: Counter[tuple[str, str, Termination]] = Counter()
     for record in records:
         if record.offender is not None and record.first != record.second:

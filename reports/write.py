@@ -1,4 +1,4 @@
-"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.results.Results` into a directory.
+"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.results.Results`.
 
 Each file is written to a temporary file beside it and moved into place with :func:`os.replace`, so a
 reader (or an interrupted run) sees the old file or the new one, never half of one.
@@ -46,9 +46,13 @@ def write_reports(results: Results, out_dir: Path | str) -> dict[str, Path]:
         "pairs.csv": _csv(readable_pairs(pairs(results)), na_rep="n/a"),
         "los.csv": _csv(los, index=True),
         "elo.png": lambda path: plot_elo(
-            results.ratings, path, title=f"Elo: maximum likelihood, 95 % profile-likelihood intervals\n{title}"
+            results.ratings,
+            path,
+            title=f"Elo: maximum likelihood, 95 % profile-likelihood intervals\n{title}",
         ),
-        "elo_progress.png": lambda path: plot_progress(results.progress, path, title=f"Elo progression\n{title}"),
+        "elo_progress.png": lambda path: plot_progress(
+            results.progress, path, title=f"Elo progression\n{title}"
+        ),
         "crosstable.png": lambda path: plot_crosstable(results, path, title=f"Crosstable\n{title}"),
     }
     out = Path(out_dir)

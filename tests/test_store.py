@@ -10,7 +10,8 @@ import pytest
 
 from tournament.record import GameRecord, Termination
 from tournament.schedule import GameTask, Settings, schedule
-from tournament.store import DB_NAME, SCHEMA_VERSION, Store, StoreError
+from tournament.schema import SCHEMA_VERSION
+from tournament.store import DB_NAME, Store, StoreError
 
 SETTINGS = Settings(entrants=("random", "leftmost", "minimax:depth=2"), games=2)
 

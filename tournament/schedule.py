@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass, field
+
 from tournament.openings import pair_openings
 
 

@@ -5,8 +5,8 @@
 :class:`~tournament.record.GameRecord`, committed as soon as the game ends, so an interrupted
 tournament loses at most the games in flight). The database is in WAL mode, so
 ``python -m tournament table DIR`` can read while a run is writing. The columns of ``games`` follow
-the fields of the record and its task (:data:`_COLUMNS`), and ``PRAGMA user_version`` holds their
-layout's :data:`SCHEMA_VERSION`; an older store is migrated when opened.
+the fields of the record and its task, and ``PRAGMA user_version`` holds their layout's version
+(:mod:`tournament.schema`); an older store is migrated when opened.
 
 Safety: a new database is built under a temporary name and renamed into place, so a run killed
 while creating it leaves no half-made store (one left by an older version, without its settings, is
@@ -28,57 +28,15 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from tournament.record import GameRecord, Termination
-from tournament.schedule import GameTask, Settings
+from tournament.record import GameRecord
+from tournament.schedule import Settings
+from tournament.schema import COLUMNS, SCHEMA, SchemaError, from_row, migrate, to_row
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"
 _NEW_SUFFIX = ".new"
 """A database being created is ``tournament.db.new`` until it is complete."""
 _SIDE_FILES = ("", "-wal", "-shm", "-journal")
-
-SCHEMA_VERSION = 1
-"""The layout of ``games`` this code writes, kept in SQLite's ``PRAGMA user_version``. Version 0 is
-the unversioned layout written before: it lacks ``hang_limit`` (and, older still, ``opening``), and is
-migrated on opening (:func:`_migrate`)."""
-
-
-def _declaration(annotation: str) -> str:
-    """The SQL type of a dataclass field from its annotation; a tuple is stored as a JSON list.
-
-    Raises KeyError for a type this store cannot hold, so a new field of an unknown type fails at
-    import rather than being stored wrongly.
-    """
-    if annotation.startswith("tuple["):
-        return "TEXT NOT NULL"
-    base, none, _ = annotation.partition(" | None")
-    sql = {"int": "INTEGER", "float": "REAL", "str": "TEXT", "Termination": "TEXT"}[base]
-    return sql if none else f"{sql} NOT NULL"
-
-
-_TASK_FIELDS = tuple(field.name for field in dataclasses.fields(GameTask))
-_OUTCOME_FIELDS = tuple(field.name for field in dataclasses.fields(GameRecord) if field.name != "task")
-_COLUMNS = {
-    field.name: "INTEGER PRIMARY KEY" if field.name == "game_id" else _declaration(str(field.type))
-    for field in (*dataclasses.fields(GameTask), *dataclasses.fields(GameRecord))
-    if field.name != "task"
-}
-"""Every column of ``games`` with its SQL declaration: one per field of the record's
-:class:`~tournament.schedule.GameTask`, then one per other field of
-:class:`~tournament.record.GameRecord` (the one definition the table follows)."""
-_JSON_FIELDS = tuple(
-    field.name
-    for field in (*dataclasses.fields(GameTask), *dataclasses.fields(GameRecord))
-    if str(field.type).startswith("tuple[")
-)
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);\n"
-    "CREATE TABLE IF NOT EXISTS games (\n    "
-    + ",\n    ".join(f"{name} {declaration}" for name, declaration in _COLUMNS.items())
-    + "\n);\n"
-    f"PRAGMA user_version = {SCHEMA_VERSION};\n"
-)
 
 _OUR_TABLES = {"settings", "games"}
 
@@ -162,7 +120,7 @@ def _new_database(path: Path, settings: Settings) -> None:
     db = sqlite3.connect(temporary)
     try:
         db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(_SCHEMA)
+        db.executescript(SCHEMA)
         with db:
             db.execute(_INSERT_SETTINGS, (settings_to_json(settings),))
     finally:
@@ -184,44 +142,6 @@ def settings_from_json(text: str) -> Settings:
     return Settings(**data)
 
 
-def _migrate(db: sqlite3.Connection, path: Path) -> None:
-    """Bring the ``games`` table of ``db`` to :data:`SCHEMA_VERSION`, in one transaction.
-
-    Version 0 (unversioned) gains ``opening`` (``[]``: those tournaments had no openings) if it lacks
-    it, and ``hang_limit`` (the tournament's own, from its settings: every game of a tournament had
-    it). Raises :class:`StoreError` for a newer version, or a table whose columns are not those of
-    :data:`_COLUMNS` after migrating.
-    """
-    db.execute("BEGIN IMMEDIATE")  # one process migrates; another then sees the new version
-    try:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{path} was written by a newer toolkit (store schema {version}, this one reads up to "
-                f"{SCHEMA_VERSION}); upgrade the toolkit to read it"
-            )
-        columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
-        if version == 0:
-            if "opening" not in columns:
-                db.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
-            if "hang_limit" not in columns:
-                stored = _stored_settings(db)
-                hang_limit = None if stored is None else json.loads(stored).get("hang_limit")
-                db.execute("ALTER TABLE games ADD COLUMN hang_limit REAL")
-                db.execute("UPDATE games SET hang_limit = ?", (hang_limit,))
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
-        if sorted(columns) != sorted(_COLUMNS):
-            raise StoreError(
-                f"{path} does not hold the games table of store schema {SCHEMA_VERSION}; "
-                "start over with --overwrite (its games are lost then)"
-            )
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
-
-
 def continuation(stored: Settings, asked: Settings, directory: Path) -> Settings:
     """The settings a run of ``asked`` continues in ``directory``, which holds ``stored``.
 
@@ -237,9 +157,11 @@ def continuation(stored: Settings, asked: Settings, directory: Path) -> Settings
     """
     if asked == stored:
         return stored
-    openings = stored.openings if asked.openings[: len(stored.openings)] == stored.openings else asked.openings
-    if dataclasses.replace(asked, games=stored.games, openings=openings) != stored:
-        raise StoreError(f"{directory} holds a different tournament; choose another --out or pass --overwrite")
+    openings = stored.openings if asked.openings[: len(stored.openings)] == stored.openings else None
+    if dataclasses.replace(asked, games=stored.games, openings=openings or asked.openings) != stored:
+        raise StoreError(
+            f"{directory} holds a different tournament; choose another --out or pass --overwrite"
+        )
     if asked.games < stored.games:
         raise StoreError(
             f"{directory} holds this tournament with {stored.games} game pairs a pairing, more than the "
@@ -298,7 +220,7 @@ class Store:
             with _failures(path, "complete"):
                 if _tables(db) != _OUR_TABLES:  # a creation killed before the schema was complete
                     db.execute("PRAGMA journal_mode=WAL")
-                    db.executescript(_SCHEMA)
+                    db.executescript(SCHEMA)
                 stored = _stored_settings(db)
                 if stored is None:
                     if db.execute("SELECT count(*) FROM games").fetchone()[0]:
@@ -312,7 +234,8 @@ class Store:
                     continued = continuation(settings_from_json(stored), settings, directory)
                     if continued != settings_from_json(stored):
                         with db:
-                            db.execute("UPDATE settings SET json = ? WHERE id = 1", (settings_to_json(continued),))
+                            row = (settings_to_json(continued),)
+                            db.execute("UPDATE settings SET json = ? WHERE id = 1", row)
             return cls(db, path, lock)
         except BaseException:
             if db is not None:
@@ -356,10 +279,10 @@ class Store:
                 others = ", ".join(sorted(tables - _OUR_TABLES))
                 raise sqlite3.DatabaseError(f"it holds other tables ({others})")
             if "games" in tables:
-                _migrate(db, path)
-        except StoreError:
+                migrate(db)
+        except SchemaError as error:
             db.close()
-            raise
+            raise StoreError(f"{path} {error}") from None
         except sqlite3.Error as error:
             db.close()
             if type(error) is sqlite3.DatabaseError and "malformed" not in str(error):
@@ -376,11 +299,7 @@ class Store:
     def add(self, record: GameRecord) -> None:
         """Store one finished game (committed at once, or not at all). Raises :class:`StoreError` if a
         game with the same id is already stored, or the write fails (e.g. a full disk)."""
-        row = {name: getattr(record.task, name) for name in _TASK_FIELDS}
-        row |= {name: getattr(record, name) for name in _OUTCOME_FIELDS}
-        for name in _JSON_FIELDS:
-            row[name] = json.dumps(list(row[name]))
-        row["termination"] = str(record.termination)
+        row = to_row(record)
         names = ", ".join(row)
         marks = ", ".join(f":{name}" for name in row)
         try:
@@ -399,16 +318,9 @@ class Store:
     def records(self) -> list[GameRecord]:
         """Every stored game, by game id."""
         with _failures(self.path, "read"):
-            cursor = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM games ORDER BY game_id")
-            rows = [dict(zip(_COLUMNS, values, strict=True)) for values in cursor]
-        records = []
-        for row in rows:
-            for name in _JSON_FIELDS:
-                row[name] = tuple(json.loads(row[name]))
-            row["termination"] = Termination(row["termination"])
-            task = GameTask(**{name: row.pop(name) for name in _TASK_FIELDS})
-            records.append(GameRecord(task, **row))
-        return records
+            cursor = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM games ORDER BY game_id")
+            rows = [dict(zip(COLUMNS, values, strict=True)) for values in cursor]
+        return [from_row(row) for row in rows]
 
     def close(self) -> None:
         """Close the database and release the run lock (if :meth:`create` took it)."""
