@@ -4,7 +4,7 @@
 >>> frames = load("runs/latest")                       # doctest: +SKIP
 >>> frames.games.groupby("termination").size()          # doctest: +SKIP
 
-:func:`games_frame` is also what ``games.csv`` holds (:func:`reports.write.write_documents`), so a
+:func:`games_frame` is also what ``games.csv`` holds (:func:`reports.documents.write_documents`), so a
 spreadsheet and a notebook see the same columns.
 """
 

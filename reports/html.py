@@ -9,7 +9,7 @@ Why it looks the way it does:
 * Self-contained: the styles, the figures (matplotlib SVG, inline; text kept as text) and the replay
   player (a few dozen lines of plain JavaScript in the template) are all in the file, which fetches
   nothing and opens from ``file://``. There is no ``http(s)://`` script, style or image source.
-* Small: the games reach the player as compact JSON (:func:`reports.report.replay_data`, a few bytes
+* Small: the games reach the player as compact JSON (:func:`reports.games.replay_data`, a few bytes
   a move), and one player serves every game, instead of one rendered replay per game. A 1,000-game
   round-robin makes a page of well under 10 MB (the README gives the measured size).
 * Kaggle's own renderer (``env.render(mode="html")``) was not used: its page for one game of two
