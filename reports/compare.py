@@ -15,7 +15,7 @@ from pathlib import Path
 
 from reports.report import Report, Standing, TimeUse
 from reports.stats import WDL
-from reports.tally import head_to_head, oriented
+from reports.tally import oriented
 
 __all__ = ["AgentLine", "Comparison", "Run", "RunCell", "VersusRow", "compare"]
 
@@ -102,7 +102,7 @@ def compare(reports: Sequence[Report], directories: Sequence[Path], out_dir: Pat
         agents.append(AgentLine(name, cells, change))
     versus = []
     for k, report in enumerate(reports):
-        h2h = head_to_head(report.records)
+        h2h = report.results.h2h
         for name in lineups[k]:
             results = [
                 oriented(h2h, name, other) if name != other and _met(h2h, name, other) else None

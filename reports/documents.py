@@ -1,8 +1,10 @@
-"""Write a tournament's documents: ``report.html``, ``report.md`` and ``games.csv``; and comparisons.
+"""Write a tournament's documents: ``report.html``, ``report.md`` and ``games.csv``; every file of a
+report (:func:`write_all`); and comparisons.
 
-Kept apart from :mod:`reports.write` (the CSV tables and PNG figures): the documents are built from a
-:class:`reports.report.Report`, which itself uses those tables. Files are replaced atomically, as
-there (:func:`reports.write.replace_atomically`).
+Kept apart from :mod:`reports.write` (the CSV tables and PNG figures of a
+:class:`~reports.results.Results`): the documents are laid out from a
+:class:`reports.report.Report`. Files are replaced atomically, as there
+(:func:`reports.write.replace_atomically`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ from reports import html, markdown
 from reports.compare import compare
 from reports.frames import games_frame
 from reports.report import Report
-from reports.write import replace_atomically
+from reports.write import replace_atomically, write_reports
 
-__all__ = ["DOCUMENTS", "write_comparison", "write_documents"]
+__all__ = ["DOCUMENTS", "write_all", "write_comparison", "write_documents"]
 
 DOCUMENTS = ("report.html", "report.md", "games.csv")
+
+
+def write_all(report: Report, out_dir: Path | str) -> dict[str, Path]:
+    """Write every file of ``report`` into ``out_dir``: the tables and figures
+    (:func:`reports.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file name."""
+    return write_reports(report.results, out_dir) | write_documents(report, out_dir)
 
 
 def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:

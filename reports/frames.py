@@ -4,7 +4,7 @@
 >>> frames = load("runs/latest")                       # doctest: +SKIP
 >>> frames.games.groupby("termination").size()          # doctest: +SKIP
 
-:func:`games_frame` is also what ``games.csv`` holds (:func:`reports.write.write_documents`), so a
+:func:`games_frame` is also what ``games.csv`` holds (:func:`reports.documents.write_documents`), so a
 spreadsheet and a notebook see the same columns.
 """
 
@@ -16,11 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.ratings import rate
+from reports.results import Results
 from reports.tables import crosstable, pairs, standings
-from reports.tally import head_to_head, pentanomials
 from tournament.record import GameRecord
-from tournament.store import Store
 
 __all__ = ["GAMES_COLUMNS", "Frames", "games_frame", "load", "notation"]
 
@@ -58,18 +56,14 @@ def load(directory: Path | str) -> Frames:
         tournament.store.StoreError: no tournament in ``directory``.
         ValueError: no game between two different agents yet.
     """
-    with Store.open(Path(directory)) as store:
-        records = store.records()
-    h2h = head_to_head(records)
-    if not h2h:
+    results = Results.load(directory)
+    if not results.h2h:
         raise ValueError(f"no game between two different agents in {directory}")
-    ratings = rate(h2h, pentanomials(records))
-    order = [rating.name for rating in ratings]
     return Frames(
-        games=games_frame(records),
-        standings=standings(records, ratings),
-        crosstable=crosstable(records, order),
-        pairs=pairs(records, order),
+        games=games_frame(results.records),
+        standings=standings(results),
+        crosstable=crosstable(results),
+        pairs=pairs(results),
     )
 
 
@@ -87,6 +81,7 @@ def games_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
     """
     rows = []
     for record in records:
+        task = record.task
         offender = {1: record.first, 2: record.second}.get(record.offender or 0, "")
         winner = "" if record.result == 0.5 else record.first if record.result == 1.0 else record.second
         rows.append(
@@ -95,13 +90,13 @@ def games_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
                 "pair_id": record.pair_id,
                 "first": record.first,
                 "second": record.second,
-                "rows": record.rows,
-                "columns": record.columns,
-                "inarow": record.inarow,
-                "act_timeout": record.act_timeout,
-                "seed": record.seed,
-                "opening": notation(record.opening, record.columns),
-                "moves": notation(record.moves, record.columns),
+                "rows": task.rows,
+                "columns": task.columns,
+                "inarow": task.inarow,
+                "act_timeout": task.act_timeout,
+                "seed": task.seed,
+                "opening": notation(record.opening, task.columns),
+                "moves": notation(record.moves, task.columns),
                 "plies": len(record.moves),
                 "result": record.result,
                 "winner": winner,

@@ -9,7 +9,7 @@ Why it looks the way it does:
 * Self-contained: the styles, the figures (matplotlib SVG, inline; text kept as text) and the replay
   player (a few dozen lines of plain JavaScript in the template) are all in the file, which fetches
   nothing and opens from ``file://``. There is no ``http(s)://`` script, style or image source.
-* Small: the games reach the player as compact JSON (:func:`reports.report.replay_data`, a few bytes
+* Small: the games reach the player as compact JSON (:func:`reports.games.replay_data`, a few bytes
   a move), and one player serves every game, instead of one rendered replay per game. A 1,000-game
   round-robin makes a page of well under 10 MB (the README gives the measured size).
 * Kaggle's own renderer (``env.render(mode="html")``) was not used: its page for one game of two
@@ -23,8 +23,9 @@ import math
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from reports.compare import Comparison
+from reports.header import BANK, format_seconds
 from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
-from reports.report import BANK, Report, format_seconds
+from reports.report import Report
 from reports.stats import WDL
 
 __all__ = ["render", "render_comparison"]
@@ -34,11 +35,9 @@ def render(report: Report) -> str:
     """The report as one HTML page (a ``str``; write it as UTF-8)."""
     title = f"{len(report.records)} games · {report.header.board}"
     figures = {
-        "elo": elo_figure(report.ratings, title=f"Elo: maximum likelihood, 95 % intervals · {title}"),
-        "progress": progress_figure(report.progress, title=f"Elo progression · {title}"),
-        "crosstable": crosstable_figure(
-            report.records, report.crosstable.order, title=f"Crosstable · {title}"
-        ),
+        "elo": elo_figure(report.results.ratings, title=f"Elo: maximum likelihood, 95 % intervals · {title}"),
+        "progress": progress_figure(report.results.progress, title=f"Elo progression · {title}"),
+        "crosstable": crosstable_figure(report.results, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }
     svgs = {name: to_svg(figure, key=name) for name, figure in figures.items()}

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 
 from reports.compare import Comparison
 from reports.frames import notation
-from reports.report import BANK, Report, format_seconds
+from reports.header import BANK, format_seconds
+from reports.report import Report
 from reports.stats import WDL
 
 __all__ = ["FIGURES", "render", "render_comparison"]

@@ -10,7 +10,6 @@ report.
 from __future__ import annotations
 
 import io
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,7 +20,8 @@ from matplotlib.figure import Figure
 
 from reports.progress import Checkpoint
 from reports.ratings import Rating
-from reports.tally import forfeits, head_to_head, oriented, score_matrix
+from reports.results import Results
+from reports.tally import oriented, score_matrix
 from tournament.record import GameRecord, Termination
 
 __all__ = [
@@ -53,9 +53,9 @@ def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) 
     progress_figure(checkpoints, title=title).savefig(path, format="png", dpi=120)
 
 
-def plot_crosstable(records: Sequence[GameRecord], order: Sequence[str], path: Path, *, title: str) -> None:
+def plot_crosstable(results: Results, path: Path, *, title: str) -> None:
     """Save :func:`crosstable_figure` to ``path`` as PNG."""
-    crosstable_figure(records, order, title=title).savefig(path, format="png", dpi=120)
+    crosstable_figure(results, title=title).savefig(path, format="png", dpi=120)
 
 
 def to_svg(figure: Figure, *, key: str) -> str:
@@ -150,8 +150,9 @@ def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str) -> Figure:
     return fig
 
 
-def crosstable_figure(records: Sequence[GameRecord], order: Sequence[str], *, title: str) -> Figure:
-    """A heatmap of the row agent's score per game against the column agent, rows and columns in ``order``.
+def crosstable_figure(results: Results, *, title: str) -> Figure:
+    """A heatmap of the row agent's score per game against the column agent, rows and columns in
+    ``results.order`` (best first).
 
     Cells are coloured by score per game on :data:`CROSSTABLE_CMAP` (0 red, 1/2 white, 1 blue) and
     annotated with the row agent's wins-draws-losses, and under them its forfeits in those games
@@ -159,21 +160,16 @@ def crosstable_figure(records: Sequence[GameRecord], order: Sequence[str], *, ti
     row's label carries the agent's forfeits over all its games, so a forfeiting agent shows even
     where the cells are small. Self-play games are left out (:mod:`reports.tally`).
     """
-    h2h = head_to_head(records)
+    h2h, order, cells = results.h2h, results.order, results.forfeits
     points, games = score_matrix(h2h, order)
     with np.errstate(invalid="ignore"):
         fraction = np.ma.masked_invalid(points / games)
-    cells: Counter[tuple[str, str, Termination]] = Counter()
-    for record in records:
-        if record.offender is not None and record.first != record.second:
-            offender, opponent = (record.first, record.second)[:: 1 if record.offender == 1 else -1]
-            cells[offender, opponent, Termination(record.termination)] += 1
-    totals = forfeits(records)
     size = len(order)
     labels = []
     for name in order:
         counts = [
-            f"{totals[name, kind]} {abbreviation}" for kind, abbreviation in _FORFEIT_ABBREVIATIONS.items()
+            f"{results.forfeited(name, kind)} {abbreviation}"
+            for kind, abbreviation in _FORFEIT_ABBREVIATIONS.items()
         ]
         lost = [text for text in counts if not text.startswith("0 ")]
         labels.append(f"{name} ({', '.join(lost)})" if lost else name)

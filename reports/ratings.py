@@ -46,32 +46,20 @@ BayesElo's prior (Rémi Coulom). It keeps every rating finite but pulls the rati
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import null_space
-from scipy.optimize import brentq, minimize
-from scipy.sparse import coo_array
-from scipy.sparse.csgraph import connected_components
-from scipy.special import expit, ndtr
 
+from reports.likelihood import Model, dispersion
 from reports.stats import WDL, Pentanomial
-from reports.tally import Matchup, entrants, oriented, totals
+from reports.tally import Matchup, entrants, totals
 
 __all__ = ["Rating", "los_matrix", "rate"]
 
 ELO_PER_NAT = 400 / math.log(10)
 """Elo points per unit of log-odds: the logistic Elo curve is ``expit(diff / ELO_PER_NAT)``."""
 
-CHI2_95 = 3.841458820694124
-"""95 % quantile of chi-square with one degree of freedom: two-sided 95 % intervals."""
-
-BOUND_95 = 2 * math.log(20)
-"""Likelihood-ratio statistic of a one-sided 95 % bound on an unbounded rating (5 % of the supremum)."""
-
-_REACH = 60.0
-"""Log-odds (about 10,400 Elo) beyond which a likelihood-ratio bound is reported as infinite."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +133,9 @@ def rate(
         raise ValueError(f"anchor {anchor!r} did not play")
     if not names:
         return []
-    model = _Model.build(names, h2h, prior_draws)
+    model = Model.build(names, h2h, prior_draws)
     fit = model.fit_pool(None if anchor is None else names.index(anchor))
-    phi = _dispersion(names, h2h, pairs or {}, fit.theta) if intervals else 1.0
+    phi = dispersion(names, h2h, pairs or {}, fit.theta) if intervals else 1.0
     low, high = np.full(len(names), math.nan), np.full(len(names), math.nan)
     if intervals:
         for k in range(len(names)):
@@ -185,9 +173,9 @@ def los_matrix(
     order = list(order) if order is not None else names
     if sorted(order) != names:
         raise ValueError("order must name every player of h2h once")
-    model = _Model.build(names, h2h, prior_draws)
+    model = Model.build(names, h2h, prior_draws)
     fit = model.fit_pool(None)
-    phi = _dispersion(names, h2h, pairs or {}, fit.theta)
+    phi = dispersion(names, h2h, pairs or {}, fit.theta)
     index = [names.index(name) for name in order]
     los = np.full((len(order), len(order)), math.nan)
     for i, a in enumerate(index):
@@ -203,271 +191,3 @@ def _sort_value(rating: Rating) -> float:
         return rating.elo
     bound = rating.low if rating.elo > 0 else rating.high
     return bound if math.isfinite(bound) else -math.inf
-
-
-@dataclass(frozen=True)
-class _Model:
-    """The games of a pool: pairing ``k`` is ``first[k]`` v ``second[k]``, ``games[k]`` games in which
-    ``first[k]`` scored ``points[k]`` (virtual draws included)."""
-
-    size: int
-    first: np.ndarray
-    second: np.ndarray
-    games: np.ndarray
-    points: np.ndarray
-
-    @classmethod
-    def build(cls, names: list[str], h2h: Mapping[Matchup, WDL], prior_draws: float) -> _Model:
-        index = {name: k for k, name in enumerate(names)}
-        keys = [key for key, wdl in h2h.items() if wdl.games]
-        wdls = [h2h[key] for key in keys]
-        return cls(
-            len(names),
-            np.array([index[a] for a, _ in keys], dtype=int),
-            np.array([index[b] for _, b in keys], dtype=int),
-            np.array([w.games + prior_draws for w in wdls], dtype=float),
-            np.array([w.points + prior_draws / 2 for w in wdls], dtype=float),
-        )
-
-    def nll(self, theta: np.ndarray, keep: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """Negative log-likelihood of the pairings ``keep`` (bool mask), its gradient and Hessian."""
-        first, second = self.first[keep], self.second[keep]
-        games, points = self.games[keep], self.points[keep]
-        z = theta[first] - theta[second]
-        value = points @ np.logaddexp(0, -z) + (games - points) @ np.logaddexp(0, z)
-        slope = games * expit(z) - points
-        grad = np.bincount(first, slope, self.size) - np.bincount(second, slope, self.size)
-        weight = games * expit(z) * expit(-z)
-        off = np.zeros((self.size, self.size))
-        np.add.at(off, (first, second), weight)
-        off = off + off.T
-        return float(value), grad, np.diag(off.sum(axis=1)) - off
-
-    def minimise(self, keep: np.ndarray, rows: np.ndarray, values: np.ndarray, start: np.ndarray) -> tuple:
-        """Minimise :meth:`nll` over ``theta`` with ``rows @ theta = values``; returns (theta, nll).
-
-        The constraints are solved once (``theta = base + basis @ u``) and ``u`` is found by scipy's
-        Newton trust-region method with the exact gradient and Hessian (the problem is convex).
-        """
-        base = np.linalg.lstsq(rows, values, rcond=None)[0]
-        basis = null_space(rows)
-        if basis.shape[1] == 0:
-            return base, self.nll(base, keep)[0]
-        scale = max(float(self.games[keep].sum()), 1.0)
-
-        def objective(u: np.ndarray) -> tuple[float, np.ndarray]:
-            value, grad, _ = self.nll(base + basis @ u, keep)
-            return value / scale, basis.T @ grad / scale
-
-        def hessian(u: np.ndarray) -> np.ndarray:
-            return basis.T @ self.nll(base + basis @ u, keep)[2] @ basis / scale
-
-        u0 = basis.T @ (np.where(np.isfinite(start), start, 0.0) - base)
-        result = minimize(objective, u0, jac=True, hess=hessian, method="trust-ncg", options={"gtol": 1e-10})
-        theta = base + basis @ result.x
-        return theta, self.nll(theta, keep)[0]
-
-    def fit_pool(self, anchor: int | None) -> _Fit:
-        """The maximum-likelihood fit of the rated pool, with the unbounded players placed around it."""
-        n = self.size
-        met = coo_array((np.ones(len(self.first)), (self.first, self.second)), shape=(n, n))
-        if connected_components(met, directed=False)[0] > 1:
-            raise ValueError("ratings are unbounded: the players fall into groups that never met")
-        ahead, behind = self.points > 0, self.games - self.points > 0
-        scorer = np.r_[self.first[ahead], self.second[behind]]
-        conceder = np.r_[self.second[ahead], self.first[behind]]
-        scored = coo_array((np.ones(len(scorer)), (scorer, conceder)), shape=(n, n)).tocsr()
-        count, label = connected_components(scored, directed=True, connection="strong")
-        played = np.bincount(self.first, self.games, n) + np.bincount(self.second, self.games, n)
-        sizes = np.bincount(label, minlength=count)
-        weight = np.bincount(label, played, count)
-        if anchor is None:
-            pool_label = max(range(count), key=lambda g: (sizes[g], weight[g], -g))
-        else:
-            pool_label = label[anchor]
-        pool = label == pool_label
-        return _Fit(self, pool, label, scored, anchor)
-
-
-class _Fit:
-    """Maximum-likelihood ratings (log-odds) of the rated pool, and intervals and bounds around them."""
-
-    def __init__(
-        self, model: _Model, pool: np.ndarray, label: np.ndarray, scored: object, anchor: int | None
-    ) -> None:
-        self.model = model
-        self.pool = pool
-        self.label = label
-        n = model.size
-        self.anchor_row = np.where(pool, 1.0 / pool.sum(), 0.0)
-        self.anchor_index: int | None = None
-        if anchor is not None:
-            self.anchor_index = anchor
-            self.anchor_row = np.eye(n)[anchor]
-        self.keep = pool[model.first] & pool[model.second]
-        outside = np.flatnonzero(~pool)
-        rows, values = self._rows(pool), np.zeros(1 + len(outside))
-        self.theta, self.best = model.minimise(self.keep, rows, values, np.zeros(n))
-        self.level = _levels(scored, label, pool)
-        for k in outside:
-            self.theta[k] = math.copysign(math.inf, self.level[k]) if self.level[k] else math.nan
-
-    def _rows(self, members: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
-        """Constraint rows: the anchor, every player outside ``members`` at 0, and ``extra``."""
-        rows = [self.anchor_row[None, :], np.eye(self.model.size)[np.flatnonzero(~members)]]
-        if extra is not None:
-            rows.append(extra[None, :])
-        return np.vstack(rows)
-
-    def interval(self, k: int, phi: float) -> tuple[float, float]:
-        """The 95 % interval (log-odds) of a pool player, or the one-sided bound of an unbounded one."""
-        value = self.theta[k]
-        if math.isnan(value):
-            return math.nan, math.nan
-        if math.isinf(value):
-            bound = self._bound(k, phi)
-            return (bound, math.inf) if value > 0 else (-math.inf, bound)
-        if k == self.anchor_index or self.pool.sum() == 1:
-            return 0.0, 0.0  # the anchor itself
-
-        def excess(c: float) -> float:
-            return self._profile(self.pool, self.keep, k, c, self.theta) - self.best - phi * CHI2_95 / 2
-
-        return _root(excess, value, -1.0), _root(excess, value, +1.0)
-
-    def superiority(self, a: int, b: int, phi: float) -> float:
-        """LOS of player ``a`` over ``b`` (see the module docstring)."""
-        ta, tb = self.theta[a], self.theta[b]
-        if math.isnan(ta) or math.isnan(tb):
-            return math.nan
-        if self.level[a] != self.level[b]:
-            return float(self.level[a] > self.level[b])
-        if math.isinf(ta) or math.isinf(tb):
-            return 0.5  # one unbounded group: nothing orders its members here
-        if ta == tb:
-            return 0.5
-        n = self.model.size
-        tie = np.zeros(n)
-        tie[a], tie[b] = 1.0, -1.0
-        rows = self._rows(self.pool, tie)
-        _, constrained = self.model.minimise(self.keep, rows, np.zeros(len(rows)), self.theta)
-        statistic = max(2 * (constrained - self.best), 0.0) / phi
-        return float(ndtr(math.copysign(math.sqrt(statistic), ta - tb)))
-
-    def _profile(self, members: np.ndarray, keep: np.ndarray, k: int, c: float, start: np.ndarray) -> float:
-        """Minimal negative log-likelihood of the games ``keep`` with player ``k`` held at ``c``."""
-        rows = self._rows(members, np.eye(self.model.size)[k])
-        values = np.zeros(len(rows))
-        values[-1] = c
-        begin = np.where(members & np.isfinite(start), start, 0.0)
-        begin[k] = c
-        return self.model.minimise(keep, rows, values, begin)[1]
-
-    def _bound(self, k: int, phi: float) -> float:
-        """One-sided 95 % bound of an unbounded player ``k`` (see the module docstring).
-
-        The games counted are those among the rated pool, ``k``'s group and every group between them
-        (a level of the same sign, nearer the pool): a player that beat a group that beat the pool
-        is bounded beyond that group. The supremum of their likelihood is the pool's maximum times
-        each group's own maximum (the games across levels are certain at the limit); the bound is
-        the rating of ``k`` at which the profile likelihood falls to 5 % of it.
-        """
-        model, level = self.model, self.level
-        sign = 1.0 if self.theta[k] > 0 else -1.0
-        between = ~self.pool & (np.sign(level) == sign) & (np.abs(level) <= abs(level[k]))
-        members = self.pool | between
-        keep = members[model.first] & members[model.second]
-        group = self.label == self.label[k]
-        outside_group = ~(group[model.first] & group[model.second])
-        if not (keep & ~self.keep & outside_group).any():
-            return math.nan
-        supremum = self.best
-        for label in np.unique(self.label[between]):
-            inside = self.label == label
-            games = inside[model.first] & inside[model.second]
-            mean = np.full((1, model.size), 1.0 / inside.sum()) * inside
-            rows = np.vstack([mean, np.eye(model.size)[~inside]])
-            supremum += model.minimise(games, rows, np.zeros(len(rows)), np.zeros(model.size))[1]
-        edge = float(np.max(np.abs(self.theta[self.pool])))
-        start = np.where(self.pool, self.theta, sign * (edge + 2.0 * np.abs(level)))
-
-        def excess(c: float) -> float:
-            return self._profile(members, keep, k, c, start) - supremum - phi * BOUND_95 / 2
-
-        far = sign * (edge + _REACH * abs(level[k]))
-        return _root(excess, far, -sign, reach=2 * abs(far), beyond=math.nan)
-
-
-def _root(
-    excess: Callable[[float], float],
-    start: float,
-    direction: float,
-    *,
-    reach: float = _REACH,
-    beyond: float | None = None,
-) -> float:
-    """The point beyond ``start`` in ``direction`` where ``excess`` (negative at ``start``) turns positive.
-
-    Steps out 0.5, 1, 2, ... log-odds to bracket the root, then refines it with scipy's ``brentq``.
-    Returns ``beyond`` (default ``+-inf`` in ``direction``) when ``excess`` stays negative within
-    ``reach`` log-odds of ``start``.
-    """
-    inner, step = start, 0.5
-    while True:
-        outer = start + direction * step
-        if step > reach:
-            return math.copysign(math.inf, direction) if beyond is None else beyond
-        if excess(outer) > 0:
-            return float(brentq(excess, min(inner, outer), max(inner, outer), xtol=1e-6))
-        inner, step = outer, step * 2
-
-
-def _levels(scored: coo_array, label: np.ndarray, pool: np.ndarray) -> np.ndarray:
-    """Each player's level among the strongly connected groups of the "scored against" graph.
-
-    0 for the rated pool; ``+d`` for a group whose longest chain down to the pool (each group
-    scoring every point against the next) has ``d`` steps; ``-d`` for a group ``d`` steps below the
-    pool; also 0 for a group that is neither above nor below the pool (its rating is ``nan``).
-    """
-    graph = scored.tocoo()
-    edges = {(label[i], label[j]) for i, j in zip(graph.row, graph.col, strict=True) if label[i] != label[j]}
-    groups = int(label.max()) + 1
-    home = int(label[np.flatnonzero(pool)[0]])
-    up = np.full(groups, -np.inf)  # longest path from each group down to the pool
-    down = np.full(groups, -np.inf)  # longest path from the pool down to each group
-    up[home] = down[home] = 0
-    for _ in range(groups):  # the condensation is acyclic: `groups` rounds of relaxation suffice
-        for g, h in edges:
-            up[g] = max(up[g], up[h] + 1)
-            down[h] = max(down[h], down[g] + 1)
-    level = np.where(up > 0, up, np.where(down > 0, -down, 0.0))
-    return level[label]
-
-
-def _dispersion(
-    names: list[str], h2h: Mapping[Matchup, WDL], pairs: Mapping[Matchup, Pentanomial], theta: np.ndarray
-) -> float:
-    """``phi``: pooled variance of pair scores over twice that of game scores, at least 1.
-
-    Over the pairings of the rated pool with complete pairs: ``sum_k P_k var(pair points)_k`` over
-    ``sum_k P_k 2 var(game points)_k`` with ``P_k`` pairs, each variance about the pairing's own mean
-    (fastchess' pentanomial and trinomial variances). Independent games give 1; pairs whose two games
-    go the same way more than chance give more.
-    """
-    index = {name: k for k, name in enumerate(names)}
-    pair_sum = game_sum = 0.0
-    for (a, b), penta in pairs.items():
-        if not penta.pairs or not (np.isfinite(theta[index[a]]) and np.isfinite(theta[index[b]])):
-            continue
-        counts = np.array(penta.counts, dtype=float)
-        values = np.array([0.0, 0.5, 1.0, 1.5, 2.0])
-        mean = counts @ values / counts.sum()
-        pair_sum += counts @ (values - mean) ** 2
-        wdl = oriented(h2h, a, b)
-        games = np.array([wdl.wins, wdl.draws, wdl.losses], dtype=float)
-        scores = np.array([1.0, 0.5, 0.0])
-        game_mean = games @ scores / games.sum()
-        game_sum += counts.sum() * 2 * (games @ (scores - game_mean) ** 2 / games.sum())
-    if game_sum <= 0:
-        return 1.0
-    return max(1.0, pair_sum / game_sum)

@@ -1,4 +1,5 @@
-"""Tournament tables as pandas DataFrames: standings, crosstable and head-to-head pairs.
+"""Tournament tables as pandas DataFrames: standings, crosstable and head-to-head pairs, read from
+:class:`reports.results.Results`.
 
 Units everywhere: ``score`` is points (a win 1, a draw 1/2), ``score_pct`` is points per game in
 percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as the recorded result
@@ -7,15 +8,15 @@ percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from reports.ratings import Rating, rate
+from reports.results import Results
 from reports.stats import Pentanomial, estimate_pentanomial, estimate_wdl
-from reports.tally import entrants, forfeits, head_to_head, oriented, pentanomials, score_matrix, totals
-from tournament.record import GameRecord, Termination
+from reports.tally import oriented, score_matrix
+from tournament.record import Termination
 
 __all__ = ["crosstable", "pairs", "standings"]
 
@@ -30,34 +31,19 @@ PAIRS_COLUMNS = [
 ]  # fmt: skip
 
 
-def standings(records: Iterable[GameRecord], ratings: Sequence[Rating] | None = None) -> pd.DataFrame:
-    """One row per agent, in the order of ``ratings`` (best first), with columns :data:`STANDINGS_COLUMNS`.
+def standings(results: Results) -> pd.DataFrame:
+    """One row per agent, in the order of ``results.ratings`` (best first), columns :data:`STANDINGS_COLUMNS`.
 
     ``games, wins, draws, losses`` count the agent's games, ``score`` its points; ``invalid``,
     ``timeouts``, ``errors`` the games it forfeited by an invalid action, a time-out or an exception;
     ``elo``, ``elo_low``, ``elo_high`` its joint rating and 95 % interval (:func:`reports.ratings.rate`;
     ``elo`` is ``+-inf`` for a player who scored every point or none against the rated pool, and its
     one-sided bound is in ``elo_low`` or ``elo_high``).
-
-    Args:
-        records: the games.
-        ratings: ``rate(head_to_head(records), pentanomials(records))`` if already computed;
-            computed with its defaults if None.
-
-    Raises:
-        ValueError: ``ratings`` do not name exactly the agents of ``records``; see also ``rate``.
     """
-    records = list(records)
-    h2h = head_to_head(records)
-    ratings = rate(h2h, pentanomials(records)) if ratings is None else ratings
-    played = totals(h2h)
-    if sorted(rating.name for rating in ratings) != sorted(played):
-        raise ValueError("ratings do not name the agents of the records")
-    forfeited = forfeits(records)
     rows = []
-    for rating in ratings:
+    for rating in results.ratings:
         name = rating.name
-        wdl = played[name]
+        wdl = results.totals[name]
         rows.append(
             {
                 "agent": name,
@@ -66,9 +52,9 @@ def standings(records: Iterable[GameRecord], ratings: Sequence[Rating] | None = 
                 "draws": wdl.draws,
                 "losses": wdl.losses,
                 "score": wdl.points,
-                "invalid": forfeited[name, Termination.INVALID],
-                "timeouts": forfeited[name, Termination.TIMEOUT],
-                "errors": forfeited[name, Termination.ERROR],
+                "invalid": results.forfeited(name, Termination.INVALID),
+                "timeouts": results.forfeited(name, Termination.TIMEOUT),
+                "errors": results.forfeited(name, Termination.ERROR),
                 "elo": rating.elo,
                 "elo_low": rating.low,
                 "elo_high": rating.high,
@@ -78,34 +64,30 @@ def standings(records: Iterable[GameRecord], ratings: Sequence[Rating] | None = 
     return pd.DataFrame(rows, columns=STANDINGS_COLUMNS)
 
 
-def crosstable(records: Iterable[GameRecord], order: Sequence[str] | None = None) -> pd.DataFrame:
+def crosstable(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
     """Score (0..1, points per game) of the row agent against the column agent; ``nan`` where they never met.
 
-    Rows and columns are ``order`` (default: every agent, alphabetically); the index is named ``agent``.
+    Rows and columns are ``order`` (default: ``results.order``, best first); the index is named ``agent``.
     """
-    h2h = head_to_head(records)
-    names = list(order) if order is not None else entrants(h2h)
-    points, games = score_matrix(h2h, names)
+    names = list(order) if order is not None else results.order
+    points, games = score_matrix(results.h2h, names)
     with np.errstate(invalid="ignore"):
         fraction = points / games
     return pd.DataFrame(fraction, index=pd.Index(names, name="agent"), columns=names)
 
 
-def pairs(records: Iterable[GameRecord], order: Sequence[str] | None = None) -> pd.DataFrame:
+def pairs(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
     """Head-to-head statistics of every pairing that played, columns :data:`PAIRS_COLUMNS`.
 
-    ``agent_a`` comes before ``agent_b`` in ``order`` (default: alphabetical), and rows follow that
-    order. Counts and ``score`` are ``agent_a``'s; ``elo_diff``, ``elo_error`` (95 %) and ``los`` are the
-    trinomial estimate of ``agent_a - agent_b`` (:func:`reports.stats.estimate_wdl`); ``pairs`` and
-    ``ll .. ww`` the complete colour-swapped pairs and their pentanomial counts, ``penta_elo_error``
-    and ``penta_los`` the pentanomial estimate (:func:`reports.stats.estimate_pentanomial`).
-
-    Raises:
-        ValueError: malformed pairs (see :func:`reports.tally.pentanomials`).
+    ``agent_a`` comes before ``agent_b`` in ``order`` (default: ``results.order``, best first), and
+    rows follow that order. Counts and ``score`` are ``agent_a``'s; ``elo_diff``, ``elo_error`` (95 %)
+    and ``los`` are the trinomial estimate of ``agent_a - agent_b`` (:func:`reports.stats.estimate_wdl`);
+    ``pairs`` and ``ll .. ww`` the complete colour-swapped pairs and their pentanomial counts,
+    ``penta_elo_error`` and ``penta_los`` the pentanomial estimate
+    (:func:`reports.stats.estimate_pentanomial`).
     """
-    records = list(records)
-    h2h, pentas = head_to_head(records), pentanomials(records)
-    names = list(order) if order is not None else entrants(h2h)
+    h2h, pentas = results.h2h, results.pentanomials
+    names = list(order) if order is not None else results.order
     rows = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:

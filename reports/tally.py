@@ -1,4 +1,7 @@
-"""Count game records into head-to-head values: WDL and pentanomial per pairing, forfeits per entrant.
+"""Count game records into head-to-head values: WDL and pentanomial per pairing, forfeits.
+
+:class:`reports.results.Results` calls these once per tournament; :mod:`reports.progress` on
+prefixes of it.
 
 A pairing is keyed ``(a, b)`` with ``a < b`` (string order), and its values are from ``a``'s point
 of view; :func:`oriented` turns them to either side. A game of an entrant against itself says nothing
@@ -87,13 +90,13 @@ def distinct_games(records: Iterable[GameRecord]) -> dict[Matchup, tuple[int, in
     return {key: (len(seen[key]), games[key]) for key in games}
 
 
-def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, Termination]]:
-    """Number of games each entrant forfeited, by kind: ``counts[name, Termination.TIMEOUT]``."""
-    counts: Counter[tuple[str, Termination]] = Counter()
+def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, str, Termination]]:
+    """Games forfeited by offender, opponent and kind: ``counts[offender, opponent, Termination.TIMEOUT]``."""
+    counts: Counter[tuple[str, str, Termination]] = Counter()
     for record in records:
         if record.offender is not None and record.first != record.second:
-            offender = record.first if record.offender == 1 else record.second
-            counts[offender, Termination(record.termination)] += 1
+            offender, opponent = (record.first, record.second)[:: 1 if record.offender == 1 else -1]
+            counts[offender, opponent, Termination(record.termination)] += 1
     return counts
 
 

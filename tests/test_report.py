@@ -17,9 +17,13 @@ import pytest
 from reports import html, markdown
 from reports.compare import compare
 from reports.documents import write_comparison, write_documents
-from reports.report import build, forfeit_summary, load, replay_data
+from reports.games import replay_data
+from reports.report import build, load
+from reports.results import Results
 from reports.tables import pairs
+from reports.terminal import forfeit_summary
 from reports.write import readable_pairs, write_reports
+from tests.records import game_record
 from tournament.cli import main
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
@@ -90,7 +94,7 @@ def synthetic_game(game_id: int, pair_id: int, first: str, second: str, opening:
         if _winner(board, row, column, inarow):
             termination, result = Termination.WIN, 1.0 if mark == 1 else 0.0
             break
-    return GameRecord(
+    return game_record(
         game_id=game_id, pair_id=pair_id, first=first, second=second, rows=rows, columns=columns,
         inarow=inarow, act_timeout=2.0, seed=seed, moves=tuple(moves), move_times=tuple(times),
         result=result, termination=termination, offender=offender, detail=detail,
@@ -132,7 +136,7 @@ def records():
 
 @pytest.fixture(scope="module")
 def report(records):
-    return build(records, settings_for(AGENTS, 4), name="synthetic")
+    return build(Results(records, settings_for(AGENTS, 4)), name="synthetic")
 
 
 def test_the_synthetic_games_cover_every_ending(records):
@@ -158,7 +162,7 @@ def test_entrant_kinds_and_file_hash(tmp_path):
     agent.write_text("def agent(obs, config):\n    return 0\n")
     names = ("minimax:depth=2", "kaggle-random", str(agent))
     records = synthetic_records(names, 1)
-    entrants = build(records, settings_for(names, 1), name="x").entrants
+    entrants = build(Results(records, settings_for(names, 1)), name="x").entrants
     assert [(e.kind, e.params) for e in entrants] == [("ours", "depth=2"), ("kaggle", ""), ("file", "")]
     assert "N-step" in entrants[0].description and "``" not in entrants[0].description
     assert entrants[2].sha256 == hashlib.sha256(agent.read_bytes()).hexdigest()
@@ -186,11 +190,11 @@ def test_time_use_attributes_calls_after_the_opening(report):
     assert use["slow"].median == pytest.approx(2.5)
     assert use["slow"].bank_used > 5 and use["slow"].bank_game is not None
     assert use["alpha"].max < 0.02 and use["alpha"].bank_used == 0 and use["alpha"].bank_game is None
-    game = GameRecord(
+    game = game_record(
         game_id=0, pair_id=0, first="a", second="b", rows=6, columns=7, inarow=4, act_timeout=1.0, seed=0,
         moves=(3, 3, 2, 2), move_times=(0.5, 3.0), result=0.5, termination=Termination.DRAW, opening=(3, 3),
     )  # fmt: skip
-    use = {row.agent: row for row in build([game], settings_for(("a", "b"), 1), name="x").time_use}
+    use = {row.agent: row for row in build(Results([game], settings_for(("a", "b"), 1)), name="x").time_use}
     assert use["a"].max == 0.5 and use["b"].max == 3.0 and use["b"].bank_used == 2.0 and use["a"].calls == 1
 
 
@@ -235,7 +239,7 @@ def test_a_1000_game_report_stays_small(tmp_path):
     records = synthetic_records(agents, 14)[:1000]
     assert len(records) == 1000
     began = time.perf_counter()
-    report = build(records, settings_for(agents, 14), name="thousand")
+    report = build(Results(records, settings_for(agents, 14)), name="thousand")
     paths = write_documents(report, tmp_path)
     size = paths["report.html"].stat().st_size
     print(f"1,000-game report.html: {size / 1e6:.2f} MB, built in {time.perf_counter() - began:.1f} s")
@@ -267,9 +271,9 @@ def test_forfeit_summary_groups_by_agent_kind_and_message(report):
 
 def test_pairs_csv_is_rounded_and_explains_infinities():
     records = synthetic_records(("alpha", "beta"), 3)
-    table = readable_pairs(pairs(records))
+    table = readable_pairs(pairs(Results(records)))
     assert table["elo_diff"].map(lambda v: v == round(v, 1)).all()
-    perfect = readable_pairs(pairs([r for r in records if r.result != 0.5][:0] + _sweep()))
+    perfect = readable_pairs(pairs(Results(_sweep())))
     assert perfect["elo_diff"].iloc[0] == float("inf")
     assert "scored every point" in perfect["note"].iloc[0]
 
@@ -280,7 +284,7 @@ def _sweep() -> list[GameRecord]:
     for k in range(4):
         first, second = ("a", "b") if k % 2 == 0 else ("b", "a")
         games.append(
-            GameRecord(
+            game_record(
                 game_id=k,
                 pair_id=k // 2,
                 first=first,
@@ -300,7 +304,7 @@ def _sweep() -> list[GameRecord]:
 
 
 def test_pairs_csv_reads_back(tmp_path):
-    write_reports(_sweep() + synthetic_records(("a", "c"), 2), tmp_path)
+    write_reports(Results(_sweep() + synthetic_records(("a", "c"), 2)), tmp_path)
     text = (tmp_path / "pairs.csv").read_text()
     assert "n/a" in text and "inf" in text and "6.11597" not in text
     table = pd.read_csv(tmp_path / "pairs.csv")
@@ -321,7 +325,7 @@ def test_settings_without_run_facts_still_load_and_run_facts_do_not_change_ident
 def test_sprt_header(records):
     settings = settings_for(("alpha", "beta"), 4, sprt=(0.0, 10.0, 0.05, 0.05))
     subset = [r for r in records if {r.first, r.second} == {"alpha", "beta"}]
-    report = build(subset, settings, name="sprt")
+    report = build(Results(subset, settings), name="sprt")
     line = dict(report.header.rows())["SPRT"]
     assert line.startswith("elo0 0, elo1 10") and "LLR" in line
 
@@ -387,7 +391,7 @@ def test_a_run_leaves_report_html_and_md(tmp_path, capsys):
 def test_the_crosstable_figure_shows_forfeits(report):
     from reports.plots import crosstable_figure, to_svg
 
-    svg = to_svg(crosstable_figure(report.records, report.crosstable.order, title="t"), key="x")
+    svg = to_svg(crosstable_figure(report.results, title="t"), key="x")
     crashes = sum(f.agent == "crashy" for f in report.forfeits)
     assert f"crashy ({crashes} err)" in svg  # the row label: its forfeits over all games
     assert re.search(r">\d+ inv<", svg)  # a cell: forfeits against one opponent

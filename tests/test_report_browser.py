@@ -11,6 +11,7 @@ import pytest
 from reports.browser import Browser, find_chromium
 from reports.documents import write_documents
 from reports.report import build
+from reports.results import Results
 from tests.test_report import AGENTS, settings_for, synthetic_records
 
 pytestmark = pytest.mark.skipif(
@@ -24,7 +25,7 @@ DISCS = "document.querySelectorAll('#board .cell.p1, #board .cell.p2').length"
 def page(tmp_path_factory):
     """A browser showing the report of a synthetic round robin (with crashes and invalid moves)."""
     records = synthetic_records(AGENTS, 2)
-    report = build(records, settings_for(AGENTS, 2), name="browser")
+    report = build(Results(records, settings_for(AGENTS, 2)), name="browser")
     out = tmp_path_factory.mktemp("report")
     path = write_documents(report, out)["report.html"]
     with Browser(width=1280, height=1000) as browser:

@@ -8,6 +8,7 @@ mount), which needs root; elsewhere they are skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -23,6 +24,7 @@ import pytest
 from submissions import cli as submissions_cli
 from tournament import store as store_module
 from tournament.cli import main
+from tournament.schema import SCHEMA
 from tournament.store import Store, StoreError
 
 RUN = ["run", "--agents", "random", "leftmost", "--games", "2", "--openings", "none", "--workers", "1"]
@@ -159,7 +161,7 @@ def test_a_store_without_its_settings_is_completed_when_empty(played, tmp_path, 
     out = tmp_path / "half"
     out.mkdir()
     db = sqlite3.connect(out / "tournament.db")  # what an older version left when killed mid-creation
-    db.executescript(store_module._SCHEMA)
+    db.executescript(SCHEMA)
     db.close()
     err = _one_line_exit(capsys, ["table", str(out)])
     assert "has no settings: its creation was interrupted" in err
@@ -205,7 +207,8 @@ def test_a_full_database_fails_one_game_and_keeps_the_others(played, tmp_path):
     with Store.create(tmp_path / "t", _settings_of(played)) as store:
         pages = store._db.execute("PRAGMA page_count").fetchone()[0]
         store._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "disk is full"
-        big = records[0].__class__(**{**_fields(records[0]), "game_id": 99, "detail": "x" * 100_000})
+        task = dataclasses.replace(records[0].task, game_id=99)
+        big = dataclasses.replace(records[0], task=task, detail="x" * 100_000)
         with pytest.raises(StoreError, match="cannot store game 99 in .*: the disk is full"):
             store.add(big)
         with pytest.raises(StoreError, match="game 0 is already stored"):
@@ -216,10 +219,6 @@ def test_a_full_database_fails_one_game_and_keeps_the_others(played, tmp_path):
 def _records(directory: Path):
     with Store.open(directory) as store:
         return store.records()
-
-
-def _fields(record) -> dict:
-    return {name: getattr(record, name) for name in record.__dataclass_fields__}
 
 
 # ---- a full disk and a read-only directory, for real, in a private mount namespace ----

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import sqlite3
+
 import pytest
 
 from tournament.record import GameRecord, Termination
-from tournament.schedule import Settings, schedule
-from tournament.store import Store, StoreError
+from tournament.schedule import GameTask, Settings, schedule
+from tournament.schema import SCHEMA_VERSION
+from tournament.store import DB_NAME, Store, StoreError
 
 SETTINGS = Settings(entrants=("random", "leftmost", "minimax:depth=2"), games=2)
 
 
 def record(game_id: int, **changes) -> GameRecord:
+    task = GameTask(game_id, game_id // 2, "random", "leftmost", 6, 7, 4, 2.0, None, seed=9)
     fields = dict(
-        game_id=game_id,
-        pair_id=game_id // 2,
-        first="random",
-        second="leftmost",
-        rows=6,
-        columns=7,
-        inarow=4,
-        act_timeout=2.0,
-        seed=9,
         moves=(3, 3, 4),
         move_times=(0.1, 0.2, 0.3, 0.01),
         result=0.0,
@@ -34,7 +31,7 @@ def record(game_id: int, **changes) -> GameRecord:
         started_at="2026-11-21T23:00:00+00:00",
     )
     fields.update(changes)
-    return GameRecord(**fields)
+    return GameRecord(task, **fields)
 
 
 def test_records_round_trip(tmp_path):
@@ -90,3 +87,102 @@ def test_schedule_pairs_every_pairing_with_colours_swapped():
 def test_gauntlet_plays_only_the_first_entrant():
     tasks = schedule(Settings(entrants=("negamax", "random", "leftmost"), games=1, gauntlet=True))
     assert len(tasks) == 4 and all("negamax" in (t.first, t.second) for t in tasks)
+
+
+# The games table as the unversioned code (store schema 0) wrote it: a fixture of the old format.
+_V0_GAMES = """CREATE TABLE games (
+    game_id INTEGER PRIMARY KEY, pair_id INTEGER NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
+    rows INTEGER NOT NULL, columns INTEGER NOT NULL, inarow INTEGER NOT NULL, act_timeout REAL NOT NULL,
+    seed INTEGER NOT NULL, moves TEXT NOT NULL, move_times TEXT NOT NULL, result REAL NOT NULL,
+    termination TEXT NOT NULL, offender INTEGER, statuses TEXT NOT NULL, rewards TEXT NOT NULL,
+    detail TEXT NOT NULL, duration REAL NOT NULL, started_at TEXT NOT NULL{opening}
+)"""
+
+
+def _v0_store(directory, settings, *, opening_column=True):
+    """A store as the unversioned code wrote it, holding game 0 of :func:`record` (opening (3,))."""
+    db = sqlite3.connect(directory / DB_NAME)
+    db.execute("CREATE TABLE settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)")
+    db.execute(_V0_GAMES.format(opening=", opening TEXT NOT NULL DEFAULT '[]'" if opening_column else ""))
+    db.execute("INSERT INTO settings VALUES (1, ?)", (json.dumps(dataclasses.asdict(settings)),))
+    names = "game_id, pair_id, first, second, rows, columns, inarow, act_timeout, seed, moves, move_times, "
+    names += "result, termination, offender, statuses, rewards, detail, duration, started_at"
+    values = [0, 0, "random", "leftmost", 6, 7, 4, 2.0, 9, "[3, 3, 4]", "[0.1, 0.2, 0.3, 0.01]", 0.0,
+              "invalid", 1, '["INVALID", "DONE"]', "[null, 0]", "mark 1 returned '3' (builtins.str)", 1.5,
+              "2026-11-21T23:00:00+00:00"]  # fmt: skip
+    if opening_column:
+        names, values = names + ", opening", [*values, "[3]"]
+    db.execute(f"INSERT INTO games ({names}) VALUES ({', '.join('?' * len(values))})", values)
+    db.commit()
+    db.close()
+
+
+def _version(directory) -> int:
+    with sqlite3.connect(directory / DB_NAME) as db:
+        return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def test_a_new_store_records_its_schema_version(tmp_path):
+    Store.create(tmp_path, SETTINGS).close()
+    assert _version(tmp_path) == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("opening_column", [True, False])
+def test_an_unversioned_store_is_migrated_and_keeps_its_games(tmp_path, opening_column):
+    settings = dataclasses.replace(SETTINGS, hang_limit=4.0)
+    _v0_store(tmp_path, settings, opening_column=opening_column)
+    with Store.open(tmp_path) as store:
+        (game,) = store.records()
+    assert _version(tmp_path) == SCHEMA_VERSION
+    task = dataclasses.replace(record(0).task, hang_limit=4.0, opening=(3,) if opening_column else ())
+    assert game == dataclasses.replace(record(0), task=task)
+    with Store.create(tmp_path, settings) as store:  # and a run resumes it
+        store.add(dataclasses.replace(record(1), task=dataclasses.replace(record(1).task, hang_limit=4.0)))
+        assert store.game_ids() == {0, 1}
+
+
+def test_a_store_of_a_newer_schema_is_refused_in_one_line(tmp_path):
+    Store.create(tmp_path, SETTINGS).close()
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer toolkit") as error:
+        Store.open(tmp_path)
+    assert "\n" not in str(error.value)
+
+
+def test_the_schedule_is_prefix_stable_in_games():
+    settings = Settings(entrants=("random", "leftmost", "middle"), games=3, openings=((3,), (2,), (4,), (1,)))
+    short, long = schedule(settings), schedule(dataclasses.replace(settings, games=7))
+    assert long[: len(short)] == short
+    assert len(long) == 7 * 3 * 2
+    assert {task.opening for task in long} == set(settings.openings)  # past the short ones: every opening
+
+
+def test_more_games_extend_a_stored_tournament(tmp_path):
+    with Store.create(tmp_path, SETTINGS) as store:
+        store.add(record(0))
+    bigger = dataclasses.replace(SETTINGS, games=5)
+    with Store.create(tmp_path, bigger) as store:
+        assert store.settings() == bigger
+        assert store.game_ids() == {0}
+    with Store.open(tmp_path) as store:
+        assert store.settings().games == 5 and store.records() == [record(0)]
+
+
+def test_an_extension_keeps_the_stored_random_openings(tmp_path):
+    stored = dataclasses.replace(SETTINGS, openings=((3,), (2,)), opening_source="random, 1 plies")
+    Store.create(tmp_path, stored).close()
+    asked = dataclasses.replace(stored, games=4, openings=((3,), (2,), (4,), (1,)))  # drawn for 4 pairs
+    with Store.create(tmp_path, asked) as store:
+        assert store.settings() == dataclasses.replace(stored, games=4)
+
+
+def test_fewer_games_or_other_differences_are_refused(tmp_path):
+    with Store.create(tmp_path, SETTINGS) as store:
+        store.add(record(0))
+    with pytest.raises(StoreError, match="2 game pairs a pairing, more than the 1 asked"):
+        Store.create(tmp_path, dataclasses.replace(SETTINGS, games=1))
+    with pytest.raises(StoreError, match="different tournament"):
+        Store.create(tmp_path, dataclasses.replace(SETTINGS, games=5, seed=2))
+    with Store.open(tmp_path) as store:
+        assert store.settings() == SETTINGS and store.records() == [record(0)]

@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import reports.results
 import reports.write
-from reports.ratings import rate
+from reports.results import Results
 from reports.stats import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
 from reports.tables import PAIRS_COLUMNS, crosstable, pairs, standings
 from reports.tally import forfeits, head_to_head, oriented, pentanomials
-from reports.write import format_standings, notes, write_reports
-from tournament.record import GameRecord, Termination
+from reports.terminal import format_standings, notes
+from reports.write import write_reports
+from tests.records import game_record
+from tournament.record import Termination
 
 
 def game(first, second, result, *, pair_id=0, termination=None, offender=None, game_id=0):
     """A finished 6x7 game; ``result`` is ``first``'s score."""
     if termination is None:
         termination = Termination.DRAW if result == 0.5 else Termination.WIN
-    return GameRecord(
+    return game_record(
         game_id=game_id, pair_id=pair_id, first=first, second=second, rows=6, columns=7, inarow=4,
         act_timeout=2.0, seed=game_id, moves=(), move_times=(), result=result, termination=termination,
         offender=offender,
@@ -91,10 +95,16 @@ def test_forfeits_are_charged_to_the_offender():
     ]
     counts = forfeits(records)
     assert counts == {
-        ("A", Termination.TIMEOUT): 2,
-        ("B", Termination.INVALID): 1,
-        ("B", Termination.ERROR): 1,
+        ("A", "B", Termination.TIMEOUT): 2,
+        ("B", "A", Termination.INVALID): 1,
+        ("B", "A", Termination.ERROR): 1,
     }
+    tasks = [dataclasses.replace(r.task, pair_id=k) for k, r in enumerate(records)]
+    unpaired = [dataclasses.replace(r, task=task) for r, task in zip(records, tasks, strict=True)]
+    results = Results(unpaired)
+    assert results.forfeited("A", Termination.TIMEOUT) == 2
+    assert results.suffered("B", Termination.TIMEOUT) == 2
+    assert results.forfeited("B", Termination.TIMEOUT) == 0
 
 
 def test_standings():
@@ -104,7 +114,7 @@ def test_standings():
         game("weak", "mid", 0.0, termination=Termination.TIMEOUT, offender=1, pair_id=7, game_id=14),
         game("mid", "weak", 0.0, termination=Termination.INVALID, offender=1, pair_id=7, game_id=15),
     ]
-    table = standings(records, rate(head_to_head(records)))
+    table = standings(Results(records))
     assert list(table.columns) == [
         "agent", "games", "wins", "draws", "losses", "score", "invalid", "timeouts", "errors",
         "elo", "elo_low", "elo_high", "score_pct",
@@ -123,41 +133,51 @@ def test_standings():
     assert table["elo"].mean() == pytest.approx(0, abs=1e-6)
 
 
-def test_standings_use_the_ratings_given():
-    records = tournament()
-    ratings = rate(head_to_head(records), intervals=False)
-    table = standings(records, ratings)
-    assert table["elo"].tolist() == [r.elo for r in ratings]
-    assert table["elo_low"].isna().all()
-    with pytest.raises(ValueError, match="ratings"):
-        standings(records, ratings[:2])
+def test_results_count_once_and_rate_once(tmp_path, monkeypatch):
+    calls = {"rate": 0, "head_to_head": 0}
+
+    def counted(name, function):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(reports.results, "rate", counted("rate", reports.results.rate))
+    monkeypatch.setattr(reports.results, "head_to_head", counted("head_to_head", head_to_head))
+    results = Results(tournament())
+    standings(results), crosstable(results), pairs(results), format_standings(results), notes(results)
+    write_reports(results, tmp_path)
+    assert calls == {"rate": 1, "head_to_head": 1}
+    assert standings(results)["elo"].tolist() == [r.elo for r in results.ratings]
 
 
 def test_empty_tables_keep_their_columns():
-    assert standings([]).empty and list(standings([]).columns)[:3] == ["agent", "games", "wins"]
-    assert pairs([]).empty and list(pairs([]).columns) == PAIRS_COLUMNS
-    assert crosstable([]).empty
+    empty = Results([])
+    assert standings(empty).empty and list(standings(empty).columns)[:3] == ["agent", "games", "wins"]
+    assert pairs(empty).empty and list(pairs(empty).columns) == PAIRS_COLUMNS
+    assert crosstable(empty).empty
 
 
 def test_crosstable():
-    table = crosstable(tournament(), order=["strong", "mid", "weak"])
+    table = crosstable(Results(tournament()), order=["strong", "mid", "weak"])
     assert list(table.index) == list(table.columns) == ["strong", "mid", "weak"]
     assert table.loc["strong", "mid"] == 0.75
     assert table.loc["mid", "strong"] == 0.25
     assert table.loc["weak", "mid"] == 0.125
     assert table.loc["strong", "weak"] == 1.0
     assert np.isnan(np.diag(table.to_numpy())).all()
-    assert list(crosstable(tournament()).index) == ["mid", "strong", "weak"]  # default: alphabetical
+    assert list(crosstable(Results(tournament())).index) == ["strong", "mid", "weak"]  # default: standings
 
 
 def test_crosstable_leaves_pairings_that_never_met_empty():
-    table = crosstable(match("A", "B", [1, 0]) + match("B", "C", [1, 1]))
+    table = crosstable(Results(match("A", "B", [1, 0]) + match("B", "C", [1, 1])), order=["A", "B", "C"])
     assert math.isnan(table.loc["A", "C"]) and math.isnan(table.loc["C", "A"])
     assert table.loc["B", "C"] == 1.0
 
 
 def test_pairs():
-    table = pairs(tournament(), order=["strong", "mid", "weak"])
+    table = pairs(Results(tournament()), order=["strong", "mid", "weak"])
     assert list(table.columns) == PAIRS_COLUMNS
     assert list(zip(table["agent_a"], table["agent_b"], strict=True)) == [
         ("strong", "mid"), ("strong", "weak"), ("mid", "weak"),
@@ -174,14 +194,14 @@ def test_pairs():
     assert first["penta_elo_error"] == pytest.approx(estimate_pentanomial(Pentanomial(dd_wl=1, ww=1)).error)
     last = table.iloc[2]  # mid v weak: (1, 1) = WW, (1, 0.5) = WD
     assert last[["wins", "draws", "losses", "ww", "wd"]].tolist() == [3, 1, 0, 1, 1]
-    weak_first = pairs(tournament(), order=["weak", "strong", "mid"]).iloc[0]
+    weak_first = pairs(Results(tournament()), order=["weak", "strong", "mid"]).iloc[0]
     assert weak_first[["agent_a", "wins", "losses", "ll"]].tolist() == ["weak", 0, 4, 2]
     assert weak_first["elo_diff"] == -math.inf
 
 
 def test_write_reports(tmp_path):
     out = tmp_path / "reports"
-    paths = write_reports(tournament(), out)
+    paths = write_reports(Results(tournament()), out)
     names = ["standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "los.csv"]
     names += ["elo.png", "elo_progress.png", "crosstable.png"]
     assert sorted(paths) == sorted(names)
@@ -203,7 +223,7 @@ def test_write_reports(tmp_path):
     assert los.loc["strong", "weak"] > 0.5 and los.loc["strong", "weak"] + los.loc[
         "weak", "strong"
     ] == pytest.approx(1)
-    assert write_reports(tournament(), out) == paths  # overwrites in place
+    assert write_reports(Results(tournament()), out) == paths  # overwrites in place
 
 
 def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
@@ -211,40 +231,39 @@ def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
     records = (
         match("A", "B", [1, 0, 1, 0]) + match("C", "A", [1] * 8, start=4) + match("C", "B", [1] * 8, start=12)
     )
-    paths = write_reports(records, tmp_path)
+    results = Results(records)
+    paths = write_reports(results, tmp_path)
     elo = pd.read_csv(paths["elo.csv"]).set_index("agent")
     assert elo.loc["C", "elo"] == float("inf") and elo.loc["C", "elo_low"] > 0
     assert elo.loc["A", "elo"] == elo.loc["B", "elo"] == 0
-    text = format_standings(pd.read_csv(paths["standings.csv"]))
-    assert "> +" in text
-    lines = notes(records, pd.read_csv(paths["standings.csv"]))
+    assert "> +" in format_standings(results)
+    lines = notes(results)
     assert any("one-sided 95 % lower bound" in line for line in lines)
 
 
 def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
     (tmp_path / "crosstable.png").write_bytes(b"old")
 
-    def interrupted(h2h, order, path, *, title):
+    def interrupted(results, path, *, title):
         path.write_bytes(b"half")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(reports.write, "plot_crosstable", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        write_reports(tournament(), tmp_path)
+        write_reports(Results(tournament()), tmp_path)
     assert (tmp_path / "crosstable.png").read_bytes() == b"old"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_write_reports_needs_games(tmp_path):
     with pytest.raises(ValueError, match="no game"):
-        write_reports([], tmp_path)
+        write_reports(Results([]), tmp_path)
     with pytest.raises(ValueError, match="no game"):
-        write_reports([game("A", "A", 1.0)], tmp_path)
+        write_reports(Results([game("A", "A", 1.0)]), tmp_path)
 
 
 def test_format_standings():
-    records = tournament()
-    text = format_standings(standings(records, rate(head_to_head(records))))
+    text = format_standings(Results(tournament()))
     lines = text.splitlines()
     assert len(lines) == 4
     assert lines[0].split()[:4] == ["#", "agent", "Elo", "[95%"]
@@ -255,7 +274,6 @@ def test_format_standings():
 
 def test_notes_count_distinct_games_and_warn_about_repeats():
     records = match("A", "B", [1, 0, 1, 0])  # every game has the same (empty) moves
-    table = standings(records)
-    lines = notes(records, table)
+    lines = notes(Results(records))
     assert lines[0] == "2 of 4 games distinct"  # one game with each player first
     assert "warning: A v B repeated games: 2 distinct of 4" in lines

@@ -267,25 +267,18 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
 def _report(store: Store, out: Path) -> Report | None:
     """Write every report of the tournament in ``store`` into ``out`` and print its standings and
     forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet)."""
-    from reports.documents import write_documents
-    from reports.report import build, forfeit_summary
-    from reports.tables import standings
-    from reports.write import format_standings, write_reports
+    from reports.documents import write_all
+    from reports.report import build
+    from reports.results import Results
+    from reports.terminal import summary
 
     records = store.records()
     if not records:
         print(f"no games stored in {out} yet")
         return None
-    report = build(records, store.settings(), name=Path(out).resolve().name)
-    paths = write_reports(records, out, ratings=report.ratings, history=report.progress)
-    paths |= write_documents(report, out)
-    print(format_standings(standings(records, report.ratings)))
-    print()
-    for line in report.notes:
-        print(line)
-    print(f"openings: {store.settings().opening_source}")
-    for line in forfeit_summary(report.forfeits):
-        print(line)
+    report = build(Results(records, store.settings()), name=Path(out).resolve().name)
+    paths = write_all(report, out)
+    print("\n".join(summary(report)))
     print(f"{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
     print(f"open {Path(out) / 'report.html'} in a browser to see it all and replay every game")
     return report
@@ -333,6 +326,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except StoreError as error:
         parser.error(str(error))
     with store:
+        settings = store.settings()  # those stored: an extended tournament keeps its openings
         sandbox.protect_directory(args.out)  # no agent may read or write the store
         tasks = schedule(settings)
         done = store.game_ids()

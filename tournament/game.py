@@ -125,7 +125,7 @@ def play_game(
     else:
         termination, result = Termination.WIN, 1.0 if rewards[0] == 1 else 0.0
     return GameRecord(
-        **task.identity(),
+        task=task,
         moves=_moves(steps, task.columns),
         move_times=move_times,
         result=result,

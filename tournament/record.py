@@ -1,13 +1,16 @@
 """The game record: what playing one game returns, and all that storage and ratings read.
 
-A record is plain frozen data, built by :mod:`tournament.game` after a game and never changed. The
-first entrant (``first``) plays mark 1 and moves first.
+A record is plain frozen data, built by :mod:`tournament.game` after a game and never changed. It
+holds the :class:`~tournament.schedule.GameTask` it played (who, on which board, from which
+opening) and what happened. The first entrant (``task.first``) plays mark 1 and moves first.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
+
+from tournament.schedule import GameTask
 
 
 class Termination(StrEnum):
@@ -15,7 +18,10 @@ class Termination(StrEnum):
 
     ``WIN`` and ``DRAW`` are played out. The others are forfeits by the agent named in
     :attr:`GameRecord.offender`, scored as a loss for it and a win for its opponent, although
-    kaggle-environments itself gives the opponent reward 0 (see ``shared/NOTES.md``):
+    kaggle-environments itself gives the opponent reward 0 (``kaggle_environments/core.py``,
+    ``Environment.step``, sets the offender's status and reward None and ends the episode; the
+    opponent keeps the reward 0 that ``kaggle_environments/envs/connectx/connectx.py`` gives while
+    no one has won):
 
     * ``INVALID`` -- an action that is not a legal column as a Python ``int`` (a ``str``, a float,
       a numpy integer, out of range, a full column); kaggle status ``INVALID``.
@@ -32,22 +38,21 @@ class Termination(StrEnum):
 
     @property
     def is_forfeit(self) -> bool:
-        return self not in (Termination.WIN, Termination.DRAW)
+        return self in FORFEITS
+
+
+FORFEITS = (Termination.INVALID, Termination.TIMEOUT, Termination.ERROR)
+"""The kinds of forfeit, in the order reports list them."""
 
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """One finished game.
+    """One finished game: its task and what happened.
 
     Attributes:
-        game_id: index of the game in its tournament's schedule (0-based).
-        pair_id: games ``2k`` and ``2k+1`` of a pairing are the same opening with colours swapped;
-            both carry ``pair_id = k`` (used for pentanomial statistics).
-        first: entrant spec that played mark 1 (moves first).
-        second: entrant spec that played mark 2.
-        rows, columns, inarow: the ConnectX configuration.
-        act_timeout: seconds per move before the overage bank is used (``config.actTimeout``).
-        seed: seed of the game's random generators.
+        task: the game as scheduled: ids, entrants, board, time control, seed and opening (the one
+            source of these; :attr:`game_id`, :attr:`pair_id`, :attr:`first`, :attr:`second` and
+            :attr:`opening` read them from it).
         moves: legal columns played, 0-based, in order, the opening included.
         move_times: seconds each agent call took, one entry per call (the last may be the
             offending call of a forfeit, so it can be one longer than ``moves``).
@@ -59,19 +64,9 @@ class GameRecord:
         detail: a human-readable note on a forfeit (kaggle's message or the exception), else "".
         duration: wall-clock seconds of the whole game, loading the agents included.
         started_at: ISO 8601 UTC time the game started.
-        opening: the opening the referee played before the agents moved (0-based columns); these
-            are the first ``len(opening)`` entries of ``moves``.
     """
 
-    game_id: int
-    pair_id: int
-    first: str
-    second: str
-    rows: int
-    columns: int
-    inarow: int
-    act_timeout: float
-    seed: int
+    task: GameTask
     moves: tuple[int, ...]
     move_times: tuple[float, ...]
     result: float
@@ -81,8 +76,7 @@ class GameRecord:
     rewards: tuple[float | None, float | None] = (0, 0)
     detail: str = ""
     duration: float = 0.0
-    started_at: str = field(default="")
-    opening: tuple[int, ...] = ()
+    started_at: str = ""
 
     def __post_init__(self) -> None:
         if self.result not in (0.0, 0.5, 1.0):
@@ -91,6 +85,31 @@ class GameRecord:
             raise ValueError("offender is set exactly for forfeits")
         if self.moves[: len(self.opening)] != self.opening:
             raise ValueError("moves must begin with the opening")
+
+    @property
+    def game_id(self) -> int:
+        """Index of the game in its tournament's schedule (0-based)."""
+        return self.task.game_id
+
+    @property
+    def pair_id(self) -> int:
+        """The game pair (same opening, colours swapped) this game belongs to."""
+        return self.task.pair_id
+
+    @property
+    def first(self) -> str:
+        """Entrant spec that played mark 1 (moved first)."""
+        return self.task.first
+
+    @property
+    def second(self) -> str:
+        """Entrant spec that played mark 2."""
+        return self.task.second
+
+    @property
+    def opening(self) -> tuple[int, ...]:
+        """The columns the referee played before the agents (the first ``len(opening)`` of ``moves``)."""
+        return self.task.opening
 
     def score_of(self, name: str) -> float:
         """Score (1, 0.5, 0) of entrant ``name``; raises ValueError if it did not play."""

@@ -98,7 +98,7 @@ def _forfeit(job: _Running, termination: Termination, detail: str) -> GameRecord
     task = job.task
     status = termination.value.upper()
     return GameRecord(
-        **task.identity(),
+        task=task,
         moves=tuple(job.moves) if job.board is not None else task.opening,
         move_times=(),
         result=0.0 if job.turn == 1 else 1.0,

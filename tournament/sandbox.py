@@ -37,36 +37,43 @@ Without root the agents run as the runner's user: they still cannot reach the re
 opponent's memory or the runner's (it is not dumpable, :func:`protect_runner`), but they can open
 files that user can, and signal processes of that user. ``README.md`` states the threat model.
 
-Sources: ``prctl(2)``, ``setrlimit(2)``, ``credentials(7)`` (Linux man-pages).
+The host's confinement is :mod:`tournament.confinement`, the format of its replies
+:mod:`tournament.replies`. Sources: ``prctl(2)``, ``setrlimit(2)``, ``credentials(7)`` (Linux
+man-pages).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import functools
 import json
 import os
 import random
-import resource
 import shutil
 import signal
-import stat
-import sys
 import tempfile
 import time
 import traceback
 from collections.abc import Callable, Collection
 from multiprocessing.connection import Connection, Pipe
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.random  # noqa: F401 - imported once here, not in every host (numpy imports it lazily)
 
 from agents.registry import load_agent, parse_spec
+from tournament.confinement import (
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_DUMPABLE,
+    PR_SET_PDEATHSIG,
+    confine,
+    detach,
+    drop_privileges,
+    prctl,
+    python_is_private,
+)
 from tournament.limits import Limits
 from tournament.referee import DeadlineExceeded, build_agent, structify
+from tournament.replies import Unreadable, decode, encode
 
 GRACE = 0.5
 """Seconds the proxy waits beyond Kaggle's limit before it gives up on a move."""
@@ -76,20 +83,6 @@ MAX_REPLY = 1 << 20
 
 AGENT_UID_BASE = 61000
 """Hosts run as uid ``AGENT_UID_BASE + 2 * slot + mark - 1`` (and the same gid) when the runner is root."""
-
-_PR_SET_PDEATHSIG = 1
-_PR_SET_DUMPABLE = 4
-_PR_SET_KEEPCAPS = 8
-_PR_SET_CHILD_SUBREAPER = 36
-_CAPABILITY_VERSION_3 = 0x20080522
-_CAP_DAC_READ_SEARCH = 2
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _prctl(option: int, value: int) -> None:
-    if _libc.prctl(option, value, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), f"prctl({option}, {value}) failed")
-
 
 def isolating() -> bool:
     """True when hosts get users of their own (the runner is root); else they run as the runner's user."""
@@ -104,7 +97,7 @@ def agent_uid(slot: int, mark: int) -> int:
 def protect_runner() -> None:
     """Make this process (the runner) non-dumpable: no other process of its user may read its memory,
     environment or working directory through ``/proc``, nor attach to it."""
-    _prctl(_PR_SET_DUMPABLE, 0)
+    prctl(PR_SET_DUMPABLE, 0)
 
 
 def protect_directory(path: os.PathLike[str] | str) -> None:
@@ -117,13 +110,13 @@ def protect_directory(path: os.PathLike[str] | str) -> None:
 def become_subreaper() -> None:
     """Make this process a child subreaper: orphaned descendants are re-parented to it, not to init,
     so that :func:`kill_descendants` finds them."""
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def become_game_process() -> None:
     """Set up the calling process (a game, forked by the runner) to own its agents' processes: it
     dies with its parent, and it is a child subreaper."""
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     become_subreaper()
 
 
@@ -154,48 +147,6 @@ def kill_descendants(spare: Collection[int] = ()) -> None:
                 os.waitpid(pid, 0)
 
 
-def _encode(action: Any) -> dict[str, Any]:
-    """A reply's action: JSON-safe, tagged with its type so the referee sees what the agent returned."""
-    kind = type(action)
-    if action is None:
-        return {"type": "None"}
-    if kind in (bool, int, float, str):
-        return {"type": kind.__name__, "value": action if kind is not str else action[:1000]}
-    if isinstance(action, np.generic) and isinstance(action, np.bool_ | np.integer | np.floating):
-        return {"type": f"numpy.{kind.__name__}", "value": action.item()}
-    return {"type": f"{kind.__module__}.{kind.__qualname__}", "repr": repr(action)[:200]}
-
-
-class Unreadable:
-    """What the referee gets for an action that is not a plain scalar: Kaggle judges it INVALID."""
-
-    def __init__(self, type_name: str, text: str) -> None:
-        self.type_name, self.text = type_name, text
-
-    def __repr__(self) -> str:
-        return f"<{self.type_name} {self.text}>"
-
-
-def _decode(reply: Any) -> Any:
-    """The action of a reply (see :func:`_encode`); raises ValueError for a malformed one."""
-    if not isinstance(reply, dict) or not isinstance(reply.get("type"), str):
-        raise ValueError("malformed reply")
-    kind, value = reply["type"], reply.get("value")
-    if kind == "None":
-        return None
-    plain = {"bool": bool, "int": int, "float": float, "str": str}
-    if kind in plain:
-        if type(value) is not plain[kind] and not (kind == "float" and type(value) is int):
-            raise ValueError("malformed reply")
-        return plain[kind](value)
-    if kind.startswith("numpy."):
-        numpy_type = getattr(np, kind.removeprefix("numpy."), None)
-        if not (isinstance(numpy_type, type) and issubclass(numpy_type, np.generic)):
-            raise ValueError("malformed reply")
-        return numpy_type(value)
-    return Unreadable(kind, str(reply.get("repr", ""))[:200])
-
-
 def _load(spec_text: str, builtin_agents: dict[str, Any], seed: int) -> Callable[..., Any]:
     """The callable kaggle-environments would play for a spec (files load lazily, as on Kaggle).
 
@@ -215,83 +166,16 @@ def _load(spec_text: str, builtin_agents: dict[str, Any], seed: int) -> Callable
         return failed
 
 
-def _detach(conn: Connection) -> None:
-    """The host's own session, and no descriptor of the runner's but its pipe (module docstring)."""
-    os.setsid()
-    keep = conn.fileno()
-    os.closerange(3, keep)
-    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
-    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the host's streams for good
-    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
-        signal.signal(number, signal.SIG_DFL)
-
-
-def _confine(workdir: str, limits: Limits) -> None:
-    """The host's own directory, environment and limits (module docstring)."""
-    os.chdir(workdir)
-    path = os.environ.get("PATH", os.defpath)
-    os.environ.clear()
-    os.environ.update(PATH=path, HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8")
-    tempfile.tempdir = None
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if limits.memory_mb is not None:
-        size = limits.memory_mb << 20
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-
-
-def _drop_privileges(uid: int, limits: Limits) -> None:
-    """Become user and group ``uid``, with no supplementary groups and at most ``limits.processes``.
-
-    Where Python's own files are out of other users' reach (:func:`python_is_private`), the host
-    keeps one capability, ``CAP_DAC_READ_SEARCH`` (read any file; no writing, signalling or tracing
-    beyond its user), so that the agent can still import.
-    """
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-    keep = python_is_private()
-    if keep:
-        _prctl(_PR_SET_KEEPCAPS, 1)
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-    if keep:
-        header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
-        mask = 1 << _CAP_DAC_READ_SEARCH
-        data = (ctypes.c_uint32 * 6)(mask, mask, 0, 0, 0, 0)  # effective, permitted, inheritable x 2
-        if _libc.capset(header, data) != 0:
-            raise OSError(ctypes.get_errno(), "capset failed")
-
-
-@functools.cache
-def python_is_private() -> bool:
-    """True when a folder on ``sys.path`` cannot be read by other users (e.g. Python under /root)."""
-    for entry in sys.path:
-        path = Path(entry or ".").resolve()
-        if not path.is_dir():
-            continue
-        for folder in (path, *path.parents):
-            if not folder.stat().st_mode & stat.S_IXOTH:
-                return True
-        if not path.stat().st_mode & stat.S_IROTH:
-            return True
-    return False
-
-
 def _host(conn: Connection, agent: Callable[..., Any], parent: int) -> None:
     """Serve moves until the pipe closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out."""
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
     if os.getppid() != parent:
         return
     while True:
         request = json.loads(conn.recv_bytes())
         reply: dict[str, Any] = {"id": request["id"]}
         try:
-            reply["action"] = _encode(agent(structify(request["obs"]), structify(request["config"])))
+            reply["action"] = encode(agent(structify(request["obs"]), structify(request["config"])))
         except BaseException as error:  # noqa: BLE001 - every failure is the agent's ERROR
             reply["error"] = f"{type(error).__name__}: {error}"
             reply["traceback"] = traceback.format_exc()[-4000:]
@@ -339,15 +223,15 @@ class AgentProcess:
             code = 0
             try:
                 self.conn.close()
-                _detach(child)
+                detach(child)
                 random.seed(global_seed)
                 np.random.seed(global_seed % 2**32)
                 # In the runner's directory and as its user: a spec's relative path means what it
                 # meant on the command line, and the file is read even where the agent could not.
                 agent = _load(spec, builtin_agents, seed)
-                _confine(self.workdir, limits)
+                confine(self.workdir, limits)
                 if uid is not None:
-                    _drop_privileges(uid, limits)
+                    drop_privileges(uid, limits)
                 _host(child, agent, parent)
             except EOFError:
                 pass
@@ -376,7 +260,7 @@ class AgentProcess:
             if "error" in reply:
                 self.note = f"mark {self.mark} raised {reply['error']}\n{reply.get('traceback', '')}".rstrip()
                 raise RuntimeError(self.note)
-            self.last_action = _decode(reply.get("action"))
+            self.last_action = decode(reply.get("action"))
         except (EOFError, OSError):
             self.note = f"mark {self.mark}'s process {self._ended()} during its move"
             raise RuntimeError(self.note) from None

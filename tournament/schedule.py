@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass, field
-from typing import Any
 
 from tournament.openings import pair_openings
 
@@ -56,7 +55,12 @@ class Settings:
 @dataclass(frozen=True, slots=True)
 class GameTask:
     """One game to play: ``first`` (a spec) plays mark 1 against ``second``, from ``opening``
-    (0-based columns the referee plays before the agents take over)."""
+    (0-based columns the referee plays before the agents take over).
+
+    ``game_id`` is the game's index in the schedule; games ``2k`` and ``2k+1`` of a pairing are one
+    *game pair* ``pair_id = k`` (same opening and ``seed``, colours swapped). ``act_timeout`` and
+    ``hang_limit`` are seconds (:class:`Settings`); ``seed`` seeds the game's random generators.
+    """
 
     game_id: int
     pair_id: int
@@ -70,21 +74,6 @@ class GameTask:
     seed: int
     opening: tuple[int, ...] = ()
 
-    def identity(self) -> dict[str, Any]:
-        """The fields a :class:`~tournament.record.GameRecord` of this game copies from its task."""
-        return {
-            "game_id": self.game_id,
-            "pair_id": self.pair_id,
-            "first": self.first,
-            "second": self.second,
-            "rows": self.rows,
-            "columns": self.columns,
-            "inarow": self.inarow,
-            "act_timeout": self.act_timeout,
-            "seed": self.seed,
-            "opening": self.opening,
-        }
-
 
 def pairings(settings: Settings) -> list[tuple[str, str]]:
     """Round-robin: every unordered pair of entrants. Gauntlet: the first entrant against each other."""
@@ -95,7 +84,14 @@ def pairings(settings: Settings) -> list[tuple[str, str]]:
 
 
 def schedule(settings: Settings) -> list[GameTask]:
-    """All games of the tournament, ``2 * games * len(pairings)`` of them, ids 0, 1, 2, ..."""
+    """All games of the tournament, ``2 * games * len(pairings)`` of them, ids 0, 1, 2, ...
+
+    Prefix-stable in ``games``: the pairs run round by round (every pairing's r-th pair before any
+    (r+1)-th), a pair's seed depends on its id only and its opening on its round only
+    (:func:`tournament.openings.pair_openings`), so the schedule of a larger ``games`` begins with
+    that of a smaller one, game for game; :meth:`tournament.store.Store.create` extends a stored
+    tournament on that.
+    """
     tasks = []
     openings = pair_openings(settings.openings, settings.games, settings.seed)
     rounds = itertools.product(range(settings.games), pairings(settings))

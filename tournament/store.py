@@ -4,7 +4,9 @@
 ``settings``, one JSON row) and every finished game (table ``games``, one row per
 :class:`~tournament.record.GameRecord`, committed as soon as the game ends, so an interrupted
 tournament loses at most the games in flight). The database is in WAL mode, so
-``python -m tournament table DIR`` can read while a run is writing.
+``python -m tournament table DIR`` can read while a run is writing. The columns of ``games`` follow
+the fields of the record and its task, and ``PRAGMA user_version`` holds their layout's version
+(:mod:`tournament.schema`); an older store is migrated when opened.
 
 Safety: a new database is built under a temporary name and renamed into place, so a run killed
 while creating it leaves no half-made store (one left by an older version, without its settings, is
@@ -26,8 +28,9 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from tournament.record import GameRecord, Termination
+from tournament.record import GameRecord
 from tournament.schedule import Settings
+from tournament.schema import COLUMNS, SCHEMA, SchemaError, from_row, migrate, to_row
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"
@@ -35,34 +38,7 @@ _NEW_SUFFIX = ".new"
 """A database being created is ``tournament.db.new`` until it is complete."""
 _SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    game_id INTEGER PRIMARY KEY,
-    pair_id INTEGER NOT NULL,
-    first TEXT NOT NULL,
-    second TEXT NOT NULL,
-    rows INTEGER NOT NULL,
-    columns INTEGER NOT NULL,
-    inarow INTEGER NOT NULL,
-    act_timeout REAL NOT NULL,
-    seed INTEGER NOT NULL,
-    moves TEXT NOT NULL,          -- JSON list of 0-based columns
-    move_times TEXT NOT NULL,     -- JSON list of seconds per agent call
-    result REAL NOT NULL,         -- score of `first`: 1, 0.5, 0
-    termination TEXT NOT NULL,    -- win, draw, invalid, timeout, error
-    offender INTEGER,             -- mark that forfeited, or NULL
-    statuses TEXT NOT NULL,       -- JSON [first, second] kaggle statuses
-    rewards TEXT NOT NULL,        -- JSON [first, second] kaggle rewards (null for a forfeit)
-    detail TEXT NOT NULL,
-    duration REAL NOT NULL,       -- seconds
-    started_at TEXT NOT NULL,     -- ISO 8601, UTC
-    opening TEXT NOT NULL DEFAULT '[]'  -- JSON list of 0-based columns the referee played first
-);
-"""
-
 _OUR_TABLES = {"settings", "games"}
-_JSON_FIELDS = ("moves", "move_times", "statuses", "rewards", "opening")
 
 
 class StoreError(RuntimeError):
@@ -144,7 +120,7 @@ def _new_database(path: Path, settings: Settings) -> None:
     db = sqlite3.connect(temporary)
     try:
         db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(_SCHEMA)
+        db.executescript(SCHEMA)
         with db:
             db.execute(_INSERT_SETTINGS, (settings_to_json(settings),))
     finally:
@@ -166,6 +142,34 @@ def settings_from_json(text: str) -> Settings:
     return Settings(**data)
 
 
+def continuation(stored: Settings, asked: Settings, directory: Path) -> Settings:
+    """The settings a run of ``asked`` continues in ``directory``, which holds ``stored``.
+
+    Equal settings resume. Settings that differ only in a larger ``games`` extend the tournament:
+    the schedule is prefix-stable (:func:`tournament.schedule.schedule`), so the games already
+    played keep their ids, seeds and openings and only the new ones are played. The stored openings
+    are kept when ``asked`` has them as its start (random openings are drawn as many as the pairs a
+    pairing plays, so a larger ``games`` draws more: later pairs cycle through the stored ones).
+
+    Raises :class:`StoreError` for other differences (a different tournament) and for a smaller
+    ``games``: its schedule would leave games already played out of the tournament the settings
+    describe, and ``table`` already reports a tournament as far as it was played.
+    """
+    if asked == stored:
+        return stored
+    openings = stored.openings if asked.openings[: len(stored.openings)] == stored.openings else None
+    if dataclasses.replace(asked, games=stored.games, openings=openings or asked.openings) != stored:
+        raise StoreError(
+            f"{directory} holds a different tournament; choose another --out or pass --overwrite"
+        )
+    if asked.games < stored.games:
+        raise StoreError(
+            f"{directory} holds this tournament with {stored.games} game pairs a pairing, more than the "
+            f"{asked.games} asked; ask for {stored.games} or more to resume or extend it"
+        )
+    return dataclasses.replace(stored, games=asked.games)
+
+
 class Store:
     """The games database of one tournament directory.
 
@@ -183,11 +187,14 @@ class Store:
     @classmethod
     def create(cls, directory: Path, settings: Settings, *, overwrite: bool = False) -> Store:
         """Open ``directory`` for a run of ``settings``: a new database, or an existing one of the same
-        settings (its games are kept, so the run resumes); ``overwrite`` deletes a stored tournament
-        first. Takes the directory's run lock, held until :meth:`close`.
+        settings (its games are kept, so the run resumes) or of the same settings with fewer
+        ``games`` (extended: :func:`continuation`; :meth:`settings` then reads the larger ``games``,
+        and the run plays the schedule of :meth:`settings`); ``overwrite`` deletes a stored
+        tournament first. Takes the directory's run lock, held until :meth:`close`.
 
         Raises :class:`StoreError`, touching no stored game, when another run holds the lock, the
-        directory holds a tournament with other settings (unless ``overwrite``), the database is
+        directory holds a tournament with other settings or more ``games`` (unless ``overwrite``;
+        see :func:`continuation`), the database is
         damaged (SQLite's ``quick_check``), or the directory cannot be created or written. A database
         without its settings row (its creation was killed) is completed when it holds no games and
         refused otherwise.
@@ -213,7 +220,7 @@ class Store:
             with _failures(path, "complete"):
                 if _tables(db) != _OUR_TABLES:  # a creation killed before the schema was complete
                     db.execute("PRAGMA journal_mode=WAL")
-                    db.executescript(_SCHEMA)
+                    db.executescript(SCHEMA)
                 stored = _stored_settings(db)
                 if stored is None:
                     if db.execute("SELECT count(*) FROM games").fetchone()[0]:
@@ -223,10 +230,12 @@ class Store:
                         )
                     with db:  # a creation killed before its settings row: complete it
                         db.execute(_INSERT_SETTINGS, (settings_to_json(settings),))
-                elif settings_from_json(stored) != settings:
-                    raise StoreError(
-                        f"{directory} holds a different tournament; choose another --out or pass --overwrite"
-                    )
+                else:
+                    continued = continuation(settings_from_json(stored), settings, directory)
+                    if continued != settings_from_json(stored):
+                        with db:
+                            row = (settings_to_json(continued),)
+                            db.execute("UPDATE settings SET json = ? WHERE id = 1", row)
             return cls(db, path, lock)
         except BaseException:
             if db is not None:
@@ -269,10 +278,11 @@ class Store:
             if not tables <= _OUR_TABLES:
                 others = ", ".join(sorted(tables - _OUR_TABLES))
                 raise sqlite3.DatabaseError(f"it holds other tables ({others})")
-            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            if columns and "opening" not in columns:  # a tournament stored before openings existed
-                with db:
-                    db.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
+            if "games" in tables:
+                migrate(db)
+        except SchemaError as error:
+            db.close()
+            raise StoreError(f"{path} {error}") from None
         except sqlite3.Error as error:
             db.close()
             if type(error) is sqlite3.DatabaseError and "malformed" not in str(error):
@@ -289,10 +299,7 @@ class Store:
     def add(self, record: GameRecord) -> None:
         """Store one finished game (committed at once, or not at all). Raises :class:`StoreError` if a
         game with the same id is already stored, or the write fails (e.g. a full disk)."""
-        row = dataclasses.asdict(record)
-        for name in _JSON_FIELDS:
-            row[name] = json.dumps(list(row[name]))
-        row["termination"] = str(record.termination)
+        row = to_row(record)
         names = ", ".join(row)
         marks = ", ".join(f":{name}" for name in row)
         try:
@@ -311,16 +318,9 @@ class Store:
     def records(self) -> list[GameRecord]:
         """Every stored game, by game id."""
         with _failures(self.path, "read"):
-            cursor = self._db.execute("SELECT * FROM games ORDER BY game_id")
-            names = [column[0] for column in cursor.description]
-            rows = [dict(zip(names, values, strict=True)) for values in cursor]
-        records = []
-        for row in rows:
-            for name in _JSON_FIELDS:
-                row[name] = tuple(json.loads(row[name]))
-            row["termination"] = Termination(row["termination"])
-            records.append(GameRecord(**row))
-        return records
+            cursor = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM games ORDER BY game_id")
+            rows = [dict(zip(COLUMNS, values, strict=True)) for values in cursor]
+        return [from_row(row) for row in rows]
 
     def close(self) -> None:
         """Close the database and release the run lock (if :meth:`create` took it)."""

@@ -1,0 +1,196 @@
+"""The facts of a tournament run, for its report: :class:`Header` (board, time control, openings,
+dates, SPRT line) and :class:`Entrant` (what each entrant is), and :func:`format_seconds`.
+
+Units: seconds for times; dates are UTC.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from agents.registry import BUILTIN, KAGGLE_BUILTIN
+from reports.results import Results
+from reports.sprt import Sprt
+from reports.tally import oriented
+from tournament.record import GameRecord
+from tournament.schedule import Settings
+
+__all__ = ["BANK", "Entrant", "Header", "entrant", "format_seconds", "header"]
+
+BANK = 60.0
+"""Kaggle's overage bank: seconds an agent may spend beyond ``actTimeout``, summed over a game
+(``remainingOverageTime``; the runner's ``MAX_OVERAGE``, not imported because the runner imports the
+whole referee)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The facts of the run, each already formatted: :meth:`rows` lists them with their labels."""
+
+    name: str
+    toolkit: str
+    board: str
+    time_control: str
+    seed: int
+    format: str
+    openings: str
+    games: str
+    dates: str
+    wall_time: str
+    workers: str
+    cores: str
+    generated: str
+    sprt: str
+
+    def rows(self) -> list[tuple[str, str]]:
+        """``(label, value)`` pairs in display order; the SPRT row only for an SPRT match."""
+        rows = [
+            ("games", self.games),
+            ("format", self.format),
+            ("board", self.board),
+            ("time", self.time_control),
+            ("openings", self.openings),
+            ("seed", str(self.seed)),
+            ("played", self.dates),
+            ("wall time", self.wall_time),
+            ("workers / cores", f"{self.workers} / {self.cores}"),
+            ("toolkit", self.toolkit),
+            ("report written", self.generated),
+        ]
+        if self.sprt:
+            rows.insert(2, ("SPRT", self.sprt))
+        return rows
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """An entrant: ``spec`` as given, ``kind`` (``ours``, ``kaggle``, ``file``), what it is, its
+    parameters (``"depth=2"`` or ""), and for a file agent the SHA-256 of the file as it is when the
+    report is written (``"missing"`` if it is gone; "" for other kinds)."""
+
+    spec: str
+    kind: str
+    description: str
+    params: str
+    sha256: str
+
+
+def format_seconds(seconds: float) -> str:
+    """``0.4 ms``, ``12.3 ms``, ``1.25 s``, ``3 min 4 s``, ``2 h 05 min``: a duration for people."""
+    if seconds < 1:
+        return f"{seconds * 1000:.1f} ms" if seconds < 0.1 else f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.2f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def header(results: Results, settings: Settings, name: str) -> Header:
+    """The :class:`Header` of ``results`` played under ``settings``, titled ``name``."""
+    records = results.records
+    starts = [_time(record.started_at) for record in records if record.started_at]
+    dates = ""
+    if starts:
+        first, last = min(starts), max(starts)
+        dates = f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC"
+    if settings.sprt is not None:
+        kind = f"SPRT: {settings.entrants[0]} against {settings.entrants[1]}, game pairs"
+        scheduled = f"at most {2 * settings.games}"
+    else:
+        kind = (
+            "gauntlet" if settings.gauntlet else "round-robin"
+        ) + f", {settings.games} game pairs a pairing"
+        pairings = (
+            len(settings.entrants) - 1
+            if settings.gauntlet
+            else len(settings.entrants) * (len(settings.entrants) - 1) // 2
+        )
+        scheduled = str(2 * settings.games * pairings)
+    hang = (
+        ""
+        if settings.hang_limit is None
+        else f"; a move still running at {settings.hang_limit:g} s times out"
+    )
+    count = len(settings.openings)
+    shown = count and str(count) not in settings.opening_source  # "built-in suite (350 ...)" says it
+    openings = settings.opening_source + (f" ({count} openings)" if shown else "")
+    return Header(
+        name=name,
+        toolkit=settings.toolkit or "not recorded (stored before the report existed)",
+        board=f"{settings.rows} rows x {settings.columns} columns, {settings.inarow} in a row",
+        time_control=f"actTimeout {settings.act_timeout:g} s a move, overage bank {BANK:g} s a game{hang}",
+        seed=settings.seed,
+        format=kind,
+        openings=openings,
+        games=f"{len(records)} played of {scheduled} scheduled",
+        dates=dates or "unknown",
+        wall_time=format_seconds(_busy_seconds(records)) + " with games in flight",
+        workers=str(settings.workers) if settings.workers is not None else "not recorded",
+        cores=str(settings.cores) if settings.cores is not None else "not recorded",
+        generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        sprt=_sprt_line(results, settings),
+    )
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def _busy_seconds(records: Sequence[GameRecord]) -> float:
+    """Seconds during which at least one game was being played: the union of ``[start, start +
+    duration]`` over the games. Unlike last end minus first start, it leaves out the pause between
+    an interrupted run and its resumption. ``started_at`` has whole seconds, so this is good to about
+    a second."""
+    spans = sorted(
+        (start, start + timedelta(seconds=record.duration))
+        for record in records
+        if record.started_at
+        for start in [_time(record.started_at)]
+    )
+    total, end = 0.0, None
+    for start, stop in spans:
+        if end is None or start > end:
+            total += (stop - start).total_seconds()
+            end = stop
+        elif stop > end:
+            total += (stop - end).total_seconds()
+            end = stop
+    return total
+
+
+def _sprt_line(results: Results, settings: Settings) -> str:
+    """``elo0 0, elo1 10, ...: pairs 12 [...] LLR ...; H1 accepted`` for an SPRT match, else ""."""
+    if settings.sprt is None:
+        return ""
+    test = Sprt(*settings.sprt)
+    a, b = settings.entrants[:2]
+    pentas = results.pentanomials
+    key = (a, b) if a < b else (b, a)
+    counts = oriented(pentas, a, b) if key in pentas else None
+    if counts is None:
+        return f"{test.describe()}: no complete pair yet"
+    status = test.status(counts)
+    verdict = f"{status.decision} accepted" if status.decision else "no decision"
+    return f"{test.describe()}: {status.format()}; {verdict}"
+
+
+def entrant(spec: str) -> Entrant:
+    """What ``spec`` names, read from the registry without loading the agent."""
+    if spec in KAGGLE_BUILTIN:
+        return Entrant(spec, "kaggle", f"kaggle-environments' built-in {KAGGLE_BUILTIN[spec]!r}", "", "")
+    name, _, params = spec.partition(":")
+    if name in BUILTIN:
+        doc = (importlib.import_module(BUILTIN[name]).__doc__ or "").strip().splitlines()
+        line = doc[0].replace("``", "") if doc else ""  # "random: a uniformly random legal column."
+        return Entrant(spec, "ours", line.removeprefix(f"{name}:").strip(), params.replace(",", ", "), "")
+    path = Path(spec)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
+    return Entrant(spec, "file", f"file agent {os.path.abspath(spec)}", "", digest)

@@ -1,0 +1,96 @@
+"""A tournament's results, counted once from its records: :class:`Results`.
+
+Every table (:mod:`reports.tables`), figure (:mod:`reports.plots`), file (:mod:`reports.write`),
+the report (:mod:`reports.report`) and the terminal summary (:mod:`reports.terminal`) read one
+:class:`Results` instead of counting the records again. Counts are made when it is built; the
+ratings, LOS matrix and Elo progression (the costly part: maximum-likelihood fits) on first use,
+once. Games of an entrant against itself count nowhere (:mod:`reports.tally`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from reports.progress import Checkpoint, progression
+from reports.ratings import Rating, los_matrix, rate
+from reports.stats import WDL, Pentanomial
+from reports.tally import Matchup, distinct_games, forfeits, head_to_head, pentanomials, totals
+from tournament.record import GameRecord, Termination
+from tournament.schedule import Settings
+from tournament.store import Store
+
+__all__ = ["Results"]
+
+
+class Results:
+    """The counted results of one tournament.
+
+    Attributes:
+        records: every game, by game id (self-play included, as stored).
+        settings: the tournament's settings (None for records without a store, e.g. in tests).
+        h2h: wins, draws, losses of ``a`` against ``b`` per pairing ``(a, b)``, ``a < b``
+            (:func:`reports.tally.head_to_head`).
+        pentanomials: pentanomial counts of the complete game pairs per pairing
+            (:func:`reports.tally.pentanomials`).
+        totals: wins, draws, losses of each entrant over all its games.
+        forfeits: games forfeited, keyed ``(offender, opponent, Termination)``
+            (:func:`reports.tally.forfeits`).
+        distinct: ``(distinct, games)`` per pairing (:func:`reports.tally.distinct_games`).
+
+    Raises ValueError (from :func:`reports.tally.pentanomials`) for a pair that is not two games
+    with colours swapped.
+    """
+
+    def __init__(self, records: Iterable[GameRecord], settings: Settings | None = None) -> None:
+        self.records = tuple(sorted(records, key=lambda record: record.game_id))
+        self.settings = settings
+        self.h2h: dict[Matchup, WDL] = head_to_head(self.records)
+        self.pentanomials: dict[Matchup, Pentanomial] = pentanomials(self.records)
+        self.totals: dict[str, WDL] = totals(self.h2h)
+        self.forfeits: Counter[tuple[str, str, Termination]] = forfeits(self.records)
+        self.distinct: dict[Matchup, tuple[int, int]] = distinct_games(self.records)
+
+    @classmethod
+    def load(cls, directory: Path | str) -> Results:
+        """The results of the tournament stored in ``directory``; raises
+        :class:`~tournament.store.StoreError` if there is none."""
+        with Store.open(Path(directory)) as store:
+            return cls(store.records(), store.settings())
+
+    @property
+    def played(self) -> list[GameRecord]:
+        """The games between two different entrants, by game id."""
+        return [record for record in self.records if record.first != record.second]
+
+    def forfeited(self, name: str, kind: Termination) -> int:
+        """Games ``name`` forfeited by ``kind`` over all its games."""
+        return sum(n for (offender, _, k), n in self.forfeits.items() if offender == name and k == kind)
+
+    def suffered(self, name: str, kind: Termination) -> int:
+        """Games ``name``'s opponents forfeited to it by ``kind``."""
+        return sum(n for (_, opponent, k), n in self.forfeits.items() if opponent == name and k == kind)
+
+    @cached_property
+    def ratings(self) -> list[Rating]:
+        """Joint ratings, best first (:func:`reports.ratings.rate` with its defaults)."""
+        return rate(self.h2h, self.pentanomials)
+
+    @property
+    def order(self) -> list[str]:
+        """The rated entrants, best first: the order of every table."""
+        return [rating.name for rating in self.ratings]
+
+    @cached_property
+    def los(self) -> np.ndarray:
+        """LOS of ``order[i]`` over ``order[j]``, ``(n, n)`` (:func:`reports.ratings.los_matrix`)."""
+        return los_matrix(self.h2h, self.pentanomials, order=self.order)
+
+    @cached_property
+    def progress(self) -> list[Checkpoint]:
+        """The Elo progression over the games (:func:`reports.progress.progression`)."""
+        return progression(self.records)
