@@ -152,9 +152,10 @@ def test_at_least_is_a_null_window_test() -> None:
 
 def test_the_kernels_inlined_winning_cells_agree_with_the_board_rules() -> None:
     solver = Solver()
-    for moves in ("4453", "44444", "3344556", "1217"):
-        solver.solve(moves, weak=True)
+    for moves, _ in _cases("Test_L2_R1.head")[:10]:  # middle-game positions, solved in milliseconds
+        solver.solve(moves)
     wins = wins_function(solver.geo)
     cache = solver._wins_cache
     assert len(cache) > 100
-    assert all(cells == wins(stones) for stones, cells in cache.items())
+    # The kernel leaves bits outside the board in place (it masks with the empty cells when it reads them).
+    assert all(cells & solver.geo.board == wins(stones) for stones, cells in cache.items())
