@@ -14,13 +14,13 @@ import time
 import pandas as pd
 import pytest
 
+from connectx.cli import main
 from reports import html, markdown
 from reports.compare import compare
 from reports.documents import write_comparison, write_documents
 from reports.report import build, forfeit_summary, load, replay_data
 from reports.tables import pairs
 from reports.write import readable_pairs, write_reports
-from tournament.cli import main
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
 from tournament.store import Store, settings_from_json, settings_to_json

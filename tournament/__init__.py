@@ -3,7 +3,7 @@
 Modules, one job each: :mod:`~tournament.schedule` (who plays whom: round-robin, gauntlet),
 :mod:`~tournament.game` (play one game, return a :class:`~tournament.record.GameRecord`),
 :mod:`~tournament.runner` (games in parallel, each in its own process), :mod:`~tournament.store`
-(SQLite), :mod:`~tournament.cli` (the ``connectx`` / ``python -m tournament`` command).
+(SQLite). The command line is ``connectx`` (:mod:`connectx.cli`).
 """
 
 # kaggle-environments appends .../envs/lux_ai_s3 to sys.path when imported, and that directory holds
