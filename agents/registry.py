@@ -12,7 +12,8 @@ A spec is one of
 
 :func:`parse_spec` checks a spec without playing (unknown name, bad parameter, missing file raise
 :class:`SpecError`, a ``ValueError``); :func:`load_agent` turns a checked spec into something
-``kaggle_environments`` accepts in ``env.run``.
+``kaggle_environments`` accepts in ``env.run``. :func:`parameters` and :func:`summary` describe
+an agent from its code (``make_agent``'s signature, the module docstring), for ``connectx agents``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,45 @@ class AgentSpec:
     kind: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A parameter a spec may give one of our agents: its ``name``, what it takes (``kind``: int,
+    float, bool or text, or ``"any"`` when ``make_agent`` does not annotate it) and ``default``
+    as a spec writes it (``true``/``false``, a number, a text's ``repr``; ``"unset"`` for None,
+    ``""`` when the parameter has no default)."""
+
+    name: str
+    kind: str
+    default: str
+
+
+def parameters(name: str) -> tuple[Parameter, ...]:
+    """The keyword parameters of our agent ``name`` (a key of :data:`BUILTIN`), from the signature
+    of its module's ``make_agent``; ``KeyError`` for another name."""
+    make_agent = importlib.import_module(BUILTIN[name]).make_agent
+    out = []
+    for parameter in inspect.signature(make_agent, eval_str=True).parameters.values():
+        allowed = set(typing.get_args(parameter.annotation)) or {parameter.annotation}
+        kinds = [kind.__name__.replace("str", "text") for kind in (int, float, bool, str) if kind in allowed]
+        default = parameter.default
+        if default is inspect.Parameter.empty:
+            default = ""
+        elif default is None:
+            default = "unset"
+        else:
+            default = str(default).lower() if isinstance(default, bool) else repr(default)
+        out.append(Parameter(parameter.name, " or ".join(kinds) or "any", default))
+    return tuple(out)
+
+
+def summary(name: str) -> str:
+    """One line on our agent ``name``: the first line of its module's docstring, without reST
+    markup (double backticks) or a leading ``name:``; ``KeyError`` for a name not in :data:`BUILTIN`."""
+    lines = (importlib.import_module(BUILTIN[name]).__doc__ or "").strip().splitlines()
+    line = (lines[0] if lines else "").replace("``", "")
+    return line.removeprefix(f"{name}:").strip()
 
 
 def _value(text: str) -> Any:

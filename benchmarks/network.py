@@ -13,7 +13,7 @@ positions per set (seeded)::
 
 Win rates go through the tournament runner instead (kaggle-environments referee, 100 games a colour)::
 
-    python -m tournament run --agents network random kaggle-negamax --gauntlet --games 100 \\
+    connectx run --agents network random kaggle-negamax --gauntlet --games 100 \\
         --out runs/network-games
 
 Reference mistake rates (%): depth-5 minimax 1.7 / 0.7 / 1.4 / 7.3 / 9.2 / 23.5 on L3_R1 / L2_R1 /

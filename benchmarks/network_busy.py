@@ -9,7 +9,7 @@ beforehand, and prints the median, p95 and maximum in milliseconds::
     python -m benchmarks.network_busy                      # the other core busy
     python -m benchmarks.network_busy --busy 0             # an idle machine, for comparison
     python -m benchmarks.network_busy --spec network:depth=1
-    python -m benchmarks.network_busy --spec main.py           # a built submission (python -m submissions)
+    python -m benchmarks.network_busy --spec main.py           # a built submission (connectx build)
 
 Run it with no ``OPENBLAS_NUM_THREADS`` (or similar) in the environment, as a user would.
 """

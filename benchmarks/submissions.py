@@ -38,7 +38,8 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Pa
 from agents.registry import BUILTIN  # noqa: E402
 from submissions import probe  # noqa: E402
 from submissions.build import build_spec, write  # noqa: E402
-from submissions.check import KAGGLE_ACT_TIMEOUT, PROJECT_ROOT, check_file  # noqa: E402
+from submissions.check import PROJECT_ROOT, check_file  # noqa: E402
+from submissions.timing import KAGGLE_ACT_TIMEOUT  # noqa: E402
 
 SPLIT = """
 import json, sys, time
@@ -95,12 +96,12 @@ def main(argv: list[str] | None = None) -> int:
             split = "-"
             if parts is not None:
                 split = f"{parts['exec']:.4f} / {parts['load']:.4f} / {parts['move']:.3f}"
-            first = "-" if report.first_move is None else f"{report.first_move:.3f}"
-            slowest = "-" if report.slowest is None else f"{report.slowest:.3f}"
+            first = "-" if report.times.first_move is None else f"{report.times.first_move:.3f}"
+            slowest = "-" if report.times.slowest is None else f"{report.times.slowest:.3f}"
             rows.append(
                 f"| {spec} | {report.size} | {report.size / 1024:.1f} | {first} | "
                 f"{split} | {slowest} | "
-                f"{report.overage:.1f} | {report.near_limit}/{report.moves} | {verdict} |"
+                f"{report.times.overage:.1f} | {report.times.near_limit}/{report.times.moves} | {verdict} |"
             )
             print(rows[-1], file=sys.stderr, flush=True)
     print(f"actTimeout {args.act_timeout:g} s, {args.games} game(s) against each Kaggle opponent")

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import csv
+import io
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from tournament.cli import main
+from connectx.cli import main
+from connectx.solve import meaning
 from tournament.store import Store
 
 FILES = (
@@ -131,3 +137,129 @@ def test_bad_sprt_and_opening_options_exit_2_and_write_nothing(args, tmp_path, c
         main([*args, "--out", str(tmp_path / "x")])
     assert exit_info.value.code == 2
     assert not (tmp_path / "x").exists()
+
+
+# ---- what a new user met: help, the agent list, one-line errors, boards nobody can win ----
+
+
+@pytest.mark.parametrize("command", ["run", "sprt", "solve"])
+def test_board_options_have_help(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--rows ROWS rows of the board (default 6)" in text
+    assert "--columns COLUMNS columns of the board (default 7)" in text
+    assert "--inarow INAROW stones in a line that win (default 4" in text
+
+
+def test_agents_lists_descriptions_and_parameters_read_from_the_code(capsys):
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    assert "``" not in out
+    lines = out.splitlines()
+    minimax = lines.index(next(line for line in lines if line.startswith("minimax ")))
+    assert "alpha-beta" in lines[minimax]
+    assert lines[minimax + 1].split() == [
+        "parameters:",
+        "depth:",
+        "int",
+        "=",
+        "3,",
+        "seed:",
+        "int",
+        "=",
+        "unset",
+    ]
+    assert any("exact: bool = true" in line for line in lines)
+    assert any(line.startswith("leftmost ") for line in lines) and "parameters: none" in out
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--agents", "random:seed=x", "leftmost"], "bad parameters for 'random': seed must be an integer"),
+        (
+            ["--agents", "random", "leftmost", "--rows", "3", "--columns", "3", "--inarow", "4"],
+            "--inarow 4 does not fit on a 3x3 board, so nobody can win; use --inarow 3 or less",
+        ),
+        (["--agents", "random", "leftmost", "--inarow", "10"], "--inarow 10 does not fit on a 6x7 board"),
+    ],
+)
+def test_bad_specs_and_unwinnable_boards_are_refused_in_one_line(tmp_path, capsys, args, message):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        run(*args, "--out", str(out))
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("connectx run: error: ") and message in err
+    assert not out.exists()
+
+
+def test_an_out_that_cannot_be_a_directory_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        run("--agents", "random", "leftmost", "--out", "/dev/null/x", "--openings", "none")
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "/dev/null/x" in err
+
+
+def test_python_m_connectx_is_the_command():
+    done = subprocess.run(
+        [sys.executable, "-m", "connectx", "solve", "32164625"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "32164625 11  mark 1 to move wins with its 11th stone\n"
+
+
+# ---- connectx solve ----
+
+
+def test_solve_says_what_the_score_means(capsys):
+    assert main(["solve", "32164625", "44444433"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "32164625 11  mark 1 to move wins with its 11th stone"
+    moves, score, *words = lines[1].split()
+    assert moves == "44444433" and " ".join(words) == meaning(int(score), 8, 42)
+
+
+@pytest.mark.parametrize(
+    "score,ply,text",
+    [
+        (-2, 4, "mark 1 to move loses: mark 2 wins with its 20th stone"),
+        (1, 41, "mark 2 to move wins with its 21st stone"),
+        (0, 3, "mark 2 to move: a draw with best play"),
+    ],
+)
+def test_meaning_follows_pons_convention(score, ply, text):
+    assert meaning(score, ply, 42) == text
+
+
+def test_solve_reads_stdin_and_refuses_a_bad_line_alone(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("4453x\n32164625 trailing words\n"))
+    assert main(["solve", "--weak"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "32164625 1  mark 1 to move wins\n"
+    assert "line 1: invalid position '4453x'" in captured.err
+
+
+def test_solve_warns_that_few_stones_can_take_minutes(capsys):
+    assert main(["solve", "44444433"]) == 0
+    assert "8 stones; positions with fewer than 10" in capsys.readouterr().err
+
+
+def test_connectx_sits_above_the_packages_and_tournament_does_not_import_reports():
+    root = Path(__file__).resolve().parents[1]
+    for package, banned in (
+        ("tournament", {"reports", "connectx"}),
+        ("agents", {"connectx"}),
+        ("reports", {"connectx"}),
+        ("submissions", {"connectx"}),
+    ):
+        for path in (root / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+                )
+                assert not {name.split(".")[0] for name in names} & banned, f"{path} imports {names}"

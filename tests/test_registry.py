@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agents.registry import DEFAULT_ENTRANTS, SpecError, load_agent, parse_spec
+from agents.registry import (
+    DEFAULT_ENTRANTS,
+    Parameter,
+    SpecError,
+    load_agent,
+    parameters,
+    parse_spec,
+    summary,
+)
 
 
 def test_builtin_with_parameters():
@@ -51,3 +59,18 @@ def test_seed_reaches_agents_that_take_one():
     config = {"rows": 6, "columns": 7, "inarow": 4}
     first = [load_agent(spec, seed=3)(obs, config) for _ in range(5)]
     assert first == [load_agent(spec, seed=3)(obs, config) for _ in range(5)]
+
+
+def test_parameters_and_summary_are_read_from_the_code():
+    assert parameters("minimax") == (Parameter("depth", "int", "3"), Parameter("seed", "int", "unset"))
+    assert parameters("leftmost") == ()
+    assert Parameter("book", "bool", "true") in parameters("negamax")
+    assert summary("random") == "a uniformly random legal column."  # no ``random``: prefix, no backticks
+
+
+@pytest.mark.parametrize(
+    "text", ["random:seed=x", "random:seed=1.5", "negamax:book=yes", "minimax:depth=true"]
+)
+def test_a_value_of_the_wrong_type_is_an_error(text):
+    with pytest.raises(SpecError, match="must be"):
+        parse_spec(text)

@@ -14,6 +14,7 @@ import time
 import pandas as pd
 import pytest
 
+from connectx.cli import main
 from reports import html, markdown
 from reports.compare import compare
 from reports.documents import write_comparison, write_documents
@@ -24,7 +25,6 @@ from reports.tables import pairs
 from reports.terminal import forfeit_summary
 from reports.write import readable_pairs, write_reports
 from tests.records import game_record
-from tournament.cli import main
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
 from tournament.store import Store, settings_from_json, settings_to_json

@@ -21,9 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from submissions import cli as submissions_cli
+from connectx.cli import main
 from tournament import store as store_module
-from tournament.cli import main
 from tournament.schema import SCHEMA
 from tournament.store import Store, StoreError
 
@@ -107,11 +106,11 @@ def test_a_bad_agent_parameter_is_named_in_one_line(tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--act-timeout", "nan"], "--act-timeout must be positive and <= 3600 seconds, got nan"),
+        (["--act-timeout", "nan"], "--act-timeout must be positive and <= 3,600, got nan"),
         (["--act-timeout", "inf"], "--act-timeout must be positive"),
         (["--timeout", "nan"], "--timeout must be positive"),
-        (["--games", "-1"], "--games must be >= 0 and <= 1000"),
-        (["--games", "1000000000"], "--games must be >= 0 and <= 1000"),
+        (["--games", "-1"], "--games must be >= 0 and <= 1,000"),
+        (["--games", "1000000000"], "--games must be >= 0 and <= 1,000"),
         (["--bogus"], "unrecognized arguments"),
     ],
 )
@@ -119,10 +118,10 @@ def test_bad_numbers_of_submissions_check_exit_2_with_one_line(argv, message, tm
     agent = tmp_path / "main.py"
     agent.write_text("def agent(obs, config):\n    return 0\n")
     with pytest.raises(SystemExit) as exit_info:
-        submissions_cli.main(["check", str(agent), *argv])
+        main(["check", str(agent), *argv])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+    assert err.startswith("connectx") and err.count("\n") == 1 and message in err
 
 
 def test_a_second_runner_on_the_same_directory_is_refused(played, capsys):
@@ -228,7 +227,7 @@ import json, os, subprocess, sqlite3, sys
 from pathlib import Path
 
 import tournament.store
-from tournament.cli import main
+from connectx.cli import main
 
 work = Path(sys.argv[1])
 run = json.loads(sys.argv[2])
@@ -261,7 +260,7 @@ else:
     commands = [[*run, "--out", str(out)], ["table", str(out)], [*run, "--out", str(out / "new")]]
 results = []
 for command in commands:
-    done = subprocess.run([sys.executable, "-m", "tournament", *command], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "connectx", *command], capture_output=True, text=True)
     results.append([done.returncode, done.stderr.strip().splitlines()[-1:]])
 after = rows()
 with sqlite3.connect(out / "tournament.db") as db:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tournament.cli import main
+from connectx.cli import main
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
@@ -66,7 +66,7 @@ def test_no_process_outlives_its_game(tmp_path):
         "    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n"
     )
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "tournament", "run", "--agents", "leftmost", str(spawner)]
+    command = [sys.executable, "-m", "connectx", "run", "--agents", "leftmost", str(spawner)]
     subprocess.run(
         [*command, "--games", "1", "--openings", "none", "--out", str(out)], check=True, capture_output=True
     )

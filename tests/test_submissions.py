@@ -25,7 +25,8 @@ from kaggle_environments.agent import get_last_callable
 import agents.board
 from agents.board import Board
 from agents.registry import BUILTIN, SpecError, load_agent, parse_spec
-from submissions import cli, probe
+from connectx.cli import main
+from submissions import probe
 from submissions.build import BuildError, body_of, build_module, build_spec, header_fields, provenance, write
 from submissions.check import PROJECT_ROOT, check_file
 from tournament.record import Termination
@@ -289,8 +290,9 @@ def test_data_files_are_embedded_compressed_and_read_back_without_the_package(fa
     assert submission.data == (("weights.bin", 10240),)
     modules = ("fakeagents", "fakeagents.helper", "fakeagents.resources", "fakeagents.weighted")
     assert submission.modules == modules
-    notes = "\n".join(submission.warnings)
-    assert "'absent.bin' not embedded" in notes
+    # What the user can act on (a missing data file) is a warning; notes on the code are for its developer.
+    assert len(submission.warnings) == 1 and "'absent.bin' not embedded" in submission.warnings[0]
+    notes = "\n".join(submission.notes)
     assert "fakeagents.turbo left out: fakeagents.turbo (line 1) imports 'numba_is_not_allowed'" in notes
     assert "optional import of 'ujson'" in notes
     assert "fakeagents.weighted (line 18) uses __file__" in notes
@@ -355,10 +357,23 @@ def test_specs_that_are_not_our_agents_do_not_build():
 )
 def test_bad_input_exits_2_with_one_line(argv, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert cli.main(argv) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1
+    assert err.startswith(f"connectx {argv[0]}: error: ") and err.count("\n") == 1
     assert not (tmp_path / "submission.py").exists()
+
+
+def test_build_prints_only_what_the_user_can_act_on(tmp_path, capsys):
+    out = tmp_path / "main.py"
+    assert main(["build", "negamax", "-o", str(out), "--no-check"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.startswith(f"built {out}: negamax") and printed.out.count("\n") == 1
+    assert printed.err == ""  # no note on how agents/ is written (optional modules, __file__)
+    assert main(["build", "negamax", "-o", str(out), "--no-check", "--verbose"]) == 0
+    notes = {f"note: {note}" for note in build_spec("negamax").notes}
+    assert set(capsys.readouterr().out.splitlines()[1:]) == notes
 
 
 # ---- checks: each plays through kaggle-environments in a fresh `python -I` process ----
@@ -367,7 +382,7 @@ def test_bad_input_exits_2_with_one_line(argv, tmp_path, capsys, monkeypatch):
 @pytest.mark.slow
 def test_build_then_check_passes_and_reports_size_and_times(tmp_path, capsys):
     out = tmp_path / "leftmost.py"
-    status = cli.main(["build", "leftmost", "-o", str(out), "--games", "1", "--act-timeout", "0.5"])
+    status = main(["build", "leftmost", "-o", str(out), "--games", "1", "--act-timeout", "0.5"])
     printed = capsys.readouterr().out
     assert status == 0, printed
     assert printed.startswith(f"built {out}: leftmost, {out.stat().st_size} bytes")
@@ -387,7 +402,7 @@ def test_negamax_passes_the_validation_episode(built):
     assert report.isolated and report.last_callable == "agent"
     (game,) = report.games
     assert game.statuses == ("DONE", "DONE") and game.plies >= 7
-    assert report.first_move is not None and report.first_move > 0
+    assert report.times.first_move is not None and report.times.first_move > 0
     assert report.size == built["negamax"].stat().st_size
 
 
@@ -412,7 +427,7 @@ def test_check_fails_clearly_on_a_broken_file(fixture, reason):
 def test_time_policy_decides_whether_a_slow_later_move_fails():
     relaxed = check_file(BROKEN / "slow_second_move.py", games=0, act_timeout=0.5)
     assert relaxed.passed, relaxed.reasons
-    assert 0.2 < relaxed.overage < 1.0
+    assert 0.2 < relaxed.times.overage < 1.0
     assert any("drawing up to" in warning for warning in relaxed.warnings)
     strict = check_file(BROKEN / "slow_second_move.py", games=0, act_timeout=0.5, time_policy="strict")
     assert not strict.passed
@@ -421,7 +436,7 @@ def test_time_policy_decides_whether_a_slow_later_move_fails():
 
 @pytest.mark.slow
 def test_check_command_exits_1_on_failure(capsys):
-    assert cli.main(["check", str(BROKEN / "raises.py"), "--games", "1", "--act-timeout", "0.5"]) == 1
+    assert main(["check", str(BROKEN / "raises.py"), "--games", "1", "--act-timeout", "0.5"]) == 1
     printed = capsys.readouterr().out
     assert printed.splitlines()[1].startswith("FAIL")
     assert "vs kaggle-random" not in printed  # the check stops at the first failing game

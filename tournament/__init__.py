@@ -5,8 +5,7 @@ Modules, one job each: :mod:`~tournament.schedule` (who plays whom: round-robin,
 :mod:`~tournament.runner` (games in parallel, each in its own process), :mod:`~tournament.sandbox`
 (each agent in a host process of its own; :mod:`~tournament.confinement` confines it,
 :mod:`~tournament.replies` carries its moves), :mod:`~tournament.store` (SQLite;
-:mod:`~tournament.schema` its layout), :mod:`~tournament.cli` (the ``connectx`` /
-``python -m tournament`` command).
+:mod:`~tournament.schema` its layout). The command line is ``connectx`` (:mod:`connectx.cli`).
 """
 
 # kaggle-environments appends .../envs/lux_ai_s3 to sys.path when imported, and that directory holds

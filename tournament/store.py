@@ -4,7 +4,7 @@
 ``settings``, one JSON row) and every finished game (table ``games``, one row per
 :class:`~tournament.record.GameRecord`, committed as soon as the game ends, so an interrupted
 tournament loses at most the games in flight). The database is in WAL mode, so
-``python -m tournament table DIR`` can read while a run is writing. The columns of ``games`` follow
+``connectx table DIR`` can read while a run is writing. The columns of ``games`` follow
 the fields of the record and its task, and ``PRAGMA user_version`` holds their layout's version
 (:mod:`tournament.schema`); an older store is migrated when opened.
 

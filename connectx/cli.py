@@ -1,0 +1,48 @@
+"""The ``connectx`` command line: the parser of every subcommand, and dispatch.
+
+Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), ``table`` and
+``report`` (:mod:`connectx.results`), ``agents`` (:mod:`connectx.listing`), ``build`` and ``check``
+(:mod:`connectx.submission`), ``solve`` (:mod:`connectx.solve`). With no subcommand: ``run`` with
+its defaults. ``python -m connectx`` is the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from connectx import listing, match, results, solve, submission
+from connectx.options import Parser
+from tournament.store import StoreError
+
+COMMANDS = "{run,sprt,table,report,agents,build,check,solve}"
+
+
+def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The parser of the whole command and its subcommands (``.choices``: name -> parser); each
+    subcommand sets ``handler(args, its parser) -> exit status``."""
+    top = Parser(
+        prog="connectx",
+        description="ConnectX (Connect Four) agents: tournaments through the official kaggle-environments "
+        "referee, reports, single-file Kaggle submissions, an exact solver.",
+    )
+    commands = top.add_subparsers(dest="command", metavar=COMMANDS)
+    for module in (match, results, listing, submission, solve):
+        module.add_commands(commands)
+    return top, commands
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status: 0 ok, 1 games failed / a check failed / a position was
+    refused, 2 bad input or a directory that cannot be used (another run holds it, read-only, full,
+    a damaged store), 130 interrupted. Every error is one line on stderr."""
+    top, commands = parser()
+    args = top.parse_args(argv)
+    if args.command is None:
+        args = top.parse_args(["run", *(argv or [])])
+    command = commands.choices[args.command]  # its errors are one line naming it
+    try:
+        return args.handler(args, command)
+    except StoreError as error:
+        command.error(str(error))
+    except OSError as error:  # writing a report or a file: a read-only directory, a full disk
+        command.error(f"{error.filename}: {error.strerror}" if error.filename else str(error))

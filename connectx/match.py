@@ -1,0 +1,299 @@
+"""``connectx run`` and ``connectx sprt``: play games through kaggle-environments and store them.
+
+``run`` plays a round-robin (or gauntlet), storing every game in ``OUT/tournament.db`` as it ends
+and writing the reports at the end; run again with the same options it resumes. ``sprt`` plays game
+pairs of A against B until an SPRT decides. Bad input -- an unknown agent, a missing file, an
+impossible option, a board on which no line fits, a directory holding another tournament -- is one
+line and exit status 2, with nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+from agents.board import InvalidBoardError, geometry
+from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
+from connectx.judge import Judge
+from connectx.options import board_options, check_ranges
+from connectx.results import write_report
+from reports.provenance import toolkit_version
+from reports.sprt import Sprt
+from tournament.limits import Limits
+from tournament.openings import OpeningError, resolve
+from tournament.schedule import Settings, schedule
+from tournament.store import Store, StoreError
+
+DEFAULT_OUT = Path("runs/latest")
+DEFAULT_GAMES = 2
+DEFAULT_SPRT_GAMES = 20000
+MAX_GAMES = 1_000_000
+"""Most games one tournament may schedule (its schedule is built in memory: about 0.3 KB a game)."""
+MAX_SECONDS = 3600.0
+"""Longest ``--act-timeout`` and ``--hang-limit``, in seconds."""
+
+LIMITS: dict[str, tuple[float, float]] = {
+    # destination: (lowest, highest) value; a lowest of 0.0 (a float) means "positive"
+    "games": (1, MAX_GAMES // 2),
+    "max_games": (2, MAX_GAMES),
+    "workers": (1, 256),
+    "rows": (1, 100),
+    "columns": (1, 100),
+    "inarow": (1, 100),
+    "act_timeout": (0.0, MAX_SECONDS),
+    "hang_limit": (0.0, MAX_SECONDS),
+    "seed": (0, 2**63 - 1),
+    "opening_plies": (0, 100 * 100),
+    "agent_memory": (0, 1 << 24),  # MiB; 0: no limit
+    "agent_processes": (1, 100_000),
+}
+"""Sane bounds of the numeric options, checked before anything is written; ``sprt``'s Elo, alpha
+and beta are checked by :class:`reports.sprt.Sprt` (finite, in range)."""
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``run`` and ``sprt`` to the subcommands ``commands``."""
+    run = commands.add_parser("run", help="play a tournament and write its reports (the default command)")
+    run.add_argument(
+        "--agents",
+        nargs="+",
+        metavar="SPEC",
+        default=list(DEFAULT_ENTRANTS),
+        help="entrants: NAME, NAME:key=value[,key=value] or a .py file (default: every built-in agent; "
+        "`connectx agents` lists them and their parameters)",
+    )
+    run.add_argument(
+        "--games",
+        type=int,
+        default=DEFAULT_GAMES,
+        help=f"games per colour for every pairing, i.e. game pairs (default {DEFAULT_GAMES})",
+    )
+    run.add_argument(
+        "--gauntlet",
+        action="store_true",
+        help="the first entrant plays every other one; the others do not meet",
+    )
+    _match_options(run)
+    sprt = commands.add_parser(
+        "sprt",
+        help="play game pairs of A against B until an SPRT decides",
+        description="Play game pairs of A against B until the generalized SPRT on the pentanomial "
+        "counts accepts H0 (A is at most elo0 stronger than B) or H1 (at least elo1), as fastchess "
+        "does; Elo here is logistic Elo, the scale of the ratings.",
+    )
+    sprt.add_argument("agents", nargs=2, metavar="SPEC", help="the two agents, A then B")
+    sprt.add_argument("--elo0", type=float, default=0.0, help="Elo difference of H0 (default 0)")
+    sprt.add_argument("--elo1", type=float, default=10.0, help="Elo difference of H1 (default 10)")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false positive rate (default 0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false negative rate (default 0.05)")
+    sprt.add_argument(
+        "--max-games",
+        type=int,
+        default=DEFAULT_SPRT_GAMES,
+        help=f"stop undecided after this many games (default {DEFAULT_SPRT_GAMES})",
+    )
+    _match_options(sprt)
+
+
+def _match_options(command: argparse.ArgumentParser) -> None:
+    """Options shared by ``run`` and ``sprt``: where, on what board, how fast, from which openings."""
+    command.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="games played at once, each in its own process (default: number of cores)",
+    )
+    command.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"tournament directory (default {DEFAULT_OUT})"
+    )
+    board_options(command)
+    command.add_argument(
+        "--act-timeout",
+        type=float,
+        default=2.0,
+        help="seconds per move before the 60 s overage bank is drawn on (Kaggle's actTimeout, default 2)",
+    )
+    command.add_argument(
+        "--hang-limit",
+        type=float,
+        default=None,
+        help="score a move still running after this many seconds as TIMEOUT at once "
+        "(default: Kaggle's limit, actTimeout plus the remaining bank)",
+    )
+    command.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
+    command.add_argument(
+        "--openings",
+        default="auto",
+        metavar="FILE|auto|none",
+        help="the openings game pairs start from: a file of move strings (one a line, 1-based column "
+        "digits), 'auto' (default: on 6x7 four in a row the built-in suite of 350 balanced "
+        "openings, elsewhere seeded random openings of 4 plies, no immediate win) or 'none' (the "
+        "empty board)",
+    )
+    command.add_argument(
+        "--opening-plies",
+        type=int,
+        default=None,
+        metavar="N",
+        help="play seeded random openings of N plies instead (no immediate win after them)",
+    )
+    command.add_argument(
+        "--agent-memory",
+        type=int,
+        default=Limits().memory_mb,
+        metavar="MB",
+        help=f"address space of each agent process in MiB, 0 for no limit (default {Limits().memory_mb})",
+    )
+    command.add_argument(
+        "--agent-processes",
+        type=int,
+        default=Limits().processes,
+        metavar="N",
+        help="processes and threads each agent may have, when agents run as users of their own "
+        f"(the runner is root; default {Limits().processes})",
+    )
+    command.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="discard a different tournament stored in --out instead of refusing",
+    )
+    command.set_defaults(handler=_run)
+
+
+def no_line_fits(rows: int, columns: int, inarow: int) -> bool:
+    """True when no line of ``inarow`` stones fits on a ``rows`` x ``columns`` board (inarow greater
+    than both sides; a diagonal is never longer than the shorter side), so every game is a draw."""
+    return inarow > max(rows, columns)
+
+
+def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    check_ranges(args, parser, LIMITS)
+    try:
+        specs = [parse_spec(text).text for text in args.agents]
+        geo = geometry(args.rows, args.columns, args.inarow)
+    except (SpecError, InvalidBoardError) as error:
+        parser.error(str(error))
+    if no_line_fits(args.rows, args.columns, args.inarow):
+        # Every game would be a draw or a forfeit, ratings would measure nothing, and searching
+        # agents spend their whole time bank trying to prove the draw (negamax: about a minute a game).
+        parser.error(
+            f"--inarow {args.inarow} does not fit on a {args.rows}x{args.columns} board, so nobody can "
+            f"win; use --inarow {max(args.rows, args.columns)} or less"
+        )
+    if len(set(specs)) != len(specs):
+        parser.error("an entrant is listed twice")
+    if len(specs) < 2:
+        parser.error("a tournament needs at least two entrants")
+    sprt = None
+    if args.command == "sprt":
+        try:
+            Sprt(args.elo0, args.elo1, args.alpha, args.beta)
+        except ValueError as error:
+            parser.error(str(error))
+        sprt = (args.elo0, args.elo1, args.alpha, args.beta)
+        args.games, args.gauntlet = args.max_games // 2, False
+    pairings = len(specs) - 1 if args.gauntlet else len(specs) * (len(specs) - 1) // 2
+    if 2 * args.games * pairings > MAX_GAMES:
+        parser.error(
+            f"{len(specs)} entrants with --games {args.games:,} make {2 * args.games * pairings:,} games; "
+            f"at most {MAX_GAMES:,} a tournament"
+        )
+    source = args.openings
+    if args.opening_plies is not None:
+        if source != "auto":
+            parser.error("--opening-plies and --openings exclude each other")
+        source = f"plies={args.opening_plies}"
+    try:
+        description, openings = resolve(source, geo, pairs=args.games, seed=args.seed)
+    except OpeningError as error:
+        parser.error(str(error))
+    return Settings(
+        entrants=tuple(specs),
+        games=args.games,
+        rows=args.rows,
+        columns=args.columns,
+        inarow=args.inarow,
+        act_timeout=args.act_timeout,
+        hang_limit=args.hang_limit,
+        seed=args.seed,
+        gauntlet=args.gauntlet,
+        openings=openings,
+        opening_source=description,
+        sprt=sprt,
+    )
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx run`` / ``connectx sprt``: 0 done, 1 games failed in the referee, 130 interrupted."""
+    from tqdm import tqdm
+
+    from tournament import sandbox
+    from tournament.runner import GameFailed, run_games
+
+    settings = dataclasses.replace(  # how this run plays, for the report (not part of the identity)
+        _settings(args, parser), workers=args.workers, cores=os.cpu_count(), toolkit=toolkit_version()
+    )
+    limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
+    try:
+        store = Store.create(args.out, settings, overwrite=args.overwrite)
+    except StoreError as error:
+        parser.error(str(error))
+    with store:
+        settings = store.settings()  # those stored: an extended tournament keeps its openings
+        sandbox.protect_directory(args.out)  # no agent may read or write the store
+        tasks = schedule(settings)
+        done = store.game_ids()
+        todo = [task for task in tasks if task.game_id not in done]
+        failed = 0
+        if done:
+            print(f"resuming {args.out}: {len(done)} of {len(tasks)} games already played")
+        judge = Judge(settings, store.records()) if settings.sprt else None
+        if judge is not None and judge.decision:
+            todo = []
+        tqdm.monitor_interval = 0  # no monitor thread in a process that forks
+        progress = tqdm(total=len(tasks), initial=len(done), unit="game", desc="games", dynamic_ncols=True)
+        if judge is not None:
+            progress.set_postfix_str(judge.line, refresh=False)
+        games = run_games(todo, args.workers, limits)
+        try:
+            for result in games:
+                if isinstance(result, GameFailed):
+                    failed += 1
+                    progress.write(f"warning: {result}")
+                    continue
+                store.add(result)
+                progress.update()
+                if judge is not None:
+                    judge.add(result)
+                    progress.set_postfix_str(judge.line)
+                    if judge.decision:
+                        games.close()  # the games still running are not needed
+                        break
+        except StoreError:  # e.g. a full disk: what is stored stays, the games in flight stop
+            games.close()
+            progress.close()
+            raise
+        except KeyboardInterrupt:
+            games.close()
+            progress.close()
+            print(
+                f"\ninterrupted: {len(store.game_ids())} games stored in {args.out}; "
+                "run the same command again to resume",
+                file=sys.stderr,
+            )
+            return 130
+        progress.close()
+        write_report(store, args.out)
+        if judge is not None:
+            print(f"SPRT {judge.sprt.describe()}: {judge.line}")
+            print(judge.verdict())
+    if failed:
+        print(
+            f"{failed} games failed in the referee and were not stored; run again to retry them",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -1,0 +1,91 @@
+"""``connectx table`` and ``connectx report``: the reports of stored tournaments, and comparisons."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tournament.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from reports.report import Report
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``table`` and ``report`` to the subcommands ``commands``."""
+    table = commands.add_parser("table", help="write and print the reports of a stored tournament")
+    table.add_argument("dir", type=Path)
+    table.set_defaults(handler=_table)
+    report = commands.add_parser(
+        "report",
+        help="write report.html, report.md and games.csv of stored tournaments; of two or more, "
+        "also a comparison",
+        description="Write each DIR's report.html (one self-contained page with every game "
+        "replayable), report.md, games.csv and the tables; given two or more DIRs, also "
+        "comparison.html and comparison.md of the agents they share.",
+    )
+    report.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
+    report.add_argument(
+        "--out", type=Path, default=None, help="where the comparison goes (default: the first DIR)"
+    )
+    report.set_defaults(handler=_reports)
+
+
+def write_report(store: Store, out: Path) -> Report | None:
+    """Write every report of the tournament in ``store`` into ``out`` and print its standings and
+    forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet)."""
+    from reports.documents import write_all
+    from reports.report import build
+    from reports.results import Results
+    from reports.terminal import summary
+
+    records = store.records()
+    if not records:
+        print(f"no games stored in {out} yet")
+        return None
+    report = build(Results(records, store.settings()), name=Path(out).resolve().name)
+    paths = write_all(report, out)
+    print("\n".join(summary(report)))
+    print(f"{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
+    print(f"open {Path(out) / 'report.html'} in a browser to see it all and replay every game")
+    return report
+
+
+def _table(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx table DIR``."""
+    try:
+        store = Store.open(args.dir)
+    except StoreError as error:
+        parser.error(str(error))
+    with store:
+        write_report(store, args.dir)
+    return 0
+
+
+def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx report DIR [DIR ...]``: each DIR's reports, then the comparison of two or more."""
+    from reports.documents import write_comparison
+
+    stores = []
+    for directory in args.dirs:
+        try:
+            stores.append(Store.open(directory))
+        except StoreError as error:
+            for store in stores:
+                store.close()
+            parser.error(str(error))
+    reports = []
+    for directory, store in zip(args.dirs, stores, strict=True):
+        with store:
+            print(f"== {directory}")
+            reports.append(write_report(store, directory))
+            print()
+    if len(args.dirs) > 1:
+        if any(report is None for report in reports):
+            print("no comparison: a directory holds no games yet", file=sys.stderr)
+            return 1
+        paths = write_comparison(reports, args.dirs, args.out or args.dirs[0])
+        print("comparison: " + ", ".join(str(path) for path in paths.values()))
+    return 0

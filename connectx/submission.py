@@ -1,0 +1,137 @@
+"""``connectx build`` and ``connectx check``: single-file Kaggle submissions.
+
+* ``build SPEC [-o PATH]`` writes the single-file submission of an agent spec (``negamax``,
+  ``minimax:depth=4``; see :mod:`agents.registry`), then checks it unless ``--no-check``;
+* ``check PATH`` proves a file the way Kaggle loads it (:mod:`submissions.check`).
+
+Exit status: 0 built and/or passed; 1 the check failed; 2 bad input -- an unknown spec, a spec that
+cannot be built (a ``.py`` file, a Kaggle built-in, an agent importing what a submission cannot),
+a missing file, a bad option -- reported in one line, nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agents.registry import SpecError
+from connectx.options import check_ranges
+from submissions.build import BuildError, build_spec, write
+from submissions.check import TIME_POLICIES, CheckInputError, check_file
+from submissions.report import format_report
+from submissions.timing import KAGGLE_ACT_TIMEOUT
+
+DEFAULT_OUTPUT = Path("submission.py")
+MAX_GAMES = 1000
+"""Most ``--games`` a check plays against each opponent."""
+
+LIMITS: dict[str, tuple[float, float]] = {
+    "games": (0, MAX_GAMES),
+    "act_timeout": (0.0, 3600.0),  # seconds
+    "timeout": (0.0, 7 * 24 * 3600.0),  # seconds: a week
+}
+"""Bounds of the numeric options (a lowest of 0.0 means positive), checked before anything is done."""
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``build`` and ``check`` to the subcommands ``commands``."""
+    build = commands.add_parser("build", help="write the single-file Kaggle submission of an agent spec")
+    build.add_argument("spec", help="agent spec: NAME or NAME:key=value[,key=value] (e.g. minimax:depth=4)")
+    build.add_argument(
+        "-o", "--output", type=Path, default=DEFAULT_OUTPUT, help=f"file to write (default {DEFAULT_OUTPUT})"
+    )
+    build.add_argument("--no-check", action="store_true", help="do not check the written file")
+    _check_options(build)
+    build.set_defaults(handler=_build)
+    check = commands.add_parser("check", help="play a submission file the way Kaggle loads it")
+    check.add_argument("path", type=Path, help="the .py file to check")
+    _check_options(check)
+    check.set_defaults(handler=_check)
+
+
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--games", type=int, default=2, help="games against each of kaggle's random and negamax (default 2)"
+    )
+    parser.add_argument(
+        "--act-timeout",
+        type=float,
+        default=KAGGLE_ACT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"Kaggle's actTimeout for every game (default {KAGGLE_ACT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="kill a check still running after this long (default: longest Kaggle allows)",
+    )
+    parser.add_argument(
+        "--time-policy",
+        choices=TIME_POLICIES,
+        default=TIME_POLICIES[0],
+        help="what must fit in actTimeout: load (the default: executing the file, which "
+        "Kaggle does inside move one; moves may draw on the overage bank), strict (loading "
+        "and every move), bank (nothing: only Kaggle's verdict on an overdrawn bank)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print Kaggle's logged tracebacks, and the builder's notes on the agent's code",
+    )
+
+
+def _check_file(path: Path, args: argparse.Namespace) -> int:
+    if path.is_file():
+        print(
+            f"checking {path} as Kaggle loads it: the validation episode, then {args.games} game(s) "
+            f"against each of kaggle's random and negamax, actTimeout {args.act_timeout:g} s ...",
+            flush=True,
+        )
+    report = check_file(
+        path,
+        games=args.games,
+        act_timeout=args.act_timeout,
+        timeout=args.timeout,
+        time_policy=args.time_policy,
+    )
+    print(format_report(report, verbose=args.verbose))
+    return 0 if report.passed else 1
+
+
+def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx check PATH``."""
+    check_ranges(args, parser, LIMITS)
+    try:
+        return _check_file(args.path, args)
+    except CheckInputError as error:
+        parser.error(str(error))
+
+
+def _build(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx build SPEC``: what the user can act on is a warning; the builder's notes on the
+    agent's code (for who develops it) show with ``--verbose`` only."""
+    check_ranges(args, parser, LIMITS)
+    try:
+        submission = build_spec(args.spec)
+        if args.output.is_dir() or not args.output.parent.is_dir():
+            parser.error(f"cannot write {args.output}: not a file in an existing directory")
+        size = write(submission, args.output)
+    except (SpecError, BuildError, SyntaxError) as error:
+        parser.error(str(error))
+    data = ", ".join(f"{name} {size} bytes" for name, size in submission.data) or "none"
+    print(
+        f"built {args.output}: {submission.spec}, {size} bytes ({size / 1024:.1f} KB), "
+        f"modules {', '.join(submission.modules)}; data: {data}"
+    )
+    for warning in submission.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.verbose:
+        for note in submission.notes:
+            print(f"note: {note}")
+    if args.no_check:
+        return 0
+    return _check_file(args.output, args)

@@ -1,7 +1,0 @@
-"""``python -m submissions``: see :mod:`submissions.cli`."""
-
-import sys
-
-from submissions.cli import main
-
-sys.exit(main())

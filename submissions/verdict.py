@@ -1,0 +1,168 @@
+"""From the probe's events to a verdict: why a game fails the file, and the :class:`CheckReport`.
+
+The events are the JSON lines :mod:`submissions.probe` writes (``isolation``, ``start``, ``game``,
+``load``, ``done``); what fails a file is listed in :mod:`submissions.check`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from submissions import timing
+from submissions.report import CheckReport, GameResult
+from submissions.timing import OVERAGE
+
+
+def read_events(path: Path) -> list[dict]:
+    """The events in the probe's output file ``path`` (none when it is missing), up to a line cut
+    short by a kill."""
+    if not path.exists():
+        return []
+    events = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    return events
+
+
+def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str, list[str]]:
+    """Why the ``game`` event fails the file ("" if it does not), and detail lines (tracebacks,
+    replays of an invalid move)."""
+    details: list[str] = []
+    for index in game["ours"]:
+        status = game["statuses"][index]
+        mark = index + 1
+        times = game["durations"][index]
+        where = f"{game['label']}: mark {mark}"
+        if status == "ERROR":
+            trace = game["stderr"].get(str(index), "").rstrip()
+            last = trace.splitlines()[-1] if trace else "no traceback logged"
+            when = f"its move {len(times)}" if times else "its first move"
+            loading = " while loading the file" if "Invalid raw Python" in trace else ""
+            if trace:
+                details.append(f"{where}, Kaggle's log:\n{trace}")
+            return f"{where} ERROR at {when}{loading}: {last}", details
+        if status == "INVALID":
+            spent = timing.overdrawn(times, act_timeout)
+            if spent > OVERAGE:
+                return (
+                    f"{where} INVALID: its moves overdrew the {OVERAGE:.0f} s overage bank "
+                    f"({spent:.1f} s beyond actTimeout)"
+                ), details
+            replay = game["invalid"].get(str(index)) or {}
+            if "type" in replay:
+                said = f"returned {replay['repr']} ({replay['type']}): {replay['why']} (replayed)"
+            elif "error" in replay:
+                said = f"replaying the move raised {replay['error']}"
+            else:
+                said = "returned something that is not a legal column"
+            return (
+                f"{where} INVALID at its move {len(times)}: {said}; Kaggle accepts only a Python "
+                f"int naming a non-full column"
+            ), details
+        if status == "TIMEOUT":
+            return f"{where} TIMEOUT at its move {len(times)} ({max(times, default=0):.2f} s)", details
+        if time_policy == "strict":
+            for move, seconds in enumerate(times, start=1):
+                if seconds > act_timeout:
+                    loading = " (loading the file included)" if move == 1 else ""
+                    return (
+                        f"{where} move {move} took {seconds:.3f} s{loading}, over actTimeout "
+                        f"{act_timeout:g} s: on Kaggle it would draw on the overage bank"
+                    ), details
+    return "", details
+
+
+def _game(event: dict, problem: str) -> GameResult:
+    return GameResult(
+        label=event["label"],
+        agents=tuple("FILE" if i in event["ours"] else a for i, a in enumerate(event["agents"])),
+        ours=tuple(event["ours"]),
+        statuses=tuple(event["statuses"]),
+        rewards=tuple(event["rewards"]),
+        durations=tuple(tuple(d) for d in event["durations"]),
+        plies=event["plies"],
+        seconds=event["seconds"],
+        problem=problem,
+    )
+
+
+def verdict(
+    base: dict,
+    events: list[dict],
+    *,
+    time_policy: str,
+    crash: str,
+    hung: bool,
+    timeout: float,
+    started: float,
+) -> CheckReport:
+    """The report of a probe that wrote ``events``. ``base``: the report's ``path``, ``size``,
+    ``act_timeout`` and ``origin``; ``crash``: the probe's stderr when it exited non-zero ("" else);
+    ``hung``: it was killed after ``timeout`` seconds; ``started``: ``perf_counter`` at the start."""
+    act_timeout = base["act_timeout"]
+    reasons: list[str] = []
+    details: list[str] = []
+    results: list[GameResult] = []
+    isolated: bool | None = None
+    last_callable = ""
+    load: float | None = None
+    running = ""
+    for event in events:
+        kind = event["event"]
+        if kind == "isolation":
+            isolated = not any(event["importable"].values())
+            if not isolated:
+                found = [name for name, yes in event["importable"].items() if yes]
+                reasons.append(f"could not make the project's packages unimportable in the probe: {found}")
+        elif kind == "start":
+            running = event["label"]
+        elif kind == "game":
+            running = ""
+            problem, more = game_problem(event, act_timeout, time_policy)
+            details += more
+            if problem:
+                reasons.append(problem)
+            results.append(_game(event, problem))
+        elif kind == "load":
+            load = event["seconds"]
+            last_callable = event.get("name", "")
+            if time_policy != "bank" and "error" not in event and load > act_timeout:
+                reasons.append(
+                    f"loading the file (its module level, run by Kaggle's loader) took {load:.3f} s, over "
+                    f"actTimeout {act_timeout:g} s: Kaggle runs it inside the first move"
+                )
+        elif kind == "done" and event["leaks"]:
+            reasons.append(f"modules of the project were imported during the check: {event['leaks']}")
+    where = f" during the game {running!r}" if running else ""
+    if hung:
+        reasons.append(
+            f"the check did not finish within {timeout:.0f} s{where}: an agent call that never "
+            f"returns hangs Kaggle's referee"
+        )
+    elif crash:
+        reasons.append(f"the check's process died{where}: " + crash.splitlines()[-1])
+        details.append(crash)
+    elif not any(event["event"] == "done" for event in events):
+        reasons.append(
+            f"the check's process ended without a result{where}: did the file end the process "
+            f"(sys.exit, os._exit)?"
+        )
+    times = timing.move_times(results, act_timeout)
+    return CheckReport(
+        **base,
+        passed=not reasons,
+        reasons=tuple(reasons),
+        warnings=tuple(timing.warnings(times, act_timeout)),
+        games=tuple(results),
+        times=times,
+        last_callable=last_callable,
+        load=load,
+        isolated=isolated,
+        details=tuple(details),
+        seconds=time.perf_counter() - started,
+    )
