@@ -35,11 +35,11 @@ from pathlib import Path
 # submissions.py, would hide the ``submissions`` package: drop that entry before importing it.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
+from agents.adapter import DEFAULT_ACT_TIMEOUT  # noqa: E402
 from agents.registry import BUILTIN  # noqa: E402
 from submissions import probe  # noqa: E402
 from submissions.build import build_spec, write  # noqa: E402
 from submissions.check import PROJECT_ROOT, check_file  # noqa: E402
-from submissions.timing import KAGGLE_ACT_TIMEOUT  # noqa: E402
 
 SPLIT = """
 import json, sys, time
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", default=list(BUILTIN), metavar="SPEC")
     parser.add_argument("--games", type=int, default=1, help="games against each Kaggle opponent (default 1)")
-    parser.add_argument("--act-timeout", type=float, default=KAGGLE_ACT_TIMEOUT)
+    parser.add_argument("--act-timeout", type=float, default=DEFAULT_ACT_TIMEOUT)
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="connectx-built-") as tmp:

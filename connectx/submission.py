@@ -15,12 +15,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from agents.adapter import DEFAULT_ACT_TIMEOUT
 from agents.registry import SpecError
 from connectx.options import check_ranges
 from submissions.build import BuildError, build_spec, write
 from submissions.check import TIME_POLICIES, CheckInputError, check_file
 from submissions.report import format_report
-from submissions.timing import KAGGLE_ACT_TIMEOUT
 
 DEFAULT_OUTPUT = Path("submission.py")
 MAX_GAMES = 1000
@@ -57,9 +57,9 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--act-timeout",
         type=float,
-        default=KAGGLE_ACT_TIMEOUT,
+        default=DEFAULT_ACT_TIMEOUT,
         metavar="SECONDS",
-        help=f"Kaggle's actTimeout for every game (default {KAGGLE_ACT_TIMEOUT:g})",
+        help=f"Kaggle's actTimeout for every game (default {DEFAULT_ACT_TIMEOUT:g})",
     )
     parser.add_argument(
         "--timeout",

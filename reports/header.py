@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from agents.adapter import DEFAULT_OVERAGE
 from agents.registry import BUILTIN, KAGGLE_BUILTIN
 from reports.results import Results
 from reports.sprt import Sprt
@@ -21,12 +22,8 @@ from reports.tally import oriented
 from tournament.record import GameRecord
 from tournament.schedule import Settings
 
-__all__ = ["BANK", "Entrant", "Header", "entrant", "format_seconds", "header"]
+__all__ = ["Entrant", "Header", "entrant", "format_seconds", "header"]
 
-BANK = 60.0
-"""Kaggle's overage bank: seconds an agent may spend beyond ``actTimeout``, summed over a game
-(``remainingOverageTime``; the runner's ``MAX_OVERAGE``, not imported because the runner imports the
-whole referee)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +123,8 @@ def header(results: Results, settings: Settings, name: str) -> Header:
         name=name,
         toolkit=settings.toolkit or "not recorded (stored before the report existed)",
         board=f"{settings.rows} rows x {settings.columns} columns, {settings.inarow} in a row",
-        time_control=f"actTimeout {settings.act_timeout:g} s a move, overage bank {BANK:g} s a game{hang}",
+        time_control=f"actTimeout {settings.act_timeout:g} s a move, "
+        f"overage bank {DEFAULT_OVERAGE:g} s a game{hang}",
         seed=settings.seed,
         format=kind,
         openings=openings,

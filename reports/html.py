@@ -22,8 +22,9 @@ import math
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from agents.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
-from reports.header import BANK, format_seconds
+from reports.header import format_seconds
 from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
 from reports.stats import WDL
@@ -41,7 +42,7 @@ def render(report: Report) -> str:
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }
     svgs = {name: to_svg(figure, key=name) for name, figure in figures.items()}
-    return _environment().get_template("report.html.j2").render(report=report, svg=svgs, bank=BANK)
+    return _environment().get_template("report.html.j2").render(report=report, svg=svgs, bank=DEFAULT_OVERAGE)
 
 
 def render_comparison(comparison: Comparison) -> str:

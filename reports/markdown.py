@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from agents.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
 from reports.frames import notation
-from reports.header import BANK, format_seconds
+from reports.header import format_seconds
 from reports.report import Report
 from reports.stats import WDL
 
@@ -166,8 +167,8 @@ def render(report: Report) -> str:
     lines += [
         "## Time use",
         "",
-        f"Seconds per agent call (the opening excluded); the most of the {BANK:g} s overage bank drawn "
-        "in one game.",
+        "Seconds per agent call (the opening excluded); the most of the "
+        f"{DEFAULT_OVERAGE:g} s overage bank drawn in one game.",
         "",
         _table(
             ["agent", "calls", "median", "p95", "max", "most bank used", "in game"],

@@ -49,10 +49,10 @@ import time
 from pathlib import Path
 
 import agents
+from agents.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from submissions import probe
 from submissions.build import provenance
 from submissions.report import CheckReport
-from submissions.timing import KAGGLE_ACT_TIMEOUT, OVERAGE
 from submissions.verdict import read_events, verdict
 
 TIME_POLICIES = ("load", "strict", "bank")
@@ -75,7 +75,7 @@ class CheckInputError(ValueError):
 def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONENTS)) -> float:
     """Seconds after which the probe is killed: every game played to the last ply at ``act_timeout``
     a move with both overage banks spent (the longest Kaggle would let it last), plus start-up."""
-    per_game = MAX_PLIES * act_timeout + 2 * OVERAGE + 5.0
+    per_game = MAX_PLIES * act_timeout + 2 * DEFAULT_OVERAGE + 5.0
     return 30.0 + (1 + games * opponents) * per_game
 
 
@@ -83,7 +83,7 @@ def check_file(
     path: str | os.PathLike[str],
     *,
     games: int = 2,
-    act_timeout: float = KAGGLE_ACT_TIMEOUT,
+    act_timeout: float = DEFAULT_ACT_TIMEOUT,
     timeout: float | None = None,
     time_policy: str = "load",
     seed: int = 1,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from submissions.timing import NEAR_LIMIT, OVERAGE, MoveTimes
+from agents.adapter import DEFAULT_OVERAGE
+from submissions.timing import NEAR_LIMIT, MoveTimes
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,8 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
         + (f" ({times.slowest_where})" if times.slowest_where else ""),
         f"  near limit:   {times.near_limit} of {times.moves} moves within {NEAR_LIMIT:.0%} of actTimeout "
         f"{report.act_timeout:g} s",
-        f"  overage:      {times.overage:.3f} s of the {OVERAGE:.0f} s bank drawn at most in one game",
+        f"  overage:      {times.overage:.3f} s of the {DEFAULT_OVERAGE:.0f} s bank drawn at most "
+        "in one game",
     ]
     lines += [f"  warning:      {warning}" for warning in report.warnings]
     lines.append("  games:")

@@ -10,14 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agents.adapter import DEFAULT_OVERAGE
+
 if TYPE_CHECKING:
     from submissions.report import GameResult
 
-KAGGLE_ACT_TIMEOUT = 2.0
-"""Kaggle's ConnectX ``actTimeout`` in seconds."""
-
-OVERAGE = 60.0
-"""Kaggle's overage bank in seconds, per agent and game."""
 
 NEAR_LIMIT = 0.2
 """A move within this fraction of ``actTimeout`` (≥ 80 % of it) is flagged."""
@@ -80,7 +77,7 @@ def warnings(times: MoveTimes, act_timeout: float) -> list[str]:
     if times.over_limit:
         out.append(
             f"{times.over_limit} moves took longer than actTimeout {act_timeout:g} s, drawing up to "
-            f"{times.overage:.1f} s of the {OVERAGE:.0f} s overage bank in one game"
-            + (": over half of it" if times.overage > OVERAGE / 2 else "")
+            f"{times.overage:.1f} s of the {DEFAULT_OVERAGE:.0f} s overage bank in one game"
+            + (": over half of it" if times.overage > DEFAULT_OVERAGE / 2 else "")
         )
     return out

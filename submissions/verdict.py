@@ -10,9 +10,9 @@ import json
 import time
 from pathlib import Path
 
+from agents.adapter import DEFAULT_OVERAGE
 from submissions import timing
 from submissions.report import CheckReport, GameResult
-from submissions.timing import OVERAGE
 
 
 def read_events(path: Path) -> list[dict]:
@@ -48,9 +48,9 @@ def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str,
             return f"{where} ERROR at {when}{loading}: {last}", details
         if status == "INVALID":
             spent = timing.overdrawn(times, act_timeout)
-            if spent > OVERAGE:
+            if spent > DEFAULT_OVERAGE:
                 return (
-                    f"{where} INVALID: its moves overdrew the {OVERAGE:.0f} s overage bank "
+                    f"{where} INVALID: its moves overdrew the {DEFAULT_OVERAGE:.0f} s overage bank "
                     f"({spent:.1f} s beyond actTimeout)"
                 ), details
             replay = game["invalid"].get(str(index)) or {}

@@ -39,16 +39,13 @@ from multiprocessing.connection import Connection, wait
 
 from threadpoolctl import threadpool_limits
 
+from agents.adapter import DEFAULT_OVERAGE
 from tournament import sandbox
 from tournament.game import play_game
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.sandbox import GRACE
 from tournament.schedule import GameTask
-
-MAX_OVERAGE = 60.0
-"""Kaggle's overage bank in seconds: no single move may legitimately take longer than this plus
-``actTimeout``."""
 
 
 class GameFailed(RuntimeError):
@@ -114,7 +111,8 @@ def _forfeit(job: _Running, termination: Termination, detail: str) -> GameRecord
 
 def stall_limit(task: GameTask) -> float:
     """Seconds a game process may stay silent before it is killed: the longest legal move plus margin."""
-    longest = task.act_timeout + MAX_OVERAGE if task.hang_limit is None else task.hang_limit
+    # No legal move takes longer than actTimeout plus the whole overage bank.
+    longest = task.act_timeout + DEFAULT_OVERAGE if task.hang_limit is None else task.hang_limit
     return longest + GRACE + 5.0
 
 
