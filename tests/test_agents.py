@@ -7,15 +7,15 @@ import copy
 import importlib
 import random
 
-import course_reference as course
 import pytest
 from kaggle_environments.utils import structify
-from test_board import random_board
 
 from agents.board import Board
 from agents.minimax import minimax_values
 from agents.one_step import score_moves
 from agents.registry import BUILTIN
+from tests import course_reference as course
+from tests.boards import random_board
 
 ODD_CONFIGS = [(1, 1, 1), (3, 3, 3), (10, 10, 5), (6, 7, 1), (2, 5, 4), (6, 7, 4), (4, 9, 9)]
 LEGAL_AGENTS = [name for name in BUILTIN if name != "middle"]

@@ -15,6 +15,7 @@ from agents.board import (
     Outcome,
     geometry,
 )
+from tests.boards import random_board
 
 CONFIGS = [(6, 7, 4), (1, 1, 1), (3, 3, 3), (10, 10, 5), (5, 4, 1), (4, 6, 2), (2, 9, 7), (7, 3, 4)]
 
@@ -36,15 +37,6 @@ def brute_winner(cells: list[int], rows: int, columns: int, k: int) -> set[int]:
                 ):
                     marks.add(mark)
     return marks
-
-
-def random_board(rng: random.Random, rows: int, columns: int, k: int) -> Board:
-    board = Board(rows, columns, k)
-    for _ in range(rng.randrange(rows * columns + 1)):
-        if board.is_game_over():
-            break
-        board.push(rng.choice(board.legal_moves()))
-    return board
 
 
 def test_kaggle_mapping_row_zero_is_the_top():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reports.frames import GAMES_COLUMNS, load, notation
-from tests.test_report import settings_for, synthetic_records
+from tests.records import settings_for, synthetic_records
 from tournament.store import Store, StoreError
 
 AGENTS = ("alpha", "crashy", "fullcol")

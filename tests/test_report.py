@@ -7,7 +7,6 @@ forfeits), so no test here plays through kaggle-environments except the one end-
 from __future__ import annotations
 
 import hashlib
-import random
 import re
 import time
 
@@ -24,109 +23,10 @@ from reports.results import Results
 from reports.tables import pairs
 from reports.terminal import forfeit_summary
 from reports.write import readable_pairs, write_reports
-from tests.records import game_record
+from tests.records import AGENTS, game_record, settings_for, synthetic_records
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
 from tournament.store import Store, settings_from_json, settings_to_json
-
-TRACEBACK = (
-    "mark {mark} raised AttributeError: 'Struct' object has no attribute 'nothing'\n"
-    "Traceback (most recent call last):\n"
-    '  File "crashy.py", line 3, in agent\n'
-    "    return obs.nothing\n"
-    "AttributeError: 'Struct' object has no attribute 'nothing' </script><script>alert(1)</script>"
-)
-
-
-def _winner(board: list[list[int]], row: int, column: int, inarow: int) -> bool:
-    mark = board[row][column]
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        count = 1
-        for sign in (1, -1):
-            r, c = row + sign * dr, column + sign * dc
-            while 0 <= r < len(board) and 0 <= c < len(board[0]) and board[r][c] == mark:
-                count, r, c = count + 1, r + sign * dr, c + sign * dc
-        if count >= inarow:
-            return True
-    return False
-
-
-def synthetic_game(game_id: int, pair_id: int, first: str, second: str, opening: tuple[int, ...], seed: int,
-                   rows: int = 6, columns: int = 7, inarow: int = 4) -> GameRecord:  # fmt: skip
-    """A legal game of random moves after ``opening``: ``crashy`` raises at its 4th call, ``fullcol``
-    plays into a full column, and ``slow`` takes 2.5 s a move (0.5 s of bank each)."""
-    rng = random.Random(seed)
-    board = [[0] * columns for _ in range(rows)]
-    heights = [0] * columns
-    moves: list[int] = []
-    times: list[float] = []
-    names = (first, second)
-    termination, offender, result, detail = Termination.DRAW, None, 0.5, ""
-    for ply in range(rows * columns):
-        mark = ply % 2 + 1
-        agent = names[mark - 1]
-        if ply >= len(opening):
-            times.append(2.5 if agent == "slow" else rng.uniform(0.0002, 0.02))
-            calls = sum(1 for k in range(len(opening), ply + 1) if k % 2 == ply % 2)
-            if agent == "crashy" and calls == 4:
-                termination, offender, detail = Termination.ERROR, mark, TRACEBACK.format(mark=mark)
-                result = 0.0 if mark == 1 else 1.0
-                break
-            full = [c for c in range(columns) if heights[c] == rows]
-            if agent == "fullcol" and full:
-                termination, offender, detail = (
-                    Termination.INVALID,
-                    mark,
-                    f"mark {mark} returned {full[0]} (int)",
-                )
-                result = 0.0 if mark == 1 else 1.0
-                break
-        if ply < len(opening):
-            column = opening[ply]
-        elif agent == "fullcol":  # the centre: not full, or it would have forfeited above
-            column = columns // 2
-        else:
-            column = rng.choice([c for c in range(columns) if heights[c] < rows])
-        row = rows - 1 - heights[column]
-        heights[column] += 1
-        board[row][column] = mark
-        moves.append(column)
-        if _winner(board, row, column, inarow):
-            termination, result = Termination.WIN, 1.0 if mark == 1 else 0.0
-            break
-    return game_record(
-        game_id=game_id, pair_id=pair_id, first=first, second=second, rows=rows, columns=columns,
-        inarow=inarow, act_timeout=2.0, seed=seed, moves=tuple(moves), move_times=tuple(times),
-        result=result, termination=termination, offender=offender, detail=detail,
-        duration=0.05 * len(moves),
-        started_at=f"2026-01-02T{3 + game_id // 3600:02d}:{game_id // 60 % 60:02d}:{game_id % 60:02d}+00:00",
-        opening=opening,
-    )  # fmt: skip
-
-
-def synthetic_records(agents: tuple[str, ...], pairs_per_pairing: int, seed: int = 1) -> list[GameRecord]:
-    """A round robin of game pairs (same opening, colours swapped), as :func:`tournament.schedule.schedule`
-    plays them."""
-    rng = random.Random(seed)
-    records = []
-    pair_id = 0
-    for _ in range(pairs_per_pairing):
-        for i, a in enumerate(agents):
-            for b in agents[i + 1 :]:
-                opening = tuple(rng.randrange(7) for _ in range(rng.choice((0, 2, 4))))
-                game_seed = rng.getrandbits(32)
-                for first, second in ((a, b), (b, a)):
-                    records.append(synthetic_game(len(records), pair_id, first, second, opening, game_seed))
-                pair_id += 1
-    return records
-
-
-AGENTS = ("alpha", "beta", "crashy", "fullcol", "slow")
-
-
-def settings_for(agents: tuple[str, ...], games: int, **changes) -> Settings:
-    return Settings(entrants=agents, games=games, opening_source="test openings", workers=2, cores=2,
-                    toolkit="0.1.0 (git test)", **changes)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

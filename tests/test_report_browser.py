@@ -12,7 +12,7 @@ from reports.browser import Browser, find_chromium
 from reports.documents import write_documents
 from reports.report import build
 from reports.results import Results
-from tests.test_report import AGENTS, settings_for, synthetic_records
+from tests.records import AGENTS, settings_for, synthetic_records
 
 pytestmark = pytest.mark.skipif(
     find_chromium() is None, reason="no Chromium on PATH (apt-get install -y chromium; .ci/run does)"
