@@ -157,6 +157,10 @@ class Board:
     ``Board(rows=6, columns=7, inarow=4)`` is the empty board; see the module docstring for the bit
     layout. The board does not store who has already won: :meth:`push` refuses to play on once a
     line exists (:class:`GameOverError`) and :meth:`winner` reports it.
+
+    >>> board = Board.from_moves("4455667")  # 1-based columns; mark 1 completes a row on the bottom
+    >>> board.outcome(), board.ply
+    (Outcome(winner=1), 7)
     """
 
     __slots__ = ("geo", "position", "mask", "ply", "_history")

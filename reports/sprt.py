@@ -80,6 +80,9 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
     ``alpha`` is the false positive rate (H1 accepted when H0 holds), ``beta`` the false negative
     rate. Raises ValueError unless ``0 < alpha < 1``, ``0 < beta < 1`` and ``alpha + beta < 1``
     (fastchess' checks; the bounds are then finite with lower < 0 < upper).
+
+    >>> [round(bound, 3) for bound in bounds(0.05, 0.05)]
+    [-2.944, 2.944]
     """
     if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
         raise ValueError("alpha and beta must be in (0, 1) with alpha + beta < 1")
@@ -87,7 +90,11 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
 
 
 def expected_score(elo: float) -> float:
-    """Expected score per game (0..1) of a logistic Elo difference: ``1 / (1 + 10^(-elo / 400))``."""
+    """Expected score per game (0..1) of a logistic Elo difference: ``1 / (1 + 10^(-elo / 400))``.
+
+    >>> expected_score(0.0), round(expected_score(100.0), 3)
+    (0.5, 0.64)
+    """
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
