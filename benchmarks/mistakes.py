@@ -3,7 +3,7 @@
 A move is a mistake when its outcome class (win > draw > loss, from the side to move) is below the
 best available. The best class is the sign of the position's score in the test file; whether the
 agent's move keeps it is one null-window test of the position after the move (:func:`is_mistake`),
-by the numba twin of the solver (:mod:`agents.solver.fast`, needs numba) under a node limit
+by the numba twin of the solver (:mod:`training.fast_solver`, needs numba) under a node limit
 (positions beyond it are reported as unchecked; in a lost position no move is a mistake).
 
 Every position is played by a fresh agent (no table carried over from earlier moves, the hardest
@@ -12,7 +12,8 @@ case) with ``actTimeout`` and an overage bank of ``--bank`` seconds::
     python -m benchmarks.mistakes --per-set 50 --act 2 --bank 10
 
 Depth-5 minimax makes 1.7 / 0.7 / 1.4 / 7.3 / 9.2 / 23.5 % mistakes on L3_R1 / L2_R1 / L2_R2 /
-L1_R1 / L1_R2 / L1_R3 (AlphaZero.jl's figures, see /work/shared/NOTES.md).
+L1_R1 / L1_R2 / L1_R3 (AlphaZero.jl's Connect Four tutorial, benchmark section,
+https://jonathan-laurent.github.io/AlphaZero.jl/stable/tutorial/connect_four/).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from agents.adapter import Clock, as_player
 from agents.board import Board
 from agents.solver import SearchAborted
 from benchmarks.pons import DATA, SETS, read_set
@@ -51,7 +53,7 @@ def is_mistake(checker, board: Board, column: int, best: int, max_nodes: int) ->
     -1 loss for the side to move: the sign of the position's score in Pons' file).
 
     A lost position admits no mistake; otherwise one null-window test of the position after the move
-    by ``checker`` (a :class:`agents.solver.fast.FastSolver`) decides: a win is kept when the opponent
+    by ``checker`` (a :class:`training.fast_solver.FastSolver`) decides: a win is kept when the opponent
     scores below 0 there, a draw when it scores at most 0. None when that test exceeds ``max_nodes``.
     """
     if best < 0:
@@ -84,14 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from agents import negamax
-    from agents.solver.fast import FastSolver
+    from training.fast_solver import FastSolver
 
     params = {}
     for item in filter(None, args.agent.split(",")):
         key, value = item.split("=")
         params[key] = {"True": True, "False": False}.get(value, value)
     checker = FastSolver(table_bits=24)
-    config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": args.act}
+    clock = Clock(args.act, args.bank)
     print(f"act {args.act} s, bank {args.bank} s, {args.per_set} positions a set, seed {args.seed}")
     print(
         f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'95% CI':>12s} "
@@ -107,9 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         for moves, score in sample:
             board = Board.from_moves(moves)
             agent = negamax.make_agent(**params)
-            obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": args.bank}
+            player = as_player(agent)
             start = time.perf_counter()
-            column = agent(obs, config)
+            column = player.play(board, clock)
             times.append(time.perf_counter() - start)
             stages[agent.last_move.get("stage", "?")] += 1
             mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)

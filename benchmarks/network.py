@@ -3,7 +3,7 @@
 Mistake rate (AlphaZero.jl's definition): a move is a mistake when its outcome class (win > draw >
 loss, side to move) is below the best available. The best class is the sign of the position's score
 in Pons' file; whether the agent's move keeps it is one null-window test of the position after it
-(:func:`benchmarks.mistakes.is_mistake`, numba solver :mod:`agents.solver.fast`, node limit
+(:func:`benchmarks.mistakes.is_mistake`, numba solver :mod:`training.fast_solver`, node limit
 ``--max-nodes``; positions beyond it are reported as unchecked). A random sample of ``--per-set``
 positions per set (seeded)::
 
@@ -18,7 +18,8 @@ Win rates go through the tournament runner instead (kaggle-environments referee,
 
 Reference mistake rates (%): depth-5 minimax 1.7 / 0.7 / 1.4 / 7.3 / 9.2 / 23.5 on L3_R1 / L2_R1 /
 L2_R2 / L1_R1 / L1_R2 / L1_R3; AlphaZero.jl about 0 on the easy sets, 2 begin-medium (L1_R2), 2.5
-middle-medium (L2_R2), 7 begin-hard (L1_R3) (/work/shared/NOTES.md).
+middle-medium (L2_R2), 7 begin-hard (L1_R3) (AlphaZero.jl's Connect Four tutorial, benchmark section,
+https://jonathan-laurent.github.io/AlphaZero.jl/stable/tutorial/connect_four/).
 """
 
 from __future__ import annotations
@@ -30,20 +31,22 @@ import sys
 import time
 from collections import Counter
 
+from agents.adapter import Clock, as_player
 from agents.board import Board
 from agents.registry import load_agent, parse_spec
 from benchmarks.mistakes import MINIMAX5, is_mistake, outcome_sign, rate_interval
 from benchmarks.pons import DATA, SETS, read_set
 
 ALPHAZERO_JL = {"L3_R1": 0.0, "L2_R1": 0.0, "L2_R2": 2.5, "L1_R1": 0.0, "L1_R2": 2.0, "L1_R3": 7.0}
-CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}
+CLOCK = Clock()
+"""Kaggle's: 2 s a move, a 60 s bank."""
 
 
 def mistakes(args: argparse.Namespace) -> int:
     """Print the mistake table of ``args.spec``; returns 0."""
-    from agents.solver.fast import FastSolver
+    from training.fast_solver import FastSolver
 
-    agent = load_agent(parse_spec(args.spec))
+    player = as_player(load_agent(parse_spec(args.spec)))
     checker = FastSolver(table_bits=24)
     print(f"{args.spec}: {args.per_set} positions a set, seed {args.seed}, node limit {args.max_nodes:,}")
     print(
@@ -57,9 +60,8 @@ def mistakes(args: argparse.Namespace) -> int:
         times = []
         for moves, score in sample:
             board = Board.from_moves(moves)
-            obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
             start = time.perf_counter()
-            column = agent(obs, CONFIG)
+            column = player.play(board, CLOCK)
             times.append(1000 * (time.perf_counter() - start))
             mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)
             if mistake is None:
@@ -80,17 +82,16 @@ def mistakes(args: argparse.Namespace) -> int:
 
 def speed(args: argparse.Namespace) -> int:
     """Print the time per move of ``args.spec`` on positions of Pons' sets; returns 0."""
-    agent = load_agent(parse_spec(args.spec))
+    player = as_player(load_agent(parse_spec(args.spec)))
     cases = [case for name in SETS for case in read_set(name, DATA)]
     sample = random.Random(args.seed).sample(cases, args.positions)
     board = Board.from_moves(sample[0][0])
-    agent({"board": board.to_kaggle(), "mark": board.mark}, CONFIG)  # loads the weights
+    player.play(board, CLOCK)  # loads the weights
     times = []
     for moves, _ in sample:
         board = Board.from_moves(moves)
-        obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
         start = time.perf_counter()
-        agent(obs, CONFIG)
+        player.play(board, CLOCK)
         times.append(1000 * (time.perf_counter() - start))
     times.sort()
     print(

@@ -24,26 +24,28 @@ import subprocess
 import sys
 import time
 
+from agents import random_agent
+from agents.adapter import Clock, as_player
 from agents.board import Board
-from agents.lines import has_line
+from agents.player import play_game
 from agents.registry import load_agent, parse_spec
 
-CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}
+CLOCK = Clock()
+"""Kaggle's: 2 s a move, a 60 s bank."""
 SPIN = "while True:\n    pass\n"
 
 
 def positions(count: int, seed: int) -> list[Board]:
-    """``count`` positions of 2 to 30 random plies, none won and none full (seeded)."""
+    """``count`` positions of 2 to 30 plies from games of two seeded ``random`` players (played by
+    :func:`agents.player.play_game`), none won and none full."""
     rng = random.Random(seed)
+    players = [as_player(random_agent.make_agent(seed=seed + side)) for side in (0, 1)]
     boards: list[Board] = []
     while len(boards) < count:
-        board = Board.from_moves("")
-        for _ in range(rng.randint(2, 30)):
-            board.play(rng.choice([c for c in range(7) if board.can_play(c)]))
-            if has_line(board.opponent, board.geo) or board.is_full():
-                break
-        else:
-            boards.append(board)
+        moves = play_game(players).moves
+        plies = rng.randint(2, 30)
+        if plies < len(moves):
+            boards.append(Board.from_moves(moves[:plies]))
     return boards
 
 
@@ -68,16 +70,16 @@ def main(argv: list[str] | None = None) -> int:
 
         with open(agent) as source:
             agent = get_last_callable(source.read(), path=agent)
+    player = as_player(agent)
     boards = positions(args.positions, args.seed)
-    agent({"board": boards[0].to_kaggle(), "mark": boards[0].mark}, CONFIG)  # loads the weights
+    player.play(boards[0], CLOCK)  # loads the weights
     spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(args.busy)]
     try:
         time.sleep(0.5)  # let the spinners get going
         times = []
         for board in boards:
-            obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
             start = time.perf_counter()
-            agent(obs, CONFIG)
+            player.play(board, CLOCK)
             times.append(1000 * (time.perf_counter() - start))
     finally:
         for spinner in spinners:

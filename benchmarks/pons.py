@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agents.solver import SearchAborted, Solver, parse_position
 
-DATA = Path("/work/shared/data/pons")
+DATA = Path(__file__).parent / "data" / "pons"
 SETS = ["L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3"]
 PONS_NODES = {
     "L3_R1": 51.28,
@@ -47,7 +47,7 @@ def run_set(name: str, engine: str, data: Path, limit: int | None, seconds: floa
     solved = correct = nodes = 0
     elapsed = 0.0
     if engine == "numba":
-        from agents.solver.fast import FastSolver
+        from training.fast_solver import FastSolver
 
         fast = FastSolver()
         warm = parse_position(cases[0][0], fast.geo)

@@ -13,11 +13,11 @@ in a module -- at the top, inside functions, under ``if TYPE_CHECKING`` -- is cl
 
 An import inside the body of a ``try`` whose handler catches ``ImportError`` (or
 ``ModuleNotFoundError``, ``Exception``, ``BaseException``, a bare ``except``) is *optional*: the code
-copes without the module (e.g. ``agents.book`` tries the numba twin ``agents.solver.fast`` and falls
-back on the pure-Python solver). A forbidden optional import is skipped, and an optional module of
-the package is inlined only when it and everything it needs can be; otherwise it is left out with
-a note, and the built file raises ``ModuleNotFoundError`` there -- caught by that handler, exactly
-as the package behaves where the module cannot be imported.
+copes without the module (e.g. an accelerator tried first, with a plain-Python fallback). A
+forbidden optional import is skipped, and an optional module of the package is inlined only when it
+and everything it needs can be; otherwise it is left out with a note, and the built file raises
+``ModuleNotFoundError`` there -- caught by that handler, exactly as the package behaves where the
+module cannot be imported.
 
 Data files: ``<package>.resources`` is not inlined; the builder generates a replacement. Its users
 must call ``resources.read("literal-name")`` (or ``read("literal-name")`` imported from it) with a

@@ -15,7 +15,7 @@ PONS = Path(__file__).parent / "data" / "pons"
 
 @pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1"])
 def test_is_mistake_matches_the_solver_analysis(name: str) -> None:
-    fast = pytest.importorskip("agents.solver.fast")
+    fast = pytest.importorskip("training.fast_solver")
     checker = fast.FastSolver(table_bits=16)
     solver = Solver()
     seen = set()
@@ -35,7 +35,7 @@ def test_is_mistake_matches_the_solver_analysis(name: str) -> None:
 
 
 def test_is_mistake_reports_an_exhausted_node_limit() -> None:
-    fast = pytest.importorskip("agents.solver.fast")
+    fast = pytest.importorskip("training.fast_solver")
     board = Board.from_moves("4")
     assert is_mistake(fast.FastSolver(table_bits=16), board, 3, 0, max_nodes=10) is None
     assert is_mistake(fast.FastSolver(table_bits=16), board, 3, -1, max_nodes=10) is False  # lost: no mistake

@@ -1,4 +1,5 @@
-"""The opening book: file format, mirror folding, the move chooser and the packaged data."""
+"""The opening book: file format, mirror folding, the packaged data (agents.book) and its generation
+(training.book: the move chooser, building from a log)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import numpy as np
 import pytest
 
 from agents.board import Board, geometry
-from agents.book import NO_MOVE, Book, _Evaluator, build, canonical, load_book, mirror
+from agents.book import NO_MOVE, Book, canonical, load_book, mirror
 from agents.solver import Solver
+from training.book import _Evaluator, build, to_bytes
 
 GEO = geometry(6, 7, 4)
 
@@ -40,7 +42,7 @@ def _tiny_book() -> Book:
 
 
 def test_round_trip_and_lookup_with_mirror() -> None:
-    book = Book.from_bytes(_tiny_book().to_bytes())
+    book = Book.from_bytes(to_bytes(_tiny_book()))
     assert len(book) == 3 and book.depth == (2, -1)
     empty = Board()
     assert book.lookup(empty.position, empty.mask) == (3, 1)

@@ -74,3 +74,35 @@ def test_a_file_agent_importing_our_package_plays_through_evaluate(tmp_path: Pat
     rewards = ast.literal_eval(out.strip())
     assert len(rewards) == 2
     assert all(None not in episode for episode in rewards), rewards  # None: the file agent failed
+
+
+OFFLINE = ("jax", "flax", "optax", "torch", "numba", "training")
+
+
+def test_no_module_of_agents_imports_offline_code() -> None:
+    """Every module under ``agents/`` (what a submission inlines) imports without the training stack."""
+    root = Path(__file__).resolve().parent.parent
+    script = f"""
+        import importlib, pkgutil, sys
+
+        import agents
+
+        modules = pkgutil.walk_packages(agents.__path__, "agents.")
+        names = [m.name for m in modules if not m.name.endswith("__main__")]
+        for name in names:
+            importlib.import_module(name)
+        offline = sorted(m for m in sys.modules if m.split(".")[0] in {OFFLINE!r})
+        print(len(names), *offline)
+        """
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    count, *offline = result.stdout.split()
+    assert int(count) >= 20  # the walk found the package's modules
+    assert offline == []

@@ -127,21 +127,6 @@ def test_module_runs_as_a_program() -> None:
     assert result.stdout.split() == [moves, str(score)]
 
 
-def test_numba_twin_gives_the_same_scores() -> None:
-    pytest.importorskip("numba")
-    from agents.solver.fast import FastSolver
-
-    fast = FastSolver(table_bits=16)
-    solver = Solver()
-    for moves, score in _cases("Test_L2_R1.head")[:10]:
-        board = solver.solve(moves)
-        pos = parse_position(moves, solver.geo)
-        assert fast.solve_bits(pos.position, pos.mask, pos.ply) == board.score == score
-        assert fast.solve_bits(pos.position, pos.mask, pos.ply, weak=True) == (score > 0) - (score < 0)
-        assert fast.at_least(pos.position, pos.mask, pos.ply, score)
-        assert not fast.at_least(pos.position, pos.mask, pos.ply, score + 1)
-
-
 def test_at_least_is_a_null_window_test() -> None:
     solver = Solver()
     for moves, score in _cases("Test_L2_R1.head")[:6]:

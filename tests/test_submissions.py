@@ -240,7 +240,7 @@ FAKE_PACKAGE = {
         from . import resources
         from .helper import Pick
 
-        try:  # optional, as agents.book tries the numba solver
+        try:  # optional: an accelerator the module can do without
             from fakeagents import turbo
         except ImportError:
             turbo = None

@@ -1,7 +1,7 @@
 """The trained policy/value network agent (spec ``network``, ``network:depth=N``).
 
-Inference is numpy only (:mod:`agents.network.numpy_forward`); training (:mod:`agents.network.train`)
-uses JAX/flax/optax and is never imported by the agent. See :mod:`agents.network.agent`.
+Inference is numpy only (:mod:`agents.network.numpy_forward`); training lives outside the package
+(:mod:`training.network`, JAX/flax/optax) and is never imported by the agent. See :mod:`agents.network.agent`.
 """
 
 from agents.network.agent import agent, make_agent

@@ -1,6 +1,6 @@
 """The policy/value network's forward pass in plain numpy (the shipped agent imports no framework).
 
-Architecture (defined for training in :mod:`agents.network.model`, flax): a small residual CNN in
+Architecture (defined for training in :mod:`training.network.model`, flax): a small residual CNN in
 the style of AlphaZero (Silver et al., "A general reinforcement learning algorithm that masters
 chess, shogi and Go through self-play", Science 2018), without batch normalisation:
 

@@ -1,4 +1,4 @@
-"""The solver's algorithm compiled with numba, for offline work (opening-book generation, benchmarks).
+"""The solver's algorithm compiled with numba, for offline work (opening book, training data, benchmarks).
 
 Same algorithm as :mod:`agents.solver` (Pons' final solver, http://blog.gamesolver.org/): alpha-beta
 negamax on bitboards, threat-count move ordering with centre-first ties, pruning of moves that lose
@@ -8,7 +8,9 @@ bits, ``(rows + 1) * columns <= 64``, and ``inarow == 4``), and the transpositio
 fixed-size array (one entry per slot, always replaced) instead of a dict, so node counts differ
 slightly from the pure-Python core.
 
-Importing this module needs numba (the optional ``fast`` extra); the shipped agent never imports it.
+Importing this module needs numba (the optional ``fast`` extra); nothing under ``agents/`` imports it
+(a submission cannot carry numba). :func:`training.solvers.weak_solver` falls back on the pure-Python
+solver when numba is missing.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import flax.linen as nn
 import jax.numpy as jnp
 import numpy as np
 
+from agents.network.features import COLUMNS
 from agents.network.numpy_forward import blocks_of
 
 __all__ = ["PolicyValueNet", "export_weights", "grow"]
@@ -44,7 +45,7 @@ class PolicyValueNet(nn.Module):
             h = nn.relu(h + y)
         batch = planes.shape[0]
         p = nn.relu(conv(2, 1, "policy_conv")(h)).reshape(batch, -1)
-        policy = nn.Dense(7, name="policy_dense")(p)
+        policy = nn.Dense(COLUMNS, name="policy_dense")(p)
         v = nn.relu(conv(1, 1, "value_conv")(h)).reshape(batch, -1)
         v = nn.relu(nn.Dense(64, name="value_hidden")(v))
         value = nn.Dense(3, name="value_out")(v)

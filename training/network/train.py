@@ -2,7 +2,7 @@
 
 Method (supervised distillation of the solver, chosen because it learns fastest per CPU-second
 here): positions from noisy tactical games are weak-solved move by move by the numba solver
-(:mod:`agents.network.data`); the policy target is uniform over the moves of the best outcome class
+(:mod:`training.network.data`); the policy target is uniform over the moves of the best outcome class
 (immediate wins preferred), the value target the position's class (loss / draw / win). Losses:
 cross-entropy of the masked policy plus cross-entropy of the value (AlphaZero's two heads, Silver et
 al. 2018, with solver targets instead of MCTS visit counts and game outcomes). The solved moves give
@@ -13,14 +13,14 @@ data, since early positions cost the solver minutes each. Adam (Kingma & Ba 2015
 
 Command::
 
-    nice -n 19 python -m agents.network.train --out runs/network [--steps N] [--smoke]
+    nice -n 19 python -m training.network.train --out runs/network [--steps N] [--smoke]
 
 ``OUT/data/shard-*.npz`` are generated first when missing (``--shards``, ``--shard-size``); then
 ``OUT/checkpoint.pkl`` is resumed if present (a resumed run may be given more ``--shards`` and
 ``--steps``: the cosine schedule is then stretched to the new length, and the last shard, held out,
 changes). A new run may start from smaller weights instead of random ones: ``--init-from FILE.npz``
 grows them to ``--channels`` / ``--blocks`` without changing what they compute
-(:func:`agents.network.model.grow`). ``--data DIR`` reads the shards from another run's directory.
+(:func:`training.network.model.grow`). ``--data DIR`` reads the shards from another run's directory.
 Every ``--eval-every`` steps: validation metrics on the held-out shard (policy accuracy =
 argmax among the solver's best moves; value accuracy), games of the network alone against ``random``
 and kaggle's ``negamax``, a checkpoint, ``OUT/history.json``, ``OUT/curves.png`` and
@@ -34,7 +34,6 @@ import argparse
 import json
 import os
 import pickle
-import random
 import sys
 import time
 from pathlib import Path
@@ -42,60 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.board import Board
-from agents.network.data import (
-    FULL,
-    UNSOLVED,
-    add_shard_arguments,
-    book_examples,
-    load_shards,
-    shards_from_args,
-)
-from agents.network.features import encode_batch, legal_mask_batch
+from agents.network.features import COLUMNS, PLANES, ROWS, encode_batch, legal_mask_batch
 from agents.network.numpy_forward import load_weights
+from training.network.data import add_shard_arguments, load_shards, shards_from_args
+from training.network.evaluate import play_match, plot_curves
+from training.network.examples import book_examples, child_examples, targets
 
-__all__ = ["main", "targets"]
-
-
-def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Policy and value targets from per-move labels ``values`` (int8 ``(n, 7)``, see ``data``).
-
-    Returns ``policy`` float32 ``(n, 7)`` (uniform over the best-valued moves) and ``value`` int32
-    ``(n,)``: 0 loss, 1 draw, 2 win for the side to move.
-    """
-    known = (values != FULL) & (values != UNSOLVED)
-    scored = np.where(known, values, -100).astype(np.int32)
-    best = scored.max(axis=1)
-    policy = (scored == best[:, None]).astype(np.float32)
-    policy /= policy.sum(axis=1, keepdims=True)
-    value = (np.minimum(best, 1) + 1).astype(np.int32)
-    return policy, value
-
-
-def child_examples(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Value-only examples: the positions after each solved move of ``data`` (see ``load_shards``).
-
-    A move valued ``v`` in {-1, 0, 1} for the mover leaves the opponent, now to move, with outcome
-    ``-v``: class ``1 - v`` (0 loss, 1 draw, 2 win). Immediate wins (game over) and unsolved moves are
-    skipped; children are not deduplicated. Returns ``position``, ``mask`` (uint64) and ``value``.
-    """
-    height = 7
-    positions, masks, classes = [], [], []
-    for c in range(7):
-        v = data["values"][:, c].astype(np.int32)
-        keep = (v >= -1) & (v <= 1) & (data["ply"] < 41)
-        mask = data["mask"][keep]
-        bottom = np.uint64(1 << (c * height))
-        column = np.uint64(((1 << 6) - 1) << (c * height))
-        cell = (mask + bottom) & column
-        positions.append(data["position"][keep] ^ mask)
-        masks.append(mask | cell)
-        classes.append(1 - v[keep])
-    return {
-        "position": np.concatenate(positions),
-        "mask": np.concatenate(masks),
-        "value": np.concatenate(classes).astype(np.int32),
-    }
+__all__ = ["main"]
 
 
 def _log(out: Path, message: str) -> None:
@@ -107,98 +59,11 @@ def _log(out: Path, message: str) -> None:
     tqdm.write(line, file=sys.stderr)
 
 
-def _play(agent_a: Any, agent_b: Any, rng: random.Random) -> int:
-    """One game between kaggle-style agents (a moves first); +1 a wins, 0 draw, -1 b wins."""
-    from kaggle_environments.utils import Struct
-
-    config = Struct(rows=6, columns=7, inarow=4, actTimeout=2, timeout=2)
-    board = Board()
-    players = (agent_a, agent_b)
-    while True:
-        obs = Struct(board=board.to_kaggle(), mark=board.mark, remainingOverageTime=60)
-        column = int(players[board.ply % 2](obs, config))
-        board.push(column)
-        if board.winner() is not None:
-            return 1 if board.ply % 2 == 1 else -1
-        if board.is_full():
-            return 0
-
-
-def play_match(agent: Any, opponent: str, games: int, seed: int) -> float:
-    """Score (wins + draws/2, fraction) of ``agent`` against ``"random"`` or ``"negamax"`` (kaggle's),
-    ``games`` games with each colour."""
-    # ``agents`` is already imported (this module lives in it), so kaggle_environments' lux_ai_s3
-    # directory on sys.path cannot shadow it.
-    from kaggle_environments.envs.connectx.connectx import negamax_agent
-
-    rng = random.Random(seed)
-    if opponent == "random":
-
-        def other(obs: Any, config: Any) -> int:
-            return rng.choice([c for c in range(7) if obs.board[c] == 0])
-    else:
-        other = negamax_agent
-    total = 0.0
-    for _ in range(games):
-        total += (_play(agent, other, rng) + 1) / 2
-        total += (1 - _play(other, agent, rng)) / 2
-    return total / (2 * games)
-
-
-def plot_curves(history: list[dict[str, float]], path: Path) -> None:
-    """Save loss, accuracy and win-rate curves against training steps to ``path`` (PNG); a dotted line
-    marks each change of the training data (the records' ``positions``, labelled positions)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    steps = [h["step"] for h in history]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    for key, label in (
-        ("train_loss", "train loss"),
-        ("val_policy_loss", "val policy CE"),
-        ("val_value_loss", "val value CE"),
-    ):
-        axes[0].plot(steps, [h[key] for h in history], label=label)
-    axes[0].set_title("loss")
-    for key, label in (
-        ("val_policy_acc", "policy: best move (solver)"),
-        ("val_value_acc", "value: outcome class (solver)"),
-    ):
-        axes[1].plot(steps, [100 * h[key] for h in history], label=label)
-    axes[1].set_title("accuracy on held-out solver labels (%)")
-    for key, label in (("vs_random", "vs random"), ("vs_negamax", "vs kaggle negamax")):
-        axes[2].plot(steps, [100 * h[key] for h in history], marker="o", label=label)
-    axes[2].set_title("score of the network alone (%)")
-    axes[2].set_ylim(0, 102)
-    # A resumed run may train on other data: mark where the number of labelled positions changes.
-    changes = [
-        (before["step"], after["positions"])
-        for before, after in zip(history, history[1:], strict=False)
-        if "positions" in before and "positions" in after and before["positions"] != after["positions"]
-    ]
-    for step, _ in changes:
-        for ax in axes:
-            ax.axvline(step, color="grey", linestyle=":", linewidth=1)
-    if changes:
-        first = f"{history[0]['positions'] / 1000:.0f} K" if "positions" in history[0] else "?"
-        moves = ", ".join(f"{n / 1000:.0f} K after step {step}" for step, n in changes)
-        fig.suptitle(
-            f"dotted lines: training data changed (labelled positions: {first}, then {moves})", fontsize=9
-        )
-    for ax in axes:
-        ax.set_xlabel("training step")
-        ax.grid(alpha=0.3)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line; see the module docstring. Returns 0."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.network.train", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--out", type=Path, required=True)
     add_shard_arguments(parser)
     parser.add_argument("--steps", type=int, default=20000)
@@ -271,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     from agents.network.agent import make_agent_from_weights
-    from agents.network.model import PolicyValueNet, export_weights, grow
+    from training.network.model import PolicyValueNet, export_weights, grow
 
     net = PolicyValueNet(channels=args.channels, blocks=args.blocks)
     schedule = optax.cosine_decay_schedule(args.lr, args.steps, alpha=0.02)
@@ -290,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         if small is not None:
             _log(out, f"--init-from {args.init_from} ignored: the run resumes from its checkpoint")
     else:
-        params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, 6, 7, 3)))["params"]
+        params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, ROWS, COLUMNS, PLANES)))["params"]
         if small is not None:
             try:
                 params = grow(small, params)
@@ -334,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         kid = rng.integers(0, len(child_value), args.batch - args.batch // 2)
         planes = np.concatenate([train_planes[idx], child_planes[kid]])
         legal = np.concatenate([train_legal[idx], child_legal[kid]])
-        policy = np.concatenate([train_policy[idx], np.zeros((len(kid), 7), np.float32)])
+        policy = np.concatenate([train_policy[idx], np.zeros((len(kid), COLUMNS), np.float32)])
         value = np.concatenate([train_value[idx], child_value[kid]])
         if rng.random() < 0.5:  # mirror symmetry
             planes, legal, policy = planes[:, :, ::-1, :], legal[:, ::-1], policy[:, ::-1]

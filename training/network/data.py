@@ -1,20 +1,24 @@
 """Training positions labelled by perfect play (offline; needs the numba solver or is slow).
 
-Positions come from games between two "noisy tactical" players: each move is uniformly random with
-probability ``epsilon`` (drawn per game from :data:`EPSILONS`), otherwise the player wins at once if
-it can, blocks the opponent's immediate win if it must, avoids moves that let the opponent win at
-once, and picks at random among what is left. The non-terminal positions of each game from ply
-``min_ply`` on are labelled from the end of the game backwards (so the solver's transposition table
-from later positions speeds up earlier ones) with the weak value of every legal move:
+Positions come from games between two "noisy tactical" players (:class:`NoisyTactical`, played by
+:func:`agents.player.play_game`): each move is uniformly random with probability ``epsilon`` (drawn
+per game from :data:`EPSILONS`), otherwise the player wins at once if it can, blocks the opponent's
+immediate win if it must, avoids moves that let the opponent win at once, and picks at random among
+what is left. The non-terminal positions of each game from ply ``min_ply`` on are labelled from the
+end of the game backwards (so the solver's transposition table from later positions speeds up
+earlier ones) with the weak value of every legal move:
 
 * ``2``: the move wins at once; ``1``: it keeps a win; ``0``: draw; ``-1``: loss (side to move);
 * ``-2``: column full; ``-3``: not solved (another move wins at once, so the rest are not needed).
 
 A shard is an ``.npz`` of ``position``, ``mask`` (int64 bitboards, :mod:`agents.board` layout), ``ply``
-(int8) and ``values`` (int8, ``(n, 7)``); positions are unique within a shard.
+(int8) and ``values`` (int8, ``(n, 7)``); positions are unique within a shard. Boards are 6x7
+(:mod:`agents.network.features`).
 
-Labels come from :class:`agents.solver.fast.FastSolver` (numba) when it imports, else from the pure
-Python :class:`agents.solver.Solver` (about 30x slower).
+Labels come from :func:`training.solvers.weak_solver` (the numba :class:`training.fast_solver.FastSolver`
+when it imports, else the pure-Python :class:`agents.solver.Solver`, about 30x slower). Command::
+
+    python -m training.network.data --out DIR --shards K --shard-size N [--min-ply P] [--seed S] [--workers W]
 """
 
 from __future__ import annotations
@@ -27,19 +31,23 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.adapter import Clock
 from agents.board import Board
+from agents.network.features import COLUMNS, ROWS
+from agents.player import play_game
+from training.solvers import weak_solver
 
 __all__ = [
     "EPSILONS",
     "FULL",
     "UNSOLVED",
+    "NoisyTactical",
     "add_shard_arguments",
-    "book_examples",
     "ensure_shards",
     "generate_shard",
     "label_game",
     "load_shards",
-    "play_game",
+    "noisy_game",
     "shards_from_args",
 ]
 
@@ -48,68 +56,58 @@ FULL = -2
 UNSOLVED = -3
 
 
-def _solver():
-    try:
-        from agents.solver.fast import FastSolver
+class NoisyTactical:
+    """The noisy tactical :class:`~agents.player.Player` of the module docstring, drawing from ``rng``.
 
-        return FastSolver(table_bits=22)
-    except ImportError:  # pragma: no cover - numba missing
-        from agents.solver import Solver
+    With probability ``epsilon`` a uniformly random legal column; otherwise a random immediate win,
+    else a random block of an immediate threat, else a random move that does not lose at once (any
+    legal move when all do).
+    """
 
-        return Solver()
+    def __init__(self, rng: random.Random, epsilon: float) -> None:
+        self.rng = rng
+        self.epsilon = epsilon
 
-
-def _tactical_move(board: Board, rng: random.Random) -> int:
-    """A random immediate win, else a random block of an immediate threat, else a random move that
-    does not lose at once (any legal move when all do)."""
-    for cells in (board.winning_moves(), board.threats() & board.possible(), board.non_losing_moves()):
-        if cells:
-            return rng.choice(board.columns(cells))
-    return rng.choice(board.legal_moves())
-
-
-def play_game(rng: random.Random, epsilon: float) -> list[int]:
-    """Moves (0-based columns) of one noisy-tactical game from the empty board to its end."""
-    board = Board()
-    moves: list[int] = []
-    while not board.is_game_over():
-        explore = rng.random() < epsilon
-        column = rng.choice(board.legal_moves()) if explore else _tactical_move(board, rng)
-        board.play(column)
-        moves.append(column)
-    return moves
+    def play(self, board: Board, clock: Clock) -> int:
+        rng = self.rng
+        if rng.random() < self.epsilon:
+            return rng.choice(board.legal_moves())
+        for cells in (board.winning_moves(), board.threats() & board.possible(), board.non_losing_moves()):
+            if cells:
+                return rng.choice(board.columns(cells))
+        return rng.choice(board.legal_moves())
 
 
-def label_game(moves: list[int], solver, min_ply: int) -> list[tuple[int, int, int, list[int]]]:
+def noisy_game(rng: random.Random, epsilon: float) -> tuple[int, ...]:
+    """Moves (0-based columns) of one game between two :class:`NoisyTactical` players sharing ``rng``,
+    from the empty 6x7 board to its end."""
+    player = NoisyTactical(rng, epsilon)
+    return play_game([player, player], Board(ROWS, COLUMNS)).moves
+
+
+def label_game(moves: tuple[int, ...], solver, min_ply: int) -> list[tuple[int, int, int, list[int]]]:
     """``(position, mask, ply, values)`` of the game's non-terminal positions at ply >= ``min_ply``.
 
-    Labelled backwards from the end of the game; ``values`` as in the module docstring.
+    Labelled backwards from the end of the game (its moves taken back one by one); ``values`` as in
+    the module docstring; ``solver`` as :func:`training.solvers.weak_solver` returns.
     """
-    boards = []
-    board = Board()
-    for column in moves:
-        boards.append((board.position, board.mask, board.ply))
-        board.play(column)
+    board = Board.from_moves(moves, rows=ROWS, columns=COLUMNS)
     out = []
-    for position, mask, ply in reversed(boards):
-        if ply < min_ply:
-            break
-        b = Board()
-        b.position, b.mask, b.ply = position, mask, ply
-        wins = b.winning_moves()
+    while board.ply > min_ply:
+        board.pop()
+        wins = board.winning_moves()
         values = []
-        for c in range(7):
-            if not b.can_play(c):
+        for c in range(COLUMNS):
+            if not board.can_play(c):
                 values.append(FULL)
             elif wins:
-                values.append(2 if wins & b.geo.column_masks[c] else UNSOLVED)
-            elif ply + 1 == 42:
+                values.append(2 if wins & board.move_cell(c) else UNSOLVED)
+            elif board.ply + 1 == board.geo.size:
                 values.append(0)
             else:
-                cell = b.move_cell(c)
-                child = solver.solve_bits(position ^ mask, mask | cell, ply + 1, weak=True)
-                values.append(-int(child))
-        out.append((position, mask, ply, values))
+                child = board.mask | board.move_cell(c)
+                values.append(-int(solver.solve_bits(board.opponent, child, board.ply + 1, weak=True)))
+        out.append((board.position, board.mask, board.ply, values))
     return out
 
 
@@ -129,13 +127,13 @@ def generate_shard(
     (early positions cost the solver seconds each, late ones milliseconds).
     """
     rng = random.Random(seed)
-    solver = _solver()
+    solver = weak_solver(22)
     seen: set[int] = set()
     rows: list[tuple[int, int, int, list[int]]] = []
     start = time.perf_counter()
     games = 0
     while len(rows) < size:
-        moves = play_game(rng, rng.choice(EPSILONS))
+        moves = noisy_game(rng, rng.choice(EPSILONS))
         games += 1
         first = early_ply if rng.random() < early_fraction else min_ply
         for row in label_game(moves, solver, first):
@@ -168,56 +166,6 @@ def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
         "ply": np.concatenate([p["ply"] for p in parts]),
         "values": np.concatenate([p["values"] for p in parts]),
     }
-
-
-def book_examples() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """The opening book (:mod:`agents.book`, 6x7) as training examples, in two parts.
-
-    ``labelled``: the positions with a move (won or drawn), as :func:`load_shards` returns them, where
-    ``values`` holds the book's weak value at its column and ``UNSOLVED`` at the other legal columns
-    (other moves may be as good: the book keeps one). ``lost``: the lost positions (no move stored) as
-    value-only examples, ``position``, ``mask`` and ``value`` (class 0, loss). Positions come in the
-    book's canonical orientation (the smaller of a key and its mirror's). Raises ``FileNotFoundError``
-    when the book file is missing.
-    """
-    from agents.book import NO_MOVE, load_book
-
-    book = load_book()
-    if book is None:
-        raise FileNotFoundError("the opening book agents/data/book-6x7.bin is missing")
-    height, columns = book.geo.height, book.geo.columns
-    keys = book.keys.astype(np.uint64)
-    position = np.zeros_like(keys)
-    mask = np.zeros_like(keys)
-    # Pons' key = position + mask: in each column, (stones below a 1 sentinel) + the mover's stones, so
-    # the column's height h satisfies 2^h - 1 <= bits < 2^(h+1) - 1.
-    stones = np.array([(x + 1).bit_length() - 1 for x in range(1 << height)], dtype=np.uint64)
-    for c in range(columns):
-        shift = np.uint64(c * height)
-        bits = (keys >> shift) & np.uint64((1 << height) - 1)
-        filled = (np.uint64(1) << stones[bits.astype(np.int64)]) - np.uint64(1)
-        mask |= filled << shift
-        position |= (bits - filled) << shift
-    entries = book.entries.astype(np.int16)
-    column, value = entries & 15, (entries >> 4) - 1
-    ply = np.array([int(m).bit_count() for m in mask], dtype=np.int8)
-    full = np.stack([(mask & np.uint64(top)) != 0 for top in book.geo.top_cells], axis=1)
-    has_move = column != NO_MOVE
-    values = np.where(full, FULL, UNSOLVED).astype(np.int8)
-    rows = np.flatnonzero(has_move)
-    values[rows, column[rows]] = value[rows]
-    labelled = {
-        "position": position[has_move],
-        "mask": mask[has_move],
-        "ply": ply[has_move],
-        "values": values[has_move],
-    }
-    lost = {
-        "position": position[~has_move],
-        "mask": mask[~has_move],
-        "value": np.zeros(int((~has_move).sum()), dtype=np.int32),
-    }
-    return labelled, lost
 
 
 def _write_shard(
@@ -319,8 +267,10 @@ def shards_from_args(args: argparse.Namespace, directory: Path, log: Callable[[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.network.data --out DIR --shards K --shard-size N [--min-ply P] [--seed S] ...``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """``python -m training.network.data`` (see the module docstring); returns 0."""
+    parser = argparse.ArgumentParser(
+        prog="python -m training.network.data", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--out", type=Path, required=True)
     add_shard_arguments(parser)
     args = parser.parse_args(argv)

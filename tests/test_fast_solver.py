@@ -1,0 +1,56 @@
+"""The numba twin (training.fast_solver) agrees with agents.solver on Pons' test positions; the
+offline jobs' solver choice (training.solvers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.solver import SearchAborted, Solver, parse_position
+from training.solvers import weak_solver
+
+pytest.importorskip("numba")
+from training.fast_solver import FastSolver  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "pons"
+
+
+def _cases(name: str, count: int) -> list[tuple[str, int]]:
+    lines = (DATA / name).read_text().splitlines()[:count]
+    return [(m, int(s)) for m, s in (line.split() for line in lines)]
+
+
+@pytest.mark.parametrize("name", ["Test_L3_R1.head", "Test_L2_R1.head", "Test_L1_R1.head"])
+def test_scores_equal_the_pure_python_solvers_and_pons(name: str) -> None:
+    fast = FastSolver(table_bits=16)
+    solver = Solver()
+    for moves, score in _cases(name, 5):
+        solver.reset()
+        pos = parse_position(moves, solver.geo)
+        assert fast.solve_bits(pos.position, pos.mask, pos.ply) == solver.solve(moves).score == score, moves
+        weak = (score > 0) - (score < 0)
+        assert fast.solve_bits(pos.position, pos.mask, pos.ply, weak=True) == weak
+        assert fast.at_least(pos.position, pos.mask, pos.ply, score)
+        assert not fast.at_least(pos.position, pos.mask, pos.ply, score + 1)
+        assert fast.nodes > 0
+
+
+def test_a_node_limit_aborts_the_search() -> None:
+    moves, _ = _cases("Test_L1_R1.head", 1)[0]
+    fast = FastSolver(table_bits=16)
+    pos = parse_position(moves, fast.geo)
+    with pytest.raises(SearchAborted):
+        fast.solve_bits(pos.position, pos.mask, pos.ply, max_nodes=10)
+
+
+def test_unsupported_geometries_are_refused() -> None:
+    with pytest.raises(ValueError, match="inarow == 4"):
+        FastSolver(6, 7, 5)
+    with pytest.raises(ValueError, match="64"):
+        FastSolver(8, 8, 4)
+
+
+def test_offline_jobs_take_the_twin_when_numba_imports() -> None:
+    assert isinstance(weak_solver(12), FastSolver)
+    assert isinstance(weak_solver(12, prefer_fast=False), Solver)

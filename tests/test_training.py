@@ -1,0 +1,194 @@
+"""Offline training code (training.network): labelled data, examples and targets, the flax model, a
+smoke training run, and the command lines' refusals."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from agents.adapter import Clock
+from agents.board import Board
+from agents.network.agent import best_move
+from agents.network.numpy_forward import forward, load_weights
+from agents.solver import Solver
+from tests.test_network import random_weights
+from training.network.data import FULL, UNSOLVED, NoisyTactical, label_game, noisy_game
+from training.network.examples import book_examples, child_examples, targets
+
+
+def test_noisy_games_are_whole_legal_games_from_the_seed() -> None:
+    for seed in range(5):
+        moves = noisy_game(random.Random(seed), epsilon=0.25)
+        assert moves == noisy_game(random.Random(seed), epsilon=0.25)
+        board = Board.from_moves(moves)  # raises on an illegal move or a move after the end
+        assert board.is_game_over()
+
+
+def test_the_tactical_player_wins_blocks_and_does_not_play_under_a_threat() -> None:
+    clock = Clock()
+    for seed in range(20):
+        player = NoisyTactical(random.Random(seed), epsilon=0.0)
+        assert player.play(Board.from_moves("112233"), clock) == 3  # its win in column 4
+        assert player.play(Board.from_moves("11223"), clock) == 3  # the opponent's win in column 4
+        # The opponent threatens b2: a stone in b1 would let it win at once.
+        assert player.play(Board.from_moves("35326173332744"), clock) != 1
+    explorer = NoisyTactical(random.Random(0), epsilon=1.0)
+    assert {explorer.play(Board.from_moves("112233"), clock) for _ in range(50)} == set(range(7))
+
+
+def test_labels_are_the_solvers_weak_values() -> None:
+    solver = Solver()
+    moves = noisy_game(random.Random(7), epsilon=0.5)
+    rows = label_game(moves, solver, min_ply=max(len(moves) - 8, 0))
+    assert [ply for _, _, ply, _ in rows] == list(range(len(moves) - 1, max(len(moves) - 8, 0) - 1, -1))
+    for position, mask, ply, values in rows:
+        board = Board.from_moves(moves[:ply])
+        assert (board.position, board.mask) == (position, mask)
+        scores = Solver().analyse(moves[:ply], weak=True)
+        wins = board.columns(board.winning_moves())
+        for column, (value, score) in enumerate(zip(values, scores, strict=True)):
+            if score is None:
+                assert value == FULL
+            elif wins:
+                assert value == (2 if column in wins else UNSOLVED)
+            else:
+                assert value == score
+
+
+def test_child_examples_are_the_positions_after_each_solved_move() -> None:
+    board = Board.from_moves("4455")
+    values = np.array([[0, -1, UNSOLVED, 1, FULL, 0, 2]], dtype=np.int8)
+    data = {
+        "position": np.array([board.position], np.uint64),
+        "mask": np.array([board.mask], np.uint64),
+        "ply": np.array([board.ply], np.int8),
+        "values": values,
+    }
+    children = child_examples(data)
+    expected = {}
+    for column in (0, 1, 3, 5):
+        child = board.copy()
+        child.push(column)
+        expected[(child.position, child.mask)] = 1 - int(values[0, column])
+    got = {
+        (int(p), int(m)): int(v)
+        for p, m, v in zip(children["position"], children["mask"], children["value"], strict=True)
+    }
+    assert got == expected
+
+
+def test_grown_net_computes_what_the_small_net_computes() -> None:
+    jax = pytest.importorskip("jax")
+    from training.network.model import PolicyValueNet, export_weights, grow
+
+    _, _, small = random_weights(channels=8, blocks=2)
+    big = PolicyValueNet(channels=12, blocks=3)
+    fresh = big.init(jax.random.PRNGKey(5), np.zeros((1, 6, 7, 3), np.float32))["params"]
+    grown = grow(small, fresh)
+    planes = np.random.default_rng(2).normal(size=(6, 6, 7, 3)).astype(np.float32)
+    for want, got in zip(forward(small, planes), big.apply({"params": grown}, planes), strict=True):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
+    # The new channels are live (random), so training can use them.
+    assert np.abs(export_weights(grown)["stem/kernel"][..., 8:]).sum() > 0
+    with pytest.raises(ValueError, match="cannot grow"):
+        grow(export_weights(grown), random_weights(channels=8, blocks=2)[1])
+
+
+def test_targets_uniform_over_best_moves() -> None:
+    values = np.array(
+        [[FULL, -1, 1, 1, 0, -1, -1], [UNSOLVED, 2, UNSOLVED, 2, UNSOLVED, UNSOLVED, FULL], [-1] * 7],
+        dtype=np.int8,
+    )
+    policy, value = targets(values)
+    np.testing.assert_allclose(policy[0], [0, 0, 0.5, 0.5, 0, 0, 0])
+    np.testing.assert_allclose(policy[1], [0, 0.5, 0, 0.5, 0, 0, 0])
+    np.testing.assert_allclose(policy[2], [1 / 7] * 7)
+    assert value.tolist() == [2, 2, 0]
+
+
+@pytest.mark.slow
+def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
+    pytest.importorskip("jax")
+    from training.network.train import main
+
+    out = tmp_path / "run"
+    assert main(["--out", str(out), "--smoke", "--book"]) == 0
+    for name in ("network.npz", "curves.png", "history.json", "checkpoint.pkl", "train.log"):
+        assert (out / name).is_file()
+    history = json.loads((out / "history.json").read_text())
+    assert history[-1]["step"] == 40
+    # One 200-position shard trained on (the other held out), plus the book's positions with a move.
+    assert history[-1]["positions"] == 200 + len(book_examples()[0]["ply"])
+    weights = load_weights((out / "network.npz").read_bytes())
+    board = Board.from_moves("44")
+    assert board.can_play(best_move(weights, board))
+    assert main(["--out", str(out), "--smoke"]) == 0  # resumes: already done, nothing retrained
+    assert "resumed at step 40" in (out / "train.log").read_text()
+    # A new run started from those weights, on the same shards (none regenerated).
+    grown = tmp_path / "grown"
+    start = ["--data", str(out / "data"), "--init-from", str(out / "network.npz")]
+    assert main(["--out", str(grown), "--smoke", *start]) == 0
+    assert "initialised from" in (grown / "train.log").read_text()
+    assert main(["--out", str(grown), "--smoke", *start]) == 0  # resumes; the start weights are not reused
+    assert "ignored: the run resumes from its checkpoint" in (grown / "train.log").read_text()
+    assert not (grown / "data").exists()
+
+
+def test_book_examples_decode_the_book() -> None:
+    from agents.book import load_book
+
+    labelled, lost = book_examples()
+    book = load_book()
+    assert len(labelled["ply"]) + len(lost["value"]) == len(book)
+    for i in range(0, len(labelled["ply"]), 997):
+        position, mask = int(labelled["position"][i]), int(labelled["mask"][i])
+        assert mask.bit_count() == labelled["ply"][i] and position & ~mask == 0
+        values = labelled["values"][i]
+        (column,) = np.flatnonzero(values >= -1)
+        assert book.lookup(position, mask) == (column, values[column])
+        for c in range(7):
+            full = bool(mask >> (7 * c + 5) & 1)
+            assert (values[c] == FULL) == full
+    assert np.all(lost["value"] == 0)
+
+
+def test_shards_from_worker_processes_equal_serial_ones(tmp_path) -> None:
+    pytest.importorskip("numba")
+    from training.network.data import ensure_shards
+
+    settings = dict(
+        count=2, size=40, seed=3, min_ply=30, early_ply=30, early_fraction=0.0, log=lambda m: None
+    )
+    serial = ensure_shards(tmp_path / "serial", workers=1, **settings)
+    pooled = ensure_shards(tmp_path / "pooled", workers=2, **settings)
+    for a, b in zip(serial, pooled, strict=True):
+        assert a.name == b.name
+        with np.load(a) as x, np.load(b) as y:
+            for key in ("position", "mask", "ply", "values"):
+                assert np.array_equal(x[key], y[key])
+    with pytest.raises(ValueError, match="workers"):
+        ensure_shards(tmp_path / "serial", workers=0, **settings)
+
+
+@pytest.mark.parametrize("option", ["--workers", "--shards", "--shard-size"])
+def test_data_command_refuses_a_count_below_one(tmp_path, capsys, option: str) -> None:
+    from training.network.data import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(tmp_path / "data"), option, "0"])
+    assert exit_info.value.code == 2
+    assert "must be >= 1" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()
+
+
+def test_train_refuses_missing_init_weights_before_touching_the_run(tmp_path, capsys) -> None:
+    from training.network.train import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(tmp_path / "run"), "--smoke", "--init-from", str(tmp_path / "missing.npz")])
+    assert exit_info.value.code == 2
+    assert "--init-from" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -1,0 +1,12 @@
+"""Offline code: what makes the agents' data, never what plays.
+
+* :mod:`training.fast_solver`: the solver compiled with numba (the ``fast`` extra);
+  :mod:`training.solvers` picks it, or the pure-Python solver when numba is missing.
+* :mod:`training.book`: generation of the opening book that :mod:`agents.book` reads
+  (``python -m training.book``).
+* :mod:`training.network`: data, model and training of the network that :mod:`agents.network` runs
+  (``python -m training.network.data``, ``python -m training.network.train``; JAX, flax, optax).
+
+Nothing under ``agents/`` imports this package: a single-file submission inlines ``agents/`` only
+(:mod:`submissions.build`), and ``tests/test_imports.py`` checks it.
+"""

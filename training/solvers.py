@@ -1,0 +1,22 @@
+"""The weak solver of offline jobs: the numba twin when numba imports, else the pure-Python solver."""
+
+from __future__ import annotations
+
+from agents.solver import Solver
+
+__all__ = ["weak_solver"]
+
+
+def weak_solver(table_bits: int = 24, *, prefer_fast: bool = True):
+    """A solver with ``solve_bits(position, mask, ply, weak=...)``, ``at_least(position, mask, ply,
+    value)`` and ``nodes``: :class:`training.fast_solver.FastSolver` with ``2**table_bits`` table slots
+    (8 bytes each) when ``prefer_fast`` and numba imports, else :class:`agents.solver.Solver` (about
+    30x slower, its table unbounded)."""
+    if prefer_fast:
+        try:
+            from training.fast_solver import FastSolver
+        except ImportError:
+            pass
+        else:
+            return FastSolver(table_bits=table_bits)
+    return Solver()
