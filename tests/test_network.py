@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -14,19 +12,6 @@ from agents.network.features import encode, encode_batch, legal_mask_batch
 from agents.network.numpy_forward import forward, load_weights, value_of
 
 
-@functools.cache
-def random_weights(channels: int = 8, blocks: int = 2, seed: int = 0) -> tuple:
-    """(flax module, random flax parameters with every kernel non-zero, their numpy export)."""
-    jax = pytest.importorskip("jax")
-    from training.network.model import PolicyValueNet, export_weights
-
-    net = PolicyValueNet(channels=channels, blocks=blocks)
-    params = net.init(jax.random.PRNGKey(seed), np.zeros((1, 6, 7, 3), np.float32))["params"]
-    rng = np.random.default_rng(seed)
-    params = jax.tree_util.tree_map(lambda a: rng.normal(0, 0.3, a.shape).astype(np.float32), params)
-    return net, params, export_weights(params)
-
-
 def _obs(board: Board) -> dict:
     return {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
 
@@ -34,7 +19,7 @@ def _obs(board: Board) -> dict:
 CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}
 
 
-def test_numpy_forward_equals_flax_on_random_inputs() -> None:
+def test_numpy_forward_equals_flax_on_random_inputs(random_weights) -> None:
     net, params, weights = random_weights()
     rng = np.random.default_rng(1)
     planes = rng.normal(size=(5, 6, 7, 3)).astype(np.float32)
@@ -45,7 +30,7 @@ def test_numpy_forward_equals_flax_on_random_inputs() -> None:
     np.testing.assert_allclose(np_value, np.asarray(value), rtol=1e-4, atol=1e-4)
 
 
-def test_weights_round_trip_through_float16_npz(tmp_path) -> None:
+def test_weights_round_trip_through_float16_npz(tmp_path, random_weights) -> None:
     _, _, weights = random_weights(seed=3)
     path = tmp_path / "w.npz"
     np.savez(path, **{k: v.astype(np.float16) for k, v in weights.items()})
@@ -102,7 +87,7 @@ def test_value_of_is_win_minus_loss() -> None:
     np.testing.assert_allclose(value_of(logits), [0.3, -1.0], atol=1e-6)
 
 
-def test_depth0_plays_legal_argmax_of_policy() -> None:
+def test_depth0_plays_legal_argmax_of_policy(random_weights) -> None:
     _, _, weights = random_weights(seed=5)
     board = Board.from_moves("111111")
     logits, _ = forward(weights, encode(board.position, board.mask))
@@ -111,14 +96,14 @@ def test_depth0_plays_legal_argmax_of_policy() -> None:
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
-def test_search_takes_a_win_and_blocks(depth: int) -> None:
+def test_search_takes_a_win_and_blocks(depth: int, random_weights) -> None:
     _, _, weights = random_weights(seed=6)
     assert best_move(weights, Board.from_moves("112233"), depth) == 3  # X wins in column 4
     assert best_move(weights, Board.from_moves("11223"), depth) == 3  # O blocks column 4
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
-def test_search_does_not_play_under_an_opponent_threat(depth: int) -> None:
+def test_search_does_not_play_under_an_opponent_threat(depth: int, random_weights) -> None:
     _, _, weights = random_weights(seed=7)
     # X (the opponent) threatens b2; playing b1 would let X win at once.
     board = Board.from_moves("35326173332744")
@@ -127,7 +112,7 @@ def test_search_does_not_play_under_an_opponent_threat(depth: int) -> None:
     assert 1 not in moves and all(board.can_play(m) for m in moves)
 
 
-def test_iterative_deepening_within_time_takes_a_win_and_blocks() -> None:
+def test_iterative_deepening_within_time_takes_a_win_and_blocks(random_weights) -> None:
     _, _, weights = random_weights(seed=6)
     assert best_move(weights, Board.from_moves("112233"), seconds=0.2) == 3
     assert best_move(weights, Board.from_moves("11223"), seconds=0.2) == 3
@@ -143,7 +128,7 @@ def test_bad_parameters() -> None:
         make_agent(bogus=1)  # type: ignore[call-arg]
 
 
-def test_other_configurations_are_played_by_negamax() -> None:
+def test_other_configurations_are_played_by_negamax(random_weights) -> None:
     _, _, weights = random_weights(seed=8)
     board = Board.from_moves("1122", rows=5, columns=7, inarow=3)  # mark 1 wins at column 3 (index 2)
     config = {**CONFIG, "rows": 5, "inarow": 3, "actTimeout": 0.3}

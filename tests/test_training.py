@@ -14,7 +14,6 @@ from agents.board import Board
 from agents.network.agent import best_move
 from agents.network.numpy_forward import forward, load_weights
 from agents.solver import Solver
-from tests.test_network import random_weights
 from training.network.data import FULL, UNSOLVED, NoisyTactical, label_game, noisy_game
 from training.network.examples import book_examples, child_examples, targets
 
@@ -80,7 +79,8 @@ def test_child_examples_are_the_positions_after_each_solved_move() -> None:
     assert got == expected
 
 
-def test_grown_net_computes_what_the_small_net_computes() -> None:
+@pytest.mark.jax
+def test_grown_net_computes_what_the_small_net_computes(random_weights) -> None:
     jax = pytest.importorskip("jax")
     from training.network.model import PolicyValueNet, export_weights, grow
 
@@ -110,6 +110,7 @@ def test_targets_uniform_over_best_moves() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.jax
 def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     pytest.importorskip("jax")
     from training.network.train import main
