@@ -6,8 +6,8 @@ agent's move keeps it is one null-window test of the position after the move (:f
 by the numba twin of the solver (:mod:`agents.solver.fast`, needs numba) under a node limit
 (positions beyond it are reported as unchecked; in a lost position no move is a mistake).
 
-Every position is played by a fresh agent (no table carried over from earlier moves, the hardest
-case) with ``actTimeout`` and an overage bank of ``--bank`` seconds::
+Every position is played by a fresh :class:`agents.negamax.Negamax` player (no table carried over from
+earlier moves, the hardest case) with ``actTimeout`` and an overage bank of ``--bank`` seconds::
 
     python -m benchmarks.mistakes --per-set 50 --act 2 --bank 10
 
@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from agents.adapter import Clock
 from agents.board import Board
 from agents.solver import SearchAborted
 from benchmarks.pons import DATA, SETS, read_set
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--act", type=float, default=2.0, help="actTimeout, seconds")
     parser.add_argument("--bank", type=float, default=10.0, help="remainingOverageTime given, seconds")
     parser.add_argument("--max-nodes", type=int, default=400_000_000, help="node limit of a check")
-    parser.add_argument("--agent", default="", help="parameters for make_agent, e.g. 'book=False'")
+    parser.add_argument("--agent", default="", help="parameters of agents.negamax.Negamax, e.g. 'book=False'")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--verbose", action="store_true", help="print every mistake")
     args = parser.parse_args(argv)
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         key, value = item.split("=")
         params[key] = {"True": True, "False": False}.get(value, value)
     checker = FastSolver(table_bits=24)
-    config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": args.act}
+    clock = Clock(act_timeout=args.act, overage=args.bank)
     print(f"act {args.act} s, bank {args.bank} s, {args.per_set} positions a set, seed {args.seed}")
     print(
         f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'95% CI':>12s} "
@@ -106,12 +107,11 @@ def main(argv: list[str] | None = None) -> int:
         times = []
         for moves, score in sample:
             board = Board.from_moves(moves)
-            agent = negamax.make_agent(**params)
-            obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": args.bank}
+            player = negamax.Negamax(**params)
             start = time.perf_counter()
-            column = agent(obs, config)
+            column = player.play(board.copy(), clock)
             times.append(time.perf_counter() - start)
-            stages[agent.last_move.get("stage", "?")] += 1
+            stages[player.last_move.get("stage", "?")] += 1
             mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)
             if mistake is None:
                 stats["unchecked"] += 1
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             if mistake:
                 if args.verbose:
                     print(
-                        f"  mistake: {moves} (score {score}) played column {column + 1}, {agent.last_move}",
+                        f"  mistake: {moves} (score {score}) played column {column + 1}, {player.last_move}",
                         flush=True,
                     )
                 stats["mistakes"] += 1

@@ -30,13 +30,14 @@ import sys
 import time
 from collections import Counter
 
+from agents.adapter import Clock, observation
 from agents.board import Board
 from agents.registry import load_agent, parse_spec
 from benchmarks.mistakes import MINIMAX5, is_mistake, outcome_sign, rate_interval
 from benchmarks.pons import DATA, SETS, read_set
 
 ALPHAZERO_JL = {"L3_R1": 0.0, "L2_R1": 0.0, "L2_R2": 2.5, "L1_R1": 0.0, "L1_R2": 2.0, "L1_R3": 7.0}
-CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}
+CLOCK = Clock(act_timeout=2.0, overage=60.0)
 
 
 def mistakes(args: argparse.Namespace) -> int:
@@ -57,9 +58,9 @@ def mistakes(args: argparse.Namespace) -> int:
         times = []
         for moves, score in sample:
             board = Board.from_moves(moves)
-            obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
+            obs, config = observation(board, CLOCK)
             start = time.perf_counter()
-            column = agent(obs, CONFIG)
+            column = agent(obs, config)
             times.append(1000 * (time.perf_counter() - start))
             mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)
             if mistake is None:
@@ -84,13 +85,13 @@ def speed(args: argparse.Namespace) -> int:
     cases = [case for name in SETS for case in read_set(name, DATA)]
     sample = random.Random(args.seed).sample(cases, args.positions)
     board = Board.from_moves(sample[0][0])
-    agent({"board": board.to_kaggle(), "mark": board.mark}, CONFIG)  # loads the weights
+    agent(*observation(board, CLOCK))  # loads the weights
     times = []
     for moves, _ in sample:
         board = Board.from_moves(moves)
-        obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
+        obs, config = observation(board, CLOCK)
         start = time.perf_counter()
-        agent(obs, CONFIG)
+        agent(obs, config)
         times.append(1000 * (time.perf_counter() - start))
     times.sort()
     print(

@@ -24,11 +24,12 @@ import subprocess
 import sys
 import time
 
+from agents.adapter import Clock, observation
 from agents.board import Board
 from agents.lines import has_line
 from agents.registry import load_agent, parse_spec
 
-CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}
+CLOCK = Clock(act_timeout=2.0, overage=60.0)
 SPIN = "while True:\n    pass\n"
 
 
@@ -69,15 +70,15 @@ def main(argv: list[str] | None = None) -> int:
         with open(agent) as source:
             agent = get_last_callable(source.read(), path=agent)
     boards = positions(args.positions, args.seed)
-    agent({"board": boards[0].to_kaggle(), "mark": boards[0].mark}, CONFIG)  # loads the weights
+    agent(*observation(boards[0], CLOCK))  # loads the weights
     spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(args.busy)]
     try:
         time.sleep(0.5)  # let the spinners get going
         times = []
         for board in boards:
-            obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60}
+            obs, config = observation(board, CLOCK)
             start = time.perf_counter()
-            agent(obs, CONFIG)
+            agent(obs, config)
             times.append(1000 * (time.perf_counter() - start))
     finally:
         for spinner in spinners:
