@@ -140,12 +140,14 @@ class Search:
         first by default), the previous iteration's best first. With tactics, an immediate win, a
         forced block or the only move not lost at once is played without search; ``allowed``
         restricts the other root moves (ignored when it leaves none), and a single one left is played
-        without search. Raises ``ValueError`` for a
-        finished game, a board of another geometry or a missing ``depth``.
+        without search. Raises ``ValueError`` for a finished game, a board of another geometry, a
+        ``depth`` below 1, or no ``depth`` without a deadline.
         """
         start = time.perf_counter()
         if deadline is None and depth is None:
             raise ValueError("a search without a deadline needs a depth")
+        if depth is not None and depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
         self._check(board)
         ply = board.ply
         self._begin()

@@ -125,6 +125,8 @@ def test_bad_calls() -> None:
     with pytest.raises(ValueError):
         search.best(Board())  # neither depth nor deadline
     with pytest.raises(ValueError):
+        search.best(Board(), depth=0)
+    with pytest.raises(ValueError):
         search.best(Board(5, 7, 4), depth=2)  # another geometry
     with pytest.raises(ValueError):
         search.best(Board.from_moves("1212121"), depth=2)  # the game is over

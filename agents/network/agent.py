@@ -53,7 +53,10 @@ def _shipped_weights() -> Weights:
     return _cache["network"]
 
 
-def _forward(weights: Mapping[str, np.ndarray], positions: list[int], masks: list[int]):
+def _forward(
+    weights: Mapping[str, np.ndarray], positions: list[int], masks: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Policy and value logits of the positions given as bitboards (:func:`forward`)."""
     return forward(weights, encode_batch(np.array(positions, np.uint64), np.array(masks, np.uint64)))
 
 
@@ -115,7 +118,9 @@ class Network:
     at the first move (``FileNotFoundError`` if the file is missing). Raises ``ValueError`` for a
     negative depth or time, and when asked to play a finished game."""
 
-    def __init__(self, weights: Mapping[str, np.ndarray] | None = None, depth: int = 0, seconds: float = 0.0):
+    def __init__(
+        self, weights: Mapping[str, np.ndarray] | None = None, depth: int = 0, seconds: float = 0.0
+    ) -> None:
         _check(depth, seconds)
         self.weights = weights
         self.depth = depth
