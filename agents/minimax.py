@@ -30,7 +30,7 @@ def course_evaluation(geo: Geometry, root_ply: int) -> Evaluate:
     for the side to move (:class:`agents.search.Evaluate`): negated at odd distances from the root."""
 
     def value(position: int, mask: int, ply: int) -> int:
-        if (ply - root_ply) % 2:
+        if (ply ^ root_ply) & 1:
             return -evaluate(position ^ mask, position, geo, MINIMAX)
         return evaluate(position, position ^ mask, geo, MINIMAX)
 

@@ -309,8 +309,8 @@ def _kernel(
         nodes += 1
         if nodes >= check_at:
             check()
-        other = cur ^ msk
         if tactics:
+            other = cur ^ msk
             threats = wins(other) & ~msk & board_mask
             poss = (msk + bottom) & board_mask
             forced = poss & threats
@@ -326,8 +326,9 @@ def _kernel(
             if depth <= 0:
                 return evaluate(cur, msk, p)
         else:
-            if depth <= 0 or p >= size or has_line(other, geo):
+            if depth <= 0 or p >= size or has_line(cur ^ msk, geo):
                 return evaluate(cur, msk, p)
+            other = cur ^ msk
             poss = (msk + bottom) & board_mask
         first = -1
         if use_table:
