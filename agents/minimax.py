@@ -6,9 +6,10 @@ leaf at depth 0 or when it is terminal (a line on the board, or the board full);
 terminal or not -- is valued by the :data:`~agents.heuristic.MINIMAX` window heuristic from the
 root player's side. Source: https://www.kaggle.com/code/alexisbcook/n-step-lookahead.
 
-Here that is :class:`agents.search.Search` without tactics and with the heuristic signed for the
-side to move (negamax: the root player's value at even distances from the root, its negative at odd
-ones). Alpha-beta pruning (Knuth & Moore 1975) with a full window for every root column returns the
+Here that is :class:`agents.search.Search` without tactics (and without its transposition table
+below depth 4, where no position recurs) and with the heuristic signed for the side to move
+(negamax: the root player's value at even distances from the root, its negative at odd ones).
+Alpha-beta pruning (Knuth & Moore 1975) with a full window for every root column returns the
 same value for every column as the plain algorithm, so :func:`minimax_values` equals the course's
 ``score_move`` values exactly while visiting far fewer leaves; ties are broken at random as in the
 course. Children are searched centre-first, which makes cut-offs come early.
@@ -38,9 +39,9 @@ def course_evaluation(geo: Geometry, root_ply: int) -> Evaluate:
 
 
 @cache
-def _search(geo: Geometry, parity: int) -> Search:
+def _search(geo: Geometry, parity: int, table: bool) -> Search:
     """The course's search for a root at a ply of the given parity (built once)."""
-    return Search(geo, course_evaluation(geo, parity), tactics=False, table=False)
+    return Search(geo, course_evaluation(geo, parity), tactics=False, table=table)
 
 
 def minimax_values(board: Board, depth: int = 3) -> dict[int, int]:
@@ -52,7 +53,10 @@ def minimax_values(board: Board, depth: int = 3) -> dict[int, int]:
     """
     if depth < 1:
         raise ValueError(f"depth must be >= 1, got {depth}")
-    return _search(board.geo, board.ply % 2).values(board, depth)  # type: ignore[return-value]
+    # No position recurs within 3 plies (a transposition swaps two stones of one player), so the
+    # transposition table only pays from depth 4 on.
+    table = depth >= 4
+    return _search(board.geo, board.ply % 2, table).values(board, depth)  # type: ignore[return-value]
 
 
 class Minimax:

@@ -7,14 +7,14 @@ searched first) and iterative deepening under a deadline. Every searching agent 
 of :class:`Search`:
 
 * ``minimax`` -- the course's evaluation from the root player's side, course rules (no tactics),
-  the value of every root column with a full window (:meth:`Search.values`);
+  the value of every root column with a full window (:meth:`Search.values`), fixed depth;
 * ``negamax`` -- a threat-counting evaluation, tactics, iterative deepening to a deadline;
 * ``network:depth=N`` -- the network's value, batched one ply above the horizon, moves ordered by
   its policy.
 
-Values are always from the point of view of the **side to move** and never exceed a proven result:
-a game won with the ``n``-th stone of the board scores ``WIN - n`` for the winner (so faster wins
-score higher) and ``-(WIN - n)`` for the loser; a full board scores 0.
+Values are always from the point of view of the **side to move**. With tactics, a game won with the
+``n``-th stone of the board scores ``WIN - n`` for the winner (so faster wins score higher) and
+``-(WIN - n)`` for the loser, a full board 0, and static values lie in between.
 
 The evaluation is a callable ``evaluate(position, mask, ply) -> value`` (:class:`Evaluate`):
 ``position`` holds the stones of the side to move, ``mask`` all stones, ``ply`` the number of stones
