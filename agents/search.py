@@ -261,13 +261,13 @@ def _kernel(
     Callable[[float], None],
     Callable[[], int],
 ]:
-    """The search closures of one configuration: ``(negamax, horizon, begin, nodes)``.
+    """The search closures of one configuration: ``(negamax, horizon, begin, limit, nodes)``.
 
     ``negamax(position, mask, ply, depth, alpha, beta)`` is the fail-soft value of a position (side to
     move; with tactics it must not be able to win at once); ``horizon(position, mask, ply, columns)``
-    the values of the given moves from the batch evaluation; ``begin(deadline)`` clears the table and
-    the node count, ``limit(deadline)`` sets the deadline (``math.inf``: none) and ``nodes()`` counts
-    the nodes since ``begin``.
+    the values of the given moves from the batch evaluation; ``begin()`` clears the table and the node
+    count, ``limit(deadline)`` sets the deadline (``math.inf``: none; past it ``negamax`` raises
+    :class:`_Timeout`) and ``nodes()`` counts the nodes since ``begin``.
     """
     size = geo.size
     board_mask = geo.board
