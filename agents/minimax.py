@@ -1,4 +1,4 @@
-"""``minimax``: the course's N-step lookahead, with alpha-beta pruning on bitboards.
+"""``minimax``: the course's N-step lookahead, as a configuration of :mod:`agents.search`.
 
 The course scores each legal column ``c`` as ``minimax(child(c), depth - 1, maximizing=False)``
 where the tree alternates the root player's moves (max) and the opponent's (min), and a node is a
@@ -6,74 +6,73 @@ leaf at depth 0 or when it is terminal (a line on the board, or the board full);
 terminal or not -- is valued by the :data:`~agents.heuristic.MINIMAX` window heuristic from the
 root player's side. Source: https://www.kaggle.com/code/alexisbcook/n-step-lookahead.
 
-Alpha-beta pruning (Knuth & Moore, "An analysis of alpha-beta pruning", 1975) returns the same value
-for every root column as the plain algorithm, so :func:`minimax_values` equals the course's
+Here that is :class:`agents.search.Search` without tactics (and without its transposition table
+below depth 4, where no position recurs) and with the heuristic signed for the side to move
+(negamax: the root player's value at even distances from the root, its negative at odd ones).
+Alpha-beta pruning (Knuth & Moore 1975) with a full window for every root column returns the
+same value for every column as the plain algorithm, so :func:`minimax_values` equals the course's
 ``score_move`` values exactly while visiting far fewer leaves; ties are broken at random as in the
 course. Children are searched centre-first, which makes cut-offs come early.
 """
 
 from __future__ import annotations
 
-import math
 import random
-from typing import Any
+from functools import cache
 
-from agents.adapter import Agent, board_from_obs
+from agents.adapter import Agent, Clock, kaggle_agent
 from agents.board import Board, Geometry
 from agents.heuristic import MINIMAX, evaluate
-from agents.lines import has_line
+from agents.search import Evaluate, Search
+
+
+def course_evaluation(geo: Geometry, root_ply: int) -> Evaluate:
+    """The :data:`~agents.heuristic.MINIMAX` heuristic of the player to move at ``root_ply``, as a value
+    for the side to move (:class:`agents.search.Evaluate`): negated at odd distances from the root."""
+
+    def value(position: int, mask: int, ply: int) -> int:
+        if (ply ^ root_ply) & 1:
+            return -evaluate(position ^ mask, position, geo, MINIMAX)
+        return evaluate(position, position ^ mask, geo, MINIMAX)
+
+    return value
+
+
+@cache
+def _search(geo: Geometry, parity: int, table: bool) -> Search:
+    """The course's search for a root at a ply of the given parity (built once)."""
+    return Search(geo, course_evaluation(geo, parity), tactics=False, table=table)
 
 
 def minimax_values(board: Board, depth: int = 3) -> dict[int, int]:
     """The course's minimax value of every legal column for the side to move.
 
     ``depth`` ≥ 1 counts plies including the root move (the course's ``N_STEPS``). Values are
-    integers in the heuristic's units (a course value of 1e6 is 1_000_000 here). Raises
-    ``ValueError`` for ``depth < 1``.
+    integers in the heuristic's units (a course value of 1e6 is 1_000_000 here), keyed by column in
+    increasing order. Raises ``ValueError`` for ``depth < 1``.
     """
     if depth < 1:
         raise ValueError(f"depth must be >= 1, got {depth}")
-    geo = board.geo
-    mine, theirs = board.position, board.opponent
-    values = {}
-    for column in board.legal_moves():
-        cell = board.move_cell(column)
-        values[column] = _search(mine | cell, theirs, geo, depth - 1, False, -math.inf, math.inf)
-    return values
+    # No position recurs within 3 plies (a transposition swaps two stones of one player), so the
+    # transposition table only pays from depth 4 on.
+    table = depth >= 4
+    return _search(board.geo, board.ply % 2, table).values(board, depth)  # type: ignore[return-value]
 
 
-def _search(mine: int, theirs: int, geo: Geometry, depth: int, maximizing: bool, alpha: float, beta: float):
-    """Alpha-beta minimax below a move; ``maximizing`` when the root player is to move.
+class Minimax:
+    """The N-step lookahead :class:`~agents.player.Player`: a column of the highest
+    :func:`minimax_values`, ties broken by ``random.Random(seed)``."""
 
-    Fail-soft: the result is exact when it lies strictly between ``alpha`` and ``beta``, an upper
-    bound when ≤ ``alpha`` and a lower bound when ≥ ``beta``.
-    """
-    mask = mine | theirs
-    last_mover = theirs if maximizing else mine
-    if depth == 0 or mask == geo.board or has_line(last_mover, geo):
-        return evaluate(mine, theirs, geo, MINIMAX)
-    top, bottom, columns = geo.top_cells, geo.bottom_cells, geo.column_masks
-    if maximizing:
-        value = -math.inf
-        for c in geo.centre_order:
-            if mask & top[c]:
-                continue
-            cell = (mask + bottom[c]) & columns[c]
-            value = max(value, _search(mine | cell, theirs, geo, depth - 1, False, alpha, beta))
-            alpha = max(alpha, value)
-            if alpha >= beta:
-                break
-    else:
-        value = math.inf
-        for c in geo.centre_order:
-            if mask & top[c]:
-                continue
-            cell = (mask + bottom[c]) & columns[c]
-            value = min(value, _search(mine, theirs | cell, geo, depth - 1, True, alpha, beta))
-            beta = min(beta, value)
-            if alpha >= beta:
-                break
-    return value
+    def __init__(self, depth: int = 3, seed: int | None = None) -> None:
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
+        self.depth = depth
+        self.rng = random.Random(seed)
+
+    def play(self, board: Board, clock: Clock) -> int:
+        values = minimax_values(board, self.depth)
+        best = max(values.values())
+        return self.rng.choice([column for column, value in values.items() if value == best])
 
 
 def make_agent(*, depth: int = 3, seed: int | None = None) -> Agent:
@@ -81,16 +80,7 @@ def make_agent(*, depth: int = 3, seed: int | None = None) -> Agent:
 
     ``seed`` seeds its tie-breaking ``random.Random``. Raises ``ValueError`` for ``depth < 1``.
     """
-    if depth < 1:
-        raise ValueError(f"depth must be >= 1, got {depth}")
-    rng = random.Random(seed)
-
-    def agent(obs: Any, config: Any) -> int:
-        values = minimax_values(board_from_obs(obs, config), depth)
-        best = max(values.values())
-        return rng.choice([column for column, value in values.items() if value == best])
-
-    return agent
+    return kaggle_agent(Minimax(depth, seed))
 
 
 agent = make_agent()

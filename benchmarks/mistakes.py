@@ -6,8 +6,8 @@ agent's move keeps it is one null-window test of the position after the move (:f
 by the numba twin of the solver (:mod:`training.fast_solver`, needs numba) under a node limit
 (positions beyond it are reported as unchecked; in a lost position no move is a mistake).
 
-Every position is played by a fresh agent (no table carried over from earlier moves, the hardest
-case) with ``actTimeout`` and an overage bank of ``--bank`` seconds::
+Every position is played by a fresh :class:`agents.negamax.Negamax` player (no table carried over from
+earlier moves, the hardest case) with ``actTimeout`` and an overage bank of ``--bank`` seconds::
 
     python -m benchmarks.mistakes --per-set 50 --act 2 --bank 10
 
@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from agents.adapter import Clock, as_player
+from agents.adapter import Clock
 from agents.board import Board
 from agents.solver import SearchAborted
 from benchmarks.pons import DATA, SETS, read_set
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--act", type=float, default=2.0, help="actTimeout, seconds")
     parser.add_argument("--bank", type=float, default=10.0, help="remainingOverageTime given, seconds")
     parser.add_argument("--max-nodes", type=int, default=400_000_000, help="node limit of a check")
-    parser.add_argument("--agent", default="", help="parameters for make_agent, e.g. 'book=False'")
+    parser.add_argument("--agent", default="", help="parameters of agents.negamax.Negamax, e.g. 'book=False'")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--verbose", action="store_true", help="print every mistake")
     args = parser.parse_args(argv)
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         key, value = item.split("=")
         params[key] = {"True": True, "False": False}.get(value, value)
     checker = FastSolver(table_bits=24)
-    clock = Clock(args.act, args.bank)
+    clock = Clock(act_timeout=args.act, overage=args.bank)
     print(f"act {args.act} s, bank {args.bank} s, {args.per_set} positions a set, seed {args.seed}")
     print(
         f"{'set':6s} {'pos':>4s} {'checked':>7s} {'mistakes':>8s} {'rate':>6s} {'95% CI':>12s} "
@@ -108,12 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         times = []
         for moves, score in sample:
             board = Board.from_moves(moves)
-            agent = negamax.make_agent(**params)
-            player = as_player(agent)
+            player = negamax.Negamax(**params)
             start = time.perf_counter()
-            column = player.play(board, clock)
+            column = player.play(board.copy(), clock)
             times.append(time.perf_counter() - start)
-            stages[agent.last_move.get("stage", "?")] += 1
+            stages[player.last_move.get("stage", "?")] += 1
             mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)
             if mistake is None:
                 stats["unchecked"] += 1
@@ -124,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             if mistake:
                 if args.verbose:
                     print(
-                        f"  mistake: {moves} (score {score}) played column {column + 1}, {agent.last_move}",
+                        f"  mistake: {moves} (score {score}) played column {column + 1}, {player.last_move}",
                         flush=True,
                     )
                 stats["mistakes"] += 1

@@ -1,4 +1,4 @@
-"""Behaviour of the negamax agent: tactics, odd configurations, time, purity."""
+"""Behaviour of the negamax agent: tactics, odd configurations, time (on a fake clock), purity."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from agents import negamax
 from agents.board import Board
+from agents.search import WIN, Search
 
 
 def _obs(board: Board, overage: float = 0.0) -> dict:
@@ -84,13 +85,28 @@ def test_legal_int_on_odd_configurations(rows: int, columns: int, inarow: int) -
             break
 
 
+class FakeClock:
+    """``time.perf_counter`` for tests: every read advances it by ``step`` seconds."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 @pytest.mark.parametrize("moves", ["4", "4444", "3344", "44444123", "4455443"])
-def test_returns_within_small_budget(moves: str) -> None:
+def test_heuristic_search_keeps_within_the_move_time(monkeypatch: pytest.MonkeyPatch, moves: str) -> None:
+    clock = FakeClock(step=0.01)  # ten milliseconds a read: a few thousand nodes a move
+    monkeypatch.setattr(time, "perf_counter", clock)
     board = Board.from_moves(moves)
-    start = time.perf_counter()
-    move = negamax.agent(_obs(board, overage=0.0), _config(act=0.3))
-    assert time.perf_counter() - start < 0.35
+    player = negamax.Negamax(book=False, exact=False)
+    move = player.play(board.copy(), negamax.Clock(act_timeout=0.3, overage=0.0))
     assert board.can_play(move)
+    assert player.last_move["stage"] == "search"
+    assert clock.now <= 0.3  # 0.3 s a move less the 0.15 s margin, read every 1024 nodes
 
 
 def test_bank_is_spent_within_its_share() -> None:
@@ -109,9 +125,9 @@ def test_unknown_parameter_is_type_error() -> None:
 def test_search_finds_forced_win_in_three() -> None:
     # X to move can make a double threat on the bottom row: 2 and 3 taken by X, 1,4,5 empty.
     board = Board.from_moves("2737")  # X: 2,3 bottom; O: 7,7
-    result = negamax.search(board.position, board.mask, board.ply, board.geo, seconds=1.0, max_depth=5)
+    result = Search(board.geo, negamax.threat_evaluation(board.geo)).best(board, depth=5)
     assert result.column in (0, 3)  # playing 1 or 4 makes an open three on the bottom row
-    assert result.score > negamax.WIN - 100
+    assert result.score > WIN - 100
 
 
 def test_plays_like_the_solution_late_in_the_game() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -117,6 +119,33 @@ def test_iterative_deepening_within_time_takes_a_win_and_blocks(random_weights) 
     assert best_move(weights, Board.from_moves("112233"), seconds=0.2) == 3
     assert best_move(weights, Board.from_moves("11223"), seconds=0.2) == 3
     assert best_move(weights, Board.from_moves("35326173332744"), depth=3, seconds=0.2) != 1
+
+
+def test_network_players_play_a_whole_game(random_weights) -> None:
+    from agents.network.agent import Network
+    from agents.player import play_game
+
+    _, _, weights = random_weights(seed=10)
+    result = play_game([Network(weights, depth=2), Network(weights, depth=0)])
+    assert result.outcome is not None and len(result.moves) >= 7
+
+
+def test_search_values_the_children_above_the_horizon_in_one_batch(
+    monkeypatch: pytest.MonkeyPatch, random_weights
+) -> None:
+    network_module = importlib.import_module("agents.network.agent")  # the package's ``agent`` is the agent
+
+    _, _, weights = random_weights(seed=11)
+    sizes: list[int] = []
+    forward_of = network_module.forward
+
+    def counting(weights, planes):
+        sizes.append(len(planes))
+        return forward_of(weights, planes)
+
+    monkeypatch.setattr(network_module, "forward", counting)
+    best_move(weights, Board.from_moves("4"), depth=2)
+    assert sizes == [1] + [7] * 7  # the root's policy, then all 7 grandchildren of each child at once
 
 
 def test_bad_parameters() -> None:

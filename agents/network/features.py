@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["COLUMNS", "PLANES", "ROWS", "encode", "encode_batch", "legal_mask_batch"]
+__all__ = ["COLUMNS", "INAROW", "PLANES", "ROWS", "encode", "encode_batch", "legal_mask_batch"]
 
 ROWS = 6
 COLUMNS = 7
+INAROW = 4
+"""The board the network knows: ``ROWS`` x ``COLUMNS``, ``INAROW`` to connect."""
 PLANES = 3
 _HEIGHT = ROWS + 1
 _BOTTOM = sum(1 << (c * _HEIGHT) for c in range(COLUMNS))
