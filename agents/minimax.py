@@ -1,4 +1,4 @@
-"""``minimax``: the course's N-step lookahead, as a configuration of :mod:`agents.search`.
+"""``minimax``: the course's N-step lookahead, with alpha-beta pruning on bitboards.
 
 The course scores each legal column ``c`` as ``minimax(child(c), depth - 1, maximizing=False)``
 where the tree alternates the root player's moves (max) and the opponent's (min), and a node is a

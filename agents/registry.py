@@ -22,6 +22,7 @@ import importlib
 import inspect
 import math
 import os
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -95,9 +96,10 @@ def parameters(name: str) -> tuple[Parameter, ...]:
 
 def summary(name: str) -> str:
     """One line on our agent ``name``: the first line of its module's docstring, without reST
-    markup (double backticks) or a leading ``name:``; ``KeyError`` for a name not in :data:`BUILTIN`."""
+    markup (double backticks, roles such as ``:mod:`x```) or a leading ``name:``; ``KeyError`` for a
+    name not in :data:`BUILTIN`."""
     lines = (importlib.import_module(BUILTIN[name]).__doc__ or "").strip().splitlines()
-    line = (lines[0] if lines else "").replace("``", "")
+    line = re.sub(r":\w+:`~?([^`]+)`", r"\1", (lines[0] if lines else "").replace("``", ""))
     return line.removeprefix(f"{name}:").strip()
 
 
