@@ -71,7 +71,7 @@ def games_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
     """One row per game, in the order given, columns :data:`GAMES_COLUMNS`.
 
     ``opening`` and ``moves`` (the opening included) are in Pons' notation (:func:`notation`), which
-    ``python -m agents.solver`` reads; ``plies`` counts the moves. ``result`` is ``first``'s score
+    ``connectx solve`` reads; ``plies`` counts the moves. ``result`` is ``first``'s score
     (1, 0.5, 0), ``winner`` the winning entrant ("" for a draw), ``termination`` one of ``win draw
     invalid timeout error`` and ``offender`` the entrant that forfeited ("" if none), with ``detail``
     its message (possibly several lines). ``move_times`` is a tuple of seconds, one per agent call

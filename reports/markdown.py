@@ -3,7 +3,7 @@
 :func:`render` lays out a :class:`reports.report.Report`; the figures it links (``elo.png``,
 ``elo_progress.png``, ``crosstable.png``) are the ones :func:`reports.write.write_reports` writes
 beside it. Markdown has no script, so instead of replays each game lists its moves in Pons'
-notation (1-based columns), which ``python -m agents.solver`` reads. :func:`render_comparison` does
+notation (1-based columns), which ``connectx solve`` reads. :func:`render_comparison` does
 the same for a :class:`reports.compare.Comparison`.
 
 Tables are pipe tables; a cell's ``|`` is escaped and a forfeit's message, which may be a multi-line

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agents.board import ColumnFullError, GameOverError, NotAColumnError
 from agents.lines import wins_function
-from agents.solver import SearchAborted, Solver, analyse, main, parse_position, solve
+from agents.solver import SearchAborted, Solver, analyse, parse_position, solve
 
 DATA = Path(__file__).parent / "data" / "pons"
 
@@ -96,35 +93,6 @@ def test_abort_on_node_limit() -> None:
     board = parse_position(board_moves, solver.geo)
     with pytest.raises(SearchAborted):
         solver.solve_bits(board.position, board.mask, board.ply, max_nodes=5000)
-
-
-def test_command_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    lines = "\n".join(m for m, _ in _cases("Test_L3_R1.head")[:3]) + "\n1111111\n"
-    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
-    assert main([]) == 1
-    out, err = capsys.readouterr()
-    expected = [f"{m} {s}" for m, s in _cases("Test_L3_R1.head")[:3]]
-    assert out.splitlines() == expected
-    assert "line 4" in err and "column 1 is full" in err
-    monkeypatch.setattr(sys, "stdin", io.StringIO(_cases("Test_L3_R1.head")[0][0] + "\n"))
-    assert main(["-a"]) == 0
-    out, _ = capsys.readouterr()
-    fields = out.split()
-    assert len(fields) == 1 + 7
-    assert max(int(f) for f in fields[1:]) == _cases("Test_L3_R1.head")[0][1]
-
-
-def test_module_runs_as_a_program() -> None:
-    moves, score = _cases("Test_L3_R1.head")[0]
-    result = subprocess.run(
-        [sys.executable, "-m", "agents.solver"],
-        input=moves + "\n",
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).parent.parent,
-        check=True,
-    )
-    assert result.stdout.split() == [moves, str(score)]
 
 
 def test_at_least_is_a_null_window_test() -> None:

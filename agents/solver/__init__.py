@@ -12,24 +12,18 @@ null-window searches driven by bisection of the score range ("iterative deepenin
 
 The search kernel and what makes it fast in pure Python: :mod:`agents.solver.kernel`.
 
-Python API: :func:`solve`, :func:`analyse`, :class:`Solver`. Command line (like Pons' ``c4solver``):
-``python -m agents.solver [-a] [-w] [--rows R --columns C --inarow K]`` reads one position per line
-(Pons' notation: 1-based column digits; anything after the first blank is ignored) and writes
-``moves score`` or, with ``-a``, ``moves s1 ... sC`` (``-1000`` for a full column, as Pons' program).
+Python API: :func:`solve`, :func:`analyse`, :class:`Solver`. The command line is ``connectx solve``
+(:mod:`connectx.solve`), which writes ``moves score`` lines like Pons' ``c4solver``.
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
-import sys
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agents.board import (
     Board,
-    BoardError,
     ColumnFullError,
     GameOverError,
     Geometry,
@@ -44,15 +38,10 @@ __all__ = [
     "Solution",
     "Solver",
     "analyse",
-    "main",
     "move_order",
     "parse_position",
     "solve",
 ]
-
-
-INVALID_MOVE = -1000
-"""Score printed by the command line for a full column (Pons' ``Solver::INVALID_MOVE``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,39 +277,3 @@ def analyse(
     Raises the errors of :func:`parse_position`.
     """
     return _default(rows, columns, inarow).analyse(moves, weak=weak)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line: read positions on stdin, write ``moves score`` lines; 1 if any line was refused."""
-    parser = argparse.ArgumentParser(prog="python -m agents.solver", description=__doc__.splitlines()[0])
-    parser.add_argument("-a", "--analyse", action="store_true", help="print the score of every column")
-    parser.add_argument("-w", "--weak", action="store_true", help="weak solve: -1 loss, 0 draw, 1 win")
-    parser.add_argument("--rows", type=int, default=6)
-    parser.add_argument("--columns", type=int, default=7)
-    parser.add_argument("--inarow", type=int, default=4)
-    parser.add_argument("--nodes", action="store_true", help="append the node count and microseconds")
-    args = parser.parse_args(argv)
-    try:
-        solver = Solver(args.rows, args.columns, args.inarow)
-    except BoardError as exc:
-        parser.error(str(exc))
-    status = 0
-    for number, line in enumerate(sys.stdin, 1):
-        fields = line.split()
-        moves = fields[0] if fields else ""
-        try:
-            board = parse_position(moves, solver.geo)
-        except BoardError as exc:
-            print(f"line {number}: invalid position {moves!r}: {exc}", file=sys.stderr)
-            status = 1
-            continue
-        start = time.perf_counter()
-        if args.analyse:
-            scores = solver.analyse_bits(board.position, board.mask, board.ply, weak=args.weak)
-            text = " ".join(str(INVALID_MOVE if s is None else s) for s in scores)
-        else:
-            text = str(solver.solve_bits(board.position, board.mask, board.ply, weak=args.weak))
-        if args.nodes:
-            text += f" {solver.nodes} {round((time.perf_counter() - start) * 1e6)}"
-        print(f"{moves} {text}", flush=True)
-    return status
