@@ -98,6 +98,12 @@ class Geometry:
         """Number of cells, ``rows * columns``."""
         return self.rows * self.columns
 
+    @property
+    def winnable(self) -> bool:
+        """Whether a line of ``inarow`` cells fits on the board at all (across or up; a diagonal is
+        never longer than the shorter side). When not, every game is a draw."""
+        return self.inarow <= max(self.rows, self.columns)
+
 
 @lru_cache(maxsize=None, typed=True)  # typed: 6.0 must not hit the cache entry of 6
 def geometry(rows: int, columns: int, inarow: int) -> Geometry:

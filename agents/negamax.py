@@ -180,7 +180,7 @@ def _solve_root(
 class Negamax:
     """The negamax :class:`~agents.player.Player` (see the module docstring and :func:`make_agent`).
 
-    ``last_move`` (a dict: ``stage`` in only/win/book/exact/search, ``ply``, ``seconds``, ``depth``)
+    ``last_move`` (a dict: ``stage`` in only/draw/win/book/exact/search, ``ply``, ``seconds``, ``depth``)
     describes its last decision, for benchmarks. Solvers and searches live as long as the player.
     """
 
@@ -225,6 +225,8 @@ class Negamax:
         legal = board.legal_moves()
         if len(legal) == 1:
             return self._note("only", legal[0], board.ply)
+        if not geo.winnable:  # no line fits: every game is a draw and a search would only spend the bank
+            return self._note("draw", legal[0], board.ply)
         mine = board.winning_moves()
         if mine:
             return self._note("win", board.columns(mine)[0], board.ply)

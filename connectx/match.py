@@ -163,12 +163,6 @@ def _match_options(command: argparse.ArgumentParser) -> None:
     command.set_defaults(handler=_run)
 
 
-def no_line_fits(rows: int, columns: int, inarow: int) -> bool:
-    """True when no line of ``inarow`` stones fits on a ``rows`` x ``columns`` board (inarow greater
-    than both sides; a diagonal is never longer than the shorter side), so every game is a draw."""
-    return inarow > max(rows, columns)
-
-
 def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
     check_ranges(args, parser, LIMITS)
     try:
@@ -176,7 +170,7 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
         geo = geometry(args.rows, args.columns, args.inarow)
     except (SpecError, InvalidBoardError) as error:
         parser.error(str(error))
-    if no_line_fits(args.rows, args.columns, args.inarow):
+    if not geo.winnable:
         # Every game would be a draw or a forfeit, ratings would measure nothing, and searching
         # agents spend their whole time bank trying to prove the draw (negamax: about a minute a game).
         parser.error(

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from agents import negamax
+from agents.adapter import Clock
 from agents.board import Board
 from agents.search import WIN, Search
 
@@ -63,6 +64,17 @@ def test_never_plays_under_an_opponent_threat_when_it_can_avoid_it() -> None:
             continue
         assert not _gives_win(board, agent(_obs(board), _config(act=0.1)))
         checked += 1
+
+
+def test_a_board_where_no_line_fits_is_played_without_searching() -> None:
+    # 6x7 with 10 in a row: every game is a draw; searching for a proof would draw on the bank each move.
+    player = negamax.Negamax()
+    board = Board(6, 7, 10)
+    assert not board.geo.winnable and Board(6, 7, 7).geo.winnable
+    while board.legal_moves():
+        board.push(player.play(board, Clock(act_timeout=2.0, overage=60.0)))
+        assert player.last_move["stage"] in ("draw", "only")
+    assert board.outcome().winner is None
 
 
 @pytest.mark.parametrize(
