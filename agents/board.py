@@ -37,17 +37,9 @@ from functools import lru_cache
 from agents.lines import has_line, wins_function
 
 __all__ = [
-    "Board",
-    "BoardError",
-    "Outcome",
-    "ColumnFullError",
-    "GameOverError",
-    "Geometry",
-    "IllegalMoveError",
-    "InvalidBoardError",
-    "NotAColumnError",
-    "geometry",
-]
+    "Board", "BoardError", "ColumnFullError", "GameOverError", "Geometry", "IllegalMoveError",
+    "InvalidBoardError", "NotAColumnError", "Outcome", "geometry",
+]  # fmt: skip
 
 
 class BoardError(ValueError):
@@ -396,13 +388,9 @@ class Board:
         return out
 
     def __str__(self) -> str:
-        symbols = {0: ".", 1: "X", 2: "O"}
-        cells = self.to_kaggle()
-        columns = self.geo.columns
-        lines = [
-            " ".join(symbols[v] for v in cells[r * columns : (r + 1) * columns]) for r in range(self.geo.rows)
-        ]
-        return "\n".join(lines)
+        """The board as rows of ``X`` (mark 1), ``O`` (mark 2) and ``.``, top row first."""
+        text, columns = "".join(".XO"[v] for v in self.to_kaggle()), self.geo.columns
+        return "\n".join(" ".join(text[i : i + columns]) for i in range(0, len(text), columns))
 
     def __repr__(self) -> str:
         geo = self.geo
