@@ -95,22 +95,12 @@ def schedule(settings: Settings) -> list[GameTask]:
     tasks = []
     openings = pair_openings(settings.openings, settings.games, settings.seed)
     rounds = itertools.product(range(settings.games), pairings(settings))
+    shared = ("rows", "columns", "inarow", "act_timeout", "hang_limit")  # every game plays by these
+    rules = {name: getattr(settings, name) for name in shared}
     for pair_id, (round_, (a, b)) in enumerate(rounds):
         seed = random.Random(f"{settings.seed}:{pair_id}").getrandbits(32)
         for first, second in ((a, b), (b, a)):
             tasks.append(
-                GameTask(
-                    game_id=len(tasks),
-                    pair_id=pair_id,
-                    first=first,
-                    second=second,
-                    rows=settings.rows,
-                    columns=settings.columns,
-                    inarow=settings.inarow,
-                    act_timeout=settings.act_timeout,
-                    hang_limit=settings.hang_limit,
-                    seed=seed,
-                    opening=openings[round_],
-                )
+                GameTask(len(tasks), pair_id, first, second, seed=seed, opening=openings[round_], **rules)
             )
     return tasks
