@@ -31,7 +31,7 @@ import sys
 import time
 from collections import Counter
 
-from agents.adapter import Clock, as_player
+from agents.adapter import Agent, Clock, observation
 from agents.board import Board
 from agents.registry import load_agent, parse_spec
 from benchmarks.mistakes import MINIMAX5, is_mistake, outcome_sign, rate_interval
@@ -42,11 +42,20 @@ CLOCK = Clock()
 """Kaggle's: 2 s a move, a 60 s bank."""
 
 
+def timed_move(agent: Agent, board: Board) -> tuple[int, float]:
+    """``agent``'s column for ``board`` under Kaggle's clock, and the milliseconds the call took (the
+    observation is built before the clock starts: what Kaggle times is the agent alone)."""
+    obs, config = observation(board, CLOCK)
+    start = time.perf_counter()
+    column = agent(obs, config)
+    return column, 1000 * (time.perf_counter() - start)
+
+
 def mistakes(args: argparse.Namespace) -> int:
     """Print the mistake table of ``args.spec``; returns 0."""
     from training.fast_solver import FastSolver
 
-    player = as_player(load_agent(parse_spec(args.spec)))
+    agent = load_agent(parse_spec(args.spec))
     checker = FastSolver(table_bits=24)
     print(f"{args.spec}: {args.per_set} positions a set, seed {args.seed}, node limit {args.max_nodes:,}")
     print(
@@ -60,9 +69,8 @@ def mistakes(args: argparse.Namespace) -> int:
         times = []
         for moves, score in sample:
             board = Board.from_moves(moves)
-            start = time.perf_counter()
-            column = player.play(board, CLOCK)
-            times.append(1000 * (time.perf_counter() - start))
+            column, ms = timed_move(agent, board)
+            times.append(ms)
             mistake = is_mistake(checker, board, column, outcome_sign(score), args.max_nodes)
             if mistake is None:
                 stats["unchecked"] += 1
@@ -82,17 +90,12 @@ def mistakes(args: argparse.Namespace) -> int:
 
 def speed(args: argparse.Namespace) -> int:
     """Print the time per move of ``args.spec`` on positions of Pons' sets; returns 0."""
-    player = as_player(load_agent(parse_spec(args.spec)))
+    agent = load_agent(parse_spec(args.spec))
     cases = [case for name in SETS for case in read_set(name, DATA)]
     sample = random.Random(args.seed).sample(cases, args.positions)
     board = Board.from_moves(sample[0][0])
-    player.play(board, CLOCK)  # loads the weights
-    times = []
-    for moves, _ in sample:
-        board = Board.from_moves(moves)
-        start = time.perf_counter()
-        player.play(board, CLOCK)
-        times.append(1000 * (time.perf_counter() - start))
+    timed_move(agent, board)  # loads the weights
+    times = [timed_move(agent, Board.from_moves(moves))[1] for moves, _ in sample]
     times.sort()
     print(
         f"{args.spec}: {len(times)} positions, ms per move: mean {statistics.mean(times):.2f}, "

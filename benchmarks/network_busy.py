@@ -25,13 +25,12 @@ import sys
 import time
 
 from agents import random_agent
-from agents.adapter import Clock, as_player
+from agents.adapter import as_player
 from agents.board import Board
 from agents.player import play_game
 from agents.registry import load_agent, parse_spec
+from benchmarks.network import timed_move
 
-CLOCK = Clock()
-"""Kaggle's: 2 s a move, a 60 s bank."""
 SPIN = "while True:\n    pass\n"
 
 
@@ -70,17 +69,12 @@ def main(argv: list[str] | None = None) -> int:
 
         with open(agent) as source:
             agent = get_last_callable(source.read(), path=agent)
-    player = as_player(agent)
     boards = positions(args.positions, args.seed)
-    player.play(boards[0], CLOCK)  # loads the weights
+    timed_move(agent, boards[0])  # loads the weights
     spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(args.busy)]
     try:
         time.sleep(0.5)  # let the spinners get going
-        times = []
-        for board in boards:
-            start = time.perf_counter()
-            player.play(board, CLOCK)
-            times.append(1000 * (time.perf_counter() - start))
+        times = [timed_move(agent, board)[1] for board in boards]
     finally:
         for spinner in spinners:
             spinner.kill()
