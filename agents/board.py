@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agents.lines import has_line, wins_function
+from agents.lines import has_line, non_losing, wins_function
 
 __all__ = [
     "Board", "BoardError", "ColumnFullError", "GameOverError", "Geometry", "IllegalMoveError",
@@ -304,14 +304,7 @@ class Board:
         loses. The side to move's own immediate wins are not considered: check
         :meth:`winning_moves` first.
         """
-        threats = self.threats()
-        possible = self.possible()
-        forced = possible & threats
-        if forced:
-            if forced & (forced - 1):
-                return 0
-            possible = forced
-        return possible & ~(threats >> 1)
+        return non_losing(self.possible(), self.threats())
 
     def columns(self, cells: int) -> list[int]:
         """The columns (increasing) holding at least one cell of the bit mask ``cells``."""

@@ -52,6 +52,22 @@ def winning_cells(stones: int, geo: Geometry) -> int:
 
 
 @cache
+def non_losing(possible: int, threats: int) -> int:
+    """Of the playable cells ``possible``, those the side to move can play without losing at once to
+    the opponent's winning cells ``threats`` (both bitboards); 0 when every move loses.
+
+    Pons' ``possibleNonLosingMoves`` (http://blog.gamesolver.org/solving-connect-four/09-
+    anticipate-losing-moves/): a single playable threat must be blocked, two or more lose, and no
+    move may go directly under a threat.
+    """
+    forced = possible & threats
+    if forced:
+        if forced & (forced - 1):
+            return 0
+        possible = forced
+    return possible & ~(threats >> 1)
+
+
 def wins_function(geo: Geometry) -> Callable[[int], int]:
     """The fastest ``stones -> winning cells`` function for ``geo`` (same result as
     :func:`winning_cells`), cached per geometry."""

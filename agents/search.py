@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agents.board import Board, Geometry
-from agents.lines import has_line, wins_function
+from agents.lines import has_line, non_losing, wins_function
 
 __all__ = ["DECIDED", "WIN", "Evaluate", "EvaluateBatch", "Order", "Search", "SearchResult"]
 
@@ -312,13 +312,7 @@ def _kernel(
         if tactics:
             other = cur ^ msk
             threats = wins(other) & ~msk & board_mask
-            poss = (msk + bottom) & board_mask
-            forced = poss & threats
-            if forced:
-                if forced & (forced - 1):
-                    return losses[p]
-                poss = forced
-            poss &= ~(threats >> 1)
+            poss = non_losing((msk + bottom) & board_mask, threats)
             if not poss:
                 return losses[p]
             if p >= size - 1:
