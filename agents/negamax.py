@@ -1,4 +1,4 @@
-"""Negamax agent: opening book, exact solving, then alpha-beta negamax with iterative deepening.
+"""``negamax``: opening book, exact solving, then alpha-beta negamax with iterative deepening.
 
 Scores are always from the point of view of the side to move.
 

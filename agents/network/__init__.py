@@ -1,4 +1,4 @@
-"""The trained policy/value network agent (spec ``network``, ``network:depth=N``).
+"""``network``: the trained policy/value network (``network:depth=N`` adds alpha-beta on its value).
 
 Inference is numpy only (:mod:`agents.network.numpy_forward`); training lives outside the package
 (:mod:`training.network`, JAX/flax/optax) and is never imported by the agent. See :mod:`agents.network.agent`.
