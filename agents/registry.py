@@ -36,13 +36,16 @@ BUILTIN: dict[str, str] = {
     "minimax": "agents.minimax",
     "negamax": "agents.negamax",
     "network": "agents.network",
+    "mcts": "agents.mcts",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
 
 KAGGLE_BUILTIN: dict[str, str] = {"kaggle-random": "random", "kaggle-negamax": "negamax"}
 """kaggle-environments' ConnectX agents: spec name -> the name ``env.run`` knows them by."""
 
-DEFAULT_ENTRANTS = (*BUILTIN, *KAGGLE_BUILTIN)
+DEFAULT_ENTRANTS = (*(name for name in BUILTIN if name != "mcts"), *KAGGLE_BUILTIN)
+"""The default round-robin: every agent but ``mcts``, which spends its whole ``actTimeout`` on every
+move (it would triple the default run's time)."""
 
 _KINDS = {"an integer": int, "a finite number": float, "true or false": bool, "text": str}
 """What a spec parameter may hold, by the type ``make_agent`` annotates it with."""
@@ -125,7 +128,7 @@ def parse_spec(text: str) -> AgentSpec:
         return AgentSpec(text, "file", os.path.abspath(text))
     name, _, param_text = text.partition(":")
     if name not in BUILTIN:
-        known = ", ".join(DEFAULT_ENTRANTS)
+        known = ", ".join((*BUILTIN, *KAGGLE_BUILTIN))
         raise SpecError(f"unknown agent {name!r} (known: {known}, or a path to a .py file)")
     params: dict[str, Any] = {}
     for item in filter(None, param_text.split(",")):

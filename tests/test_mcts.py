@@ -1,0 +1,66 @@
+"""The UCT agent: tactics at the root, search results, reuse of the tree, parameters."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.adapter import Clock
+from agents.board import Board
+from agents.mcts import Mcts, make_agent
+from agents.registry import load_agent, parse_spec
+
+CLOCK = Clock()
+
+
+def test_takes_a_win_and_blocks_a_threat_without_searching() -> None:
+    player = Mcts(rollouts=10, seed=1)
+    assert player.play(Board.from_moves("445566"), CLOCK) in (2, 6)  # bottom row X X X: complete it
+    assert player.last_move["stage"] == "win"
+    assert player.play(Board.from_moves("17273"), CLOCK) == 3  # O must block the bottom row at column 4
+    assert player.last_move["stage"] == "only"
+
+
+def test_finds_the_open_three_that_wins() -> None:
+    # X holds the 4th and 5th bottom cells with both ends open: columns 3 or 6 (1-based) make an open
+    # three, a win in two moves whatever O does.
+    player = Mcts(rollouts=3000, seed=1)
+    assert player.play(Board.from_moves("4455"), CLOCK) in (2, 5)
+    assert player.last_move["stage"] == "search" and player.last_move["iterations"] == 3000
+
+
+def test_a_fixed_number_of_rollouts_with_a_seed_repeats_itself() -> None:
+    boards = [Board.from_moves(moves) for moves in ("", "4", "4453", "3344556")]
+    runs = [[Mcts(rollouts=300, seed=7).play(board, CLOCK) for board in boards] for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+def test_the_tree_is_kept_for_the_next_move() -> None:
+    player = Mcts(rollouts=2000, seed=3)
+    board = Board()
+    board.push(player.play(board, CLOCK))
+    board.push(3)  # the reply the tree has explored most: the centre
+    player.play(board, CLOCK)
+    assert player.last_move["reused"] > 0
+    player.play(Board.from_moves("1111"), CLOCK)  # an unrelated position starts a new tree
+    assert player.last_move["reused"] == 0
+
+
+def test_the_clock_bounds_a_move() -> None:
+    player = Mcts(seconds=0.05, seed=1)
+    player.play(Board(), CLOCK)
+    assert player.last_move["iterations"] > 0
+    assert player.last_move["seconds"] < 1.0  # 20x the budget: a bound, not a timing
+
+
+@pytest.mark.parametrize("params", [{"c": -1.0}, {"rollouts": 0}, {"seconds": 0.0}])
+def test_bad_parameters(params: dict) -> None:
+    with pytest.raises(ValueError):
+        make_agent(**params)
+
+
+def test_the_registry_builds_it_from_a_spec() -> None:
+    agent = load_agent(parse_spec("mcts:rollouts=50,seed=2,c=1.0"))
+    board = Board.from_moves("44")
+    obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60, "step": 2}
+    move = agent(obs, {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2})
+    assert type(move) is int and board.can_play(move)
