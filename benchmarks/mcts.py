@@ -19,7 +19,7 @@ from agents.board import Board, geometry
 from agents.mcts import Mcts
 from agents.player import play_game
 from agents.registry import load_agent, parse_spec
-from tournament.openings import pair_openings, resolve
+from tournament.openings import check, pair_openings, resolve
 
 POSITIONS = {
     "empty board": "",
@@ -42,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         done, seconds = player.last_move["iterations"], player.last_move["seconds"]
         print(f"{name:14s} {done:10,d} {done / seconds:11,.0f}", flush=True)
     if args.pairs:
-        _, suite = resolve("auto", geometry(6, 7, 4), pairs=args.pairs, seed=args.seed)
+        geo = geometry(6, 7, 4)
+        _, suite = resolve("auto", geo, pairs=args.pairs, seed=args.seed)
         score = 0.0
         began = time.perf_counter()
         for k, opening in enumerate(pair_openings(suite, args.pairs, args.seed)):
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                 mcts = Mcts(seconds=args.seconds, seed=args.seed + k)
                 other = as_player(load_agent(parse_spec(f"one_step:seed={args.seed + k}")))
                 players = [mcts, other] if mcts_first else [other, mcts]
-                result = play_game(players, Board.from_moves("".join(str(c + 1) for c in opening))).result
+                result = play_game(players, check(opening, geo)).result
                 score += result if mcts_first else 1.0 - result
         games = 2 * args.pairs
         print(

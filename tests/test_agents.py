@@ -10,6 +10,7 @@ import random
 import pytest
 from kaggle_environments.utils import structify
 
+from agents.adapter import Clock, observation
 from agents.board import Board
 from agents.minimax import minimax_values
 from agents.one_step import score_moves
@@ -21,11 +22,7 @@ ODD_CONFIGS = [(1, 1, 1), (3, 3, 3), (10, 10, 5), (6, 7, 1), (2, 5, 4), (6, 7, 4
 LEGAL_AGENTS = [name for name in BUILTIN if name != "middle"]
 
 
-def observation(board: Board, overage: float = 60.0) -> tuple[dict, dict]:
-    geo = board.geo
-    obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": overage, "step": board.ply}
-    config = {"rows": geo.rows, "columns": geo.columns, "inarow": geo.inarow, "actTimeout": 0.2}
-    return obs, config
+CLOCK = Clock(act_timeout=0.2)
 
 
 def positions(seed: int, count: int):
@@ -43,7 +40,7 @@ def positions(seed: int, count: int):
 def test_agents_return_a_legal_python_int_and_leave_obs_alone(name):
     agent = importlib.import_module(BUILTIN[name]).make_agent()
     for board in positions(seed=len(name), count=12):
-        obs, config = observation(board)
+        obs, config = observation(board, CLOCK)
         before = copy.deepcopy(obs)
         move = agent(obs, config)
         assert type(move) is int, (name, type(move))
@@ -54,14 +51,14 @@ def test_agents_return_a_legal_python_int_and_leave_obs_alone(name):
 @pytest.mark.parametrize("name", LEGAL_AGENTS)
 def test_agents_accept_kaggle_structs(name):
     agent = importlib.import_module(BUILTIN[name]).agent
-    obs, config = observation(Board.from_moves("4444"))
+    obs, config = observation(Board.from_moves("4444"), CLOCK)
     assert Board.from_moves("4444").can_play(agent(structify(obs), structify(config)))
 
 
 def test_middle_plays_the_centre_even_when_it_is_full():
     from agents.middle import agent
 
-    obs, config = observation(Board.from_moves("444444"))
+    obs, config = observation(Board.from_moves("444444"), CLOCK)
     assert agent(obs, config) == 3
 
 
@@ -69,8 +66,8 @@ def test_middle_plays_the_centre_even_when_it_is_full():
 def test_seeded_agents_repeat_themselves(name):
     module = importlib.import_module(BUILTIN[name])
     boards = list(positions(seed=5, count=20))
-    first = [module.make_agent(seed=11)(*observation(b)) for b in boards]
-    second = [module.make_agent(seed=11)(*observation(b)) for b in boards]
+    first = [module.make_agent(seed=11)(*observation(b, CLOCK)) for b in boards]
+    second = [module.make_agent(seed=11)(*observation(b, CLOCK)) for b in boards]
     assert first == second
 
 
