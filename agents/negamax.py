@@ -46,20 +46,15 @@ from agents.board import Board, Geometry
 from agents.book import load_book
 from agents.lines import wins_function
 from agents.search import Evaluate, Search
-from agents.solver import SearchAborted, Solver, move_order
+from agents.solver import Solver
 
 __all__ = ["Budget", "Negamax", "agent", "make_agent", "move_budget", "threat_evaluation"]
 
 EXACT_EMPTY_LIMIT = 36
 """Exact solving is tried only with at most this many empty cells (6x7: from ply 6 on)."""
 
-STRONG_EMPTY_LIMIT = 22
-"""A lost position is strongly solved (to resist longest) only with at most this many empty cells."""
-
 TABLE_LIMIT = 2_000_000
 """Transposition-table entries (about 80 bytes each) kept by the agent's solver before clearing."""
-
-_NOT_SOLVED = -2
 
 
 def threat_evaluation(geo: Geometry) -> Evaluate:
@@ -124,57 +119,6 @@ def move_budget(
     spare = max(0.0, clock.overage - reserve)
     extra = spare * (share if ply < size * 2 // 3 else share / 3)
     return Budget(solve=0.5 * base + extra, total=base, fallback=0.5 * base)
-
-
-def _solve_root(
-    solver: Solver, position: int, mask: int, ply: int, deadline: float
-) -> tuple[int | None, dict[int, int]]:
-    """Exact choice under a deadline: ``(column or None, proven weak values of the columns)``.
-
-    Pass 1 looks, in the solver's move order, for a child whose score is below 0 (a win for us),
-    one null-window search each; pass 2 for a child at most 0 (a draw). Children failing pass 2
-    are proven lost (value -1). In a lost position the longest loss is chosen when every child can
-    be strongly solved in time (from ``STRONG_EMPTY_LIMIT`` empty cells on). ``None`` when the
-    deadline came first or a lost position is left to the heuristic. Assumes no move wins at once.
-    """
-    geo = solver.geo
-    values: dict[int, int] = {}
-    order = move_order(position, mask, geo)
-    other = position ^ mask
-    children = {}
-    for column in order:
-        move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
-        children[column] = mask | move
-        if ply + 1 == geo.size:
-            values[column] = 0
-    try:
-        for column in order:  # pass 1: a win?
-            if column not in values and not solver.at_least(
-                other, children[column], ply + 1, 0, deadline=deadline
-            ):
-                values[column] = 1
-                return column, values
-        for column in order:  # pass 2: a draw?
-            if column in values:
-                if values[column] == 0:
-                    return column, values
-                continue
-            if solver.at_least(other, children[column], ply + 1, 1, deadline=deadline):
-                values[column] = -1
-            else:
-                values[column] = 0
-                return column, values
-    except SearchAborted:
-        return None, values
-    if geo.size - ply > STRONG_EMPTY_LIMIT:
-        return None, values  # lost, and strong solving would be slow: let the heuristic choose
-    scores: dict[int, int] = {}
-    for column in order:  # lost: prefer the longest resistance
-        try:
-            scores[column] = -solver.solve_bits(other, children[column], ply + 1, deadline=deadline)
-        except SearchAborted:
-            return None, values
-    return max(order, key=lambda c: scores[c]), values
 
 
 class Negamax:
@@ -244,10 +188,11 @@ class Negamax:
                 solver = self._solvers[geo] = Solver(
                     geo.rows, geo.columns, geo.inarow, table_limit=TABLE_LIMIT
                 )
-            column, values = _solve_root(solver, board.position, board.mask, board.ply, start + budget.solve)
+            deadline = start + budget.solve
+            column, values = solver.choose(board.position, board.mask, board.ply, deadline=deadline)
             if column is not None:
                 return self._note("exact", column, board.ply)
-            allowed = [c for c in legal if values.get(c, _NOT_SOLVED) != -1]
+            allowed = [c for c in legal if values.get(c) != -1]
         search = self._searches.get(geo)
         if search is None:
             search = self._searches[geo] = Search(geo, threat_evaluation(geo))

@@ -1,7 +1,7 @@
 """Where the pure-Python solver stops fitting in a move: the time to choose an exact move, by ply.
 
 For each ply, positions are drawn from Pons' test sets (begin sets for plies up to 14, middle sets
-after), and the agent's exact stage (:func:`agents.negamax._solve_root`: weak-solve the children in
+after), and the agent's exact stage (:meth:`agents.solver.Solver.choose`: weak-solve the children in
 move order until one keeps the best outcome class) is timed with a fresh solver, capped at
 ``--cap`` seconds. The opening book must cover the plies where this does not fit in
 ``actTimeout`` (2 s) plus the share of the bank a move may take::
@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from agents.board import Board
-from agents.negamax import _solve_root
 from agents.solver import Solver
 from benchmarks.pons import DATA, read_set
 
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             solver = Solver()
             start = time.perf_counter()
-            column, values = _solve_root(solver, board.position, board.mask, board.ply, start + args.cap)
+            column, values = solver.choose(board.position, board.mask, board.ply, deadline=start + args.cap)
             # A lost position with many empty cells comes back without a column but fully proven.
             proven = column is not None or len(values) == len(board.legal_moves())
             times.append(time.perf_counter() - start if proven else float("inf"))

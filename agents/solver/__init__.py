@@ -34,6 +34,7 @@ from agents.lines import has_line, wins_function
 from agents.solver.kernel import SearchAborted, build_search
 
 __all__ = [
+    "STRONG_EMPTY_LIMIT",
     "SearchAborted",
     "Solution",
     "Solver",
@@ -42,6 +43,11 @@ __all__ = [
     "parse_position",
     "solve",
 ]
+
+
+STRONG_EMPTY_LIMIT = 22
+""":meth:`Solver.choose` strongly solves a lost position (to resist longest) only with at most this
+many empty cells."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +173,59 @@ class Solver:
             position, mask, ply, deadline=deadline, max_nodes=max_nodes, _window=(value - 1, value)
         )
         return score >= value
+
+    def choose(
+        self, position: int, mask: int, ply: int, *, deadline: float = float("inf")
+    ) -> tuple[int | None, dict[int, int]]:
+        """Exact choice of a move under a deadline: ``(column or None, proven weak values of columns)``.
+
+        ``position``/``mask`` as in :mod:`agents.board`, game on, no move winning at once; ``deadline``
+        in ``time.perf_counter()`` seconds. Pass 1 looks, in :func:`move_order`, for a child whose
+        score is below 0 (a win for the side to move), one null-window search each; pass 2 for a child
+        at most 0 (a draw). Children failing pass 2 are proven lost (value -1). In a lost position the
+        longest loss is chosen when every child can be strongly solved in time (with at most
+        :data:`STRONG_EMPTY_LIMIT` empty cells). The column is ``None`` when the deadline came first or
+        a lost position has more empty cells: the caller's heuristic then chooses among the columns
+        not proven lost.
+        """
+        geo = self.geo
+        values: dict[int, int] = {}
+        order = move_order(position, mask, geo)
+        other = position ^ mask
+        children = {}
+        for column in order:
+            move = (mask + geo.bottom_cells[column]) & geo.column_masks[column]
+            children[column] = mask | move
+            if ply + 1 == geo.size:
+                values[column] = 0
+        try:
+            for column in order:  # pass 1: a win?
+                if column not in values and not self.at_least(
+                    other, children[column], ply + 1, 0, deadline=deadline
+                ):
+                    values[column] = 1
+                    return column, values
+            for column in order:  # pass 2: a draw?
+                if column in values:
+                    if values[column] == 0:
+                        return column, values
+                    continue
+                if self.at_least(other, children[column], ply + 1, 1, deadline=deadline):
+                    values[column] = -1
+                else:
+                    values[column] = 0
+                    return column, values
+        except SearchAborted:
+            return None, values
+        if geo.size - ply > STRONG_EMPTY_LIMIT:
+            return None, values
+        scores: dict[int, int] = {}
+        for column in order:  # lost: prefer the longest resistance
+            try:
+                scores[column] = -self.solve_bits(other, children[column], ply + 1, deadline=deadline)
+            except SearchAborted:
+                return None, values
+        return max(order, key=lambda c: scores[c]), values
 
     def solve(self, moves: str | Iterable[int], *, weak: bool = False) -> Solution:
         """Solve the position reached by ``moves`` (Pons' notation string, or 0-based columns).
