@@ -1,4 +1,4 @@
-"""Time a move of an agent (default ``network``) while other processes keep the other cores busy.
+"""Time a move of an agent (default ``network:search=none``) while other processes keep the other cores busy.
 
 Outside our runner nothing limits numpy's BLAS threads, and a machine whose other cores run
 something else is the usual case (Kaggle plays both agents of a game at once). This script starts
@@ -8,7 +8,7 @@ beforehand, and prints the median, p95 and maximum in milliseconds::
 
     python -m benchmarks.network_busy                      # the other core busy
     python -m benchmarks.network_busy --busy 0             # an idle machine, for comparison
-    python -m benchmarks.network_busy --spec network:depth=1
+    python -m benchmarks.network_busy --spec network:search=alphabeta,depth=1
     python -m benchmarks.network_busy --spec main.py           # a built submission (connectx build)
 
 Run it with no ``OPENBLAS_NUM_THREADS`` (or similar) in the environment, as a user would.
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.network_busy", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--spec", default="network")
+    parser.add_argument("--spec", default="network:search=none")
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--busy", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     parser.add_argument("--seed", type=int, default=1)

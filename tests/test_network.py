@@ -89,12 +89,12 @@ def test_value_of_is_win_minus_loss() -> None:
     np.testing.assert_allclose(value_of(logits), [0.3, -1.0], atol=1e-6)
 
 
-def test_depth0_plays_legal_argmax_of_policy(random_weights) -> None:
+def test_search_none_plays_legal_argmax_of_policy(random_weights) -> None:
     _, _, weights = random_weights(seed=5)
     board = Board.from_moves("111111")
     logits, _ = forward(weights, encode(board.position, board.mask))
     expected = 1 + int(np.argmax(logits[0, 1:]))
-    assert make_agent_from_weights(weights)(_obs(board), CONFIG) == expected
+    assert make_agent_from_weights(weights, search="none")(_obs(board), CONFIG) == expected
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
@@ -126,7 +126,10 @@ def test_network_players_play_a_whole_game(random_weights) -> None:
     from agents.player import play_game
 
     _, _, weights = random_weights(seed=10)
-    result = play_game([Network(weights, depth=2), Network(weights, depth=0)])
+    players = [Network(weights, search="alphabeta", depth=2), Network(weights, search="none")]
+    result = play_game(players)
+    assert result.outcome is not None and len(result.moves) >= 7
+    result = play_game([Network(weights, visits=40), Network(weights, visits=40, exact=False)])
     assert result.outcome is not None and len(result.moves) >= 7
 
 
@@ -148,13 +151,56 @@ def test_search_values_the_children_above_the_horizon_in_one_batch(
     assert sizes == [1] + [7] * 7  # the root's policy, then all 7 grandchildren of each child at once
 
 
-def test_bad_parameters() -> None:
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"search": "bogus"},
+        {"search": "alphabeta", "depth": -1},
+        {"depth": 2},  # depth belongs to alpha-beta
+        {"search": "none", "visits": 10},  # visits belong to PUCT
+        {"visits": -1},
+        {"seconds": -1.0},
+        {"c": -1.0},
+    ],
+)
+def test_bad_parameters(params: dict) -> None:
     with pytest.raises(ValueError):
-        make_agent(depth=-1)
-    with pytest.raises(ValueError):
-        make_agent(seconds=-1.0)
+        make_agent(**params)
+
+
+def test_unknown_parameters() -> None:
     with pytest.raises(TypeError):
         make_agent(bogus=1)  # type: ignore[call-arg]
+
+
+def test_search_none_is_the_policy_alone(random_weights) -> None:
+    from agents.adapter import Clock
+    from agents.network.agent import Network, policy_logits
+
+    _, _, weights = random_weights(seed=12)
+    player = Network(weights, search="none")
+    for moves in ("", "4", "4453", "3344551"):
+        board = Board.from_moves(moves)
+        assert player.play(board, Clock()) == int(np.argmax(policy_logits(weights, board)))
+        assert player.last_move["stage"] == "policy"
+
+
+def test_puct_stages(random_weights) -> None:
+    from agents.adapter import Clock
+    from agents.network.agent import Network
+
+    _, _, weights = random_weights(seed=13)
+    player = Network(weights, visits=30)
+    assert player.play(Board.from_moves("112233"), Clock()) == 3
+    assert player.last_move["stage"] == "win"
+    assert player.play(Board.from_moves("11223"), Clock()) == 3
+    assert player.last_move["stage"] == "only"
+    player.play(Board.from_moves("4453"), Clock())
+    assert player.last_move["stage"] == "puct" and player.last_move["visits"] == 30
+    late = Board.from_moves("52753311433677442422121")  # from Pons' L2_R1: the solver decides in time
+    player.play(late, Clock())
+    assert player.last_move["stage"] == "exact"
+    Network(weights, visits=30, exact=False).play(late, Clock())
 
 
 def test_other_configurations_are_played_by_negamax(random_weights) -> None:
@@ -167,7 +213,9 @@ def test_other_configurations_are_played_by_negamax(random_weights) -> None:
 def test_registry_knows_network() -> None:
     from agents.registry import parse_spec
 
-    assert parse_spec("network:depth=2").params == {"depth": 2}
+    assert parse_spec("network:search=alphabeta,depth=2").params == {"search": "alphabeta", "depth": 2}
+    params = parse_spec("network:visits=100,c=1.5,exact=false").params
+    assert params == {"visits": 100, "c": 1.5, "exact": False}
 
 
 def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
@@ -177,8 +225,6 @@ def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
         resources.read("network.npz")
     except FileNotFoundError:
         pytest.skip("no shipped weights yet")
-    from agents.network import agent
-
     board = Board.from_moves("4444")
-    move = agent(_obs(board), CONFIG)
+    move = make_agent(visits=50)(_obs(board), CONFIG)
     assert isinstance(move, int) and board.can_play(move)

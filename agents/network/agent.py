@@ -1,13 +1,24 @@
-"""``network``: the trained policy/value network as a ConnectX agent (numpy only, no framework).
+"""``network``: the trained policy/value network, searching with PUCT by default (numpy only).
 
-* ``network`` (``depth=0``): the network alone -- the legal column with the highest policy logit.
-  No search and no hand-written rules.
-* ``network:depth=N`` (N >= 1): :class:`agents.search.Search` N plies deep with the network's value
-  ``P(win) - P(loss)`` (side to move, in [-1, 1]) as the evaluation, as in the TD-trained evaluation of
-  KnightCap used inside alpha-beta (Baxter, Tridgell & Weaver 1998): the children of a node one ply
-  above the horizon are valued in one batched forward pass, moves are ordered by the policy, and the
-  search's tactics score exactly the positions where a move wins or lets the opponent win at once.
-* ``network:seconds=S``: the same search by iterative deepening within about ``S`` seconds a move.
+* ``network`` (``search=puct``): each move, a win at once or the only move that does not lose at
+  once is played; with at most :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells the solver
+  (:meth:`agents.solver.Solver.choose`) tries to prove a move within the time
+  :func:`agents.negamax.move_budget` gives it, as negamax does; otherwise, or for the rest of the
+  time, :class:`agents.puct.Puct` searches with the policy as prior and the value head's ``P(win) -
+  P(loss)`` as leaf value (AlphaZero's search; Silver et al., Science 2018), over the moves the solver
+  did not prove lost, and plays the most visited move. ``visits=N`` caps the search at N root
+  visits; ``exact=false`` leaves the solver out; ``c`` is PUCT's exploration constant.
+* ``network:search=none``: the network alone -- the legal column with the highest policy logit. No
+  search and no hand-written rules.
+* ``network:search=alphabeta,depth=N``: :class:`agents.search.Search` N plies deep with the value
+  head as the evaluation, as in the TD-trained evaluation of KnightCap used inside alpha-beta (Baxter,
+  Tridgell & Weaver 1998): the children of a node one ply above the horizon are valued in one batched
+  forward pass, moves are ordered by the policy, and the search's tactics score exactly the positions
+  where a move wins or lets the opponent win at once. Without ``depth``: iterative deepening for the
+  move's time.
+
+Time: ``actTimeout`` minus :data:`PUCT_MARGIN` a move, or ``seconds`` when given, plus the share of
+the overage bank :func:`agents.negamax.move_budget` lets exact solving draw.
 
 Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
 to float32); see ``agents/data/network.md`` for how they were made. The network knows only the board
@@ -18,18 +29,22 @@ must play every configuration).
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from agents import resources
 from agents.adapter import Agent, Clock, kaggle_agent
 from agents.board import Board, geometry
-from agents.negamax import Negamax
+from agents.negamax import EXACT_EMPTY_LIMIT, TABLE_LIMIT, Negamax, move_budget
 from agents.network.features import COLUMNS, INAROW, ROWS, encode_batch
 from agents.network.numpy_forward import Weights, forward, load_weights, value_of
+from agents.puct import Puct
 from agents.search import Search
+from agents.solver import Solver
 
 __all__ = [
     "Network",
@@ -39,6 +54,7 @@ __all__ = [
     "make_agent_from_weights",
     "network_search",
     "policy_logits",
+    "puct_search",
 ]
 
 GEOMETRY = geometry(ROWS, COLUMNS, INAROW)
@@ -105,29 +121,76 @@ def best_move(weights: Mapping[str, np.ndarray], board: Board, depth: int = 0, s
     return search.best(board, depth=depth if depth > 0 else None, deadline=deadline).column
 
 
-def _check(depth: int, seconds: float) -> None:
+SEARCHES = ("puct", "alphabeta", "none")
+"""The ``search`` a :class:`Network` player may use (see the module docstring)."""
+
+PUCT_MARGIN = 0.25
+"""Seconds of ``actTimeout`` the PUCT search leaves unused: process and referee overhead."""
+
+
+def puct_search(weights: Mapping[str, np.ndarray], c: float = 2.0) -> Puct:
+    """The :class:`agents.puct.Puct` search of the network's board with ``weights``: the policy logits
+    as priors, ``P(win) - P(loss)`` of the value head as the value, one position a forward pass."""
+
+    def evaluate(position: int, mask: int, ply: int) -> tuple[list[float], float]:
+        policy, value = _forward(weights, [position], [mask])
+        return policy[0].tolist(), float(value_of(value)[0])
+
+    return Puct(GEOMETRY, evaluate, c)
+
+
+def _check(search: str, depth: int, seconds: float, visits: int, c: float) -> None:
+    if search not in SEARCHES:
+        raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+    if depth and search != "alphabeta":
+        raise ValueError("depth is a parameter of search=alphabeta")
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
         raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
+    if isinstance(visits, bool) or not isinstance(visits, int) or visits < 0:
+        raise ValueError(f"visits must be an integer >= 0, got {visits!r}")
+    if visits and search != "puct":
+        raise ValueError("visits is a parameter of search=puct")
+    if not c >= 0:
+        raise ValueError(f"c must be >= 0, got {c!r}")
 
 
 class Network:
-    """The network :class:`~agents.player.Player`: :func:`best_move` on the network's board, a
-    :class:`~agents.negamax.Negamax` player on any other. ``weights`` None: the shipped weights, read
-    at the first move (``FileNotFoundError`` if the file is missing). Raises ``ValueError`` for a
-    negative depth or time, and when asked to play a finished game."""
+    """The network :class:`~agents.player.Player` on the network's board, a
+    :class:`~agents.negamax.Negamax` player on any other (see the module docstring for ``search``,
+    ``depth``, ``seconds``, ``visits``, ``c`` and ``exact``). ``weights`` None: the shipped weights,
+    read at the first move (``FileNotFoundError`` if the file is missing). ``last_move`` describes
+    the last decision (``stage``: win/only/exact/puct/alphabeta/policy; ``visits``, ``reused`` and
+    ``simulations`` of a PUCT search; ``seconds``). Raises ``ValueError`` for an unknown search, a
+    negative number, ``depth`` without alpha-beta or ``visits`` without PUCT, and when asked to play
+    a finished game. The PUCT tree and the solver's table live as long as the player."""
 
     def __init__(
-        self, weights: Mapping[str, np.ndarray] | None = None, depth: int = 0, seconds: float = 0.0
+        self,
+        weights: Mapping[str, np.ndarray] | None = None,
+        search: str = "puct",
+        depth: int = 0,
+        seconds: float = 0.0,
+        visits: int = 0,
+        c: float = 2.0,
+        exact: bool = True,
     ) -> None:
-        _check(depth, seconds)
+        _check(search, depth, seconds, visits, c)
         self.weights = weights
+        self.search = search
         self.depth = depth
         self.seconds = seconds
+        self.visits = visits
+        self.c = float(c)
+        self.exact = exact
+        self.last_move: dict[str, object] = {}
         self._fallback: Negamax | None = None
+        self._puct: Puct | None = None
+        self._solver: Solver | None = None
 
     def play(self, board: Board, clock: Clock) -> int:
+        start = time.perf_counter()
         if board.geo != GEOMETRY:
             if self._fallback is None:
                 self._fallback = Negamax()
@@ -135,24 +198,85 @@ class Network:
         if board.winner() is not None:
             raise ValueError("the game is already over")
         weights = _shipped_weights() if self.weights is None else self.weights
-        return best_move(weights, board, self.depth, self.seconds)
+        self.last_move.clear()
+        self.last_move["ply"] = board.ply
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # the PUCT tree makes many small objects; collections would stall the clock
+        try:
+            column = self._choose(weights, board, clock, start)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        self.last_move["seconds"] = time.perf_counter() - start
+        return column
+
+    def _choose(self, weights: Mapping[str, np.ndarray], board: Board, clock: Clock, start: float) -> int:
+        if self.search == "none":
+            return self._note("policy", best_move(weights, board))
+        if self.search == "alphabeta":
+            seconds = self.seconds or (0.0 if self.depth else clock.act_timeout - PUCT_MARGIN)
+            return self._note("alphabeta", best_move(weights, board, self.depth, seconds))
+        wins = board.winning_moves()
+        if wins:
+            return self._note("win", board.columns(wins)[0])
+        safe = board.non_losing_moves()
+        if safe and len(board.columns(safe)) == 1:
+            return self._note("only", board.columns(safe)[0])
+        budget = move_budget(clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN)
+        allowed = None
+        if self.exact and GEOMETRY.size - board.ply <= EXACT_EMPTY_LIMIT:
+            if self._solver is None:
+                self._solver = Solver(table_limit=TABLE_LIMIT)
+            deadline = start + budget.solve
+            column, values = self._solver.choose(board.position, board.mask, board.ply, deadline=deadline)
+            if column is not None:
+                return self._note("exact", column)
+            allowed = [c for c in board.legal_moves() if values.get(c) != -1] or None
+        if self._puct is None:
+            self._puct = puct_search(weights, self.c)
+        if self.seconds:
+            deadline = start + self.seconds
+        else:
+            now = time.perf_counter()
+            deadline = now + max(budget.fallback if allowed is not None else 0.05, start + budget.total - now)
+        result = self._puct.run(board, deadline=deadline, visits=self.visits or None, allowed=allowed)
+        self.last_move.update(visits=result.visits, reused=result.reused, simulations=result.simulations)
+        return self._note("puct", result.column)
+
+    def _note(self, stage: str, column: int) -> int:
+        self.last_move["stage"] = stage
+        return column
 
 
-def make_agent_from_weights(weights: Mapping[str, np.ndarray], depth: int = 0, seconds: float = 0.0) -> Agent:
-    """The Kaggle agent of a :class:`Network` player with ``weights``; raises ``ValueError`` for a
-    negative depth or time."""
-    return kaggle_agent(Network(weights, depth, seconds))
+def make_agent_from_weights(weights: Mapping[str, np.ndarray] | None, **params: Any) -> Agent:
+    """The Kaggle agent of a :class:`Network` player with ``weights`` (None: the shipped ones) and
+    the parameters of :func:`make_agent`; raises ``ValueError`` for a bad value, ``TypeError`` for
+    an unknown one."""
+    player = Network(weights, **params)
+    agent = kaggle_agent(player)
+    agent.last_move = player.last_move  # type: ignore[attr-defined]
+    return agent
 
 
-def make_agent(depth: int = 0, seconds: float = 0.0) -> Agent:
+def make_agent(
+    search: str = "puct",
+    depth: int = 0,
+    seconds: float = 0.0,
+    visits: int = 0,
+    c: float = 2.0,
+    exact: bool = True,
+) -> Agent:
     """The ``network`` agent with the shipped weights (``agents/data/network.npz``).
 
-    ``network`` (depth 0) is the network alone; ``network:depth=N`` adds an N-ply alpha-beta search
-    with the network as evaluation; ``network:seconds=S`` searches by iterative deepening for about
-    ``S`` seconds a move (``depth`` then caps the depth). Raises ``ValueError`` for a negative depth or
-    time. The weights are read at the first move (``FileNotFoundError`` if the file is missing).
+    ``search``: ``puct`` (default; ``visits`` caps the root's visits a move, ``c`` is the exploration
+    constant, ``exact`` lets the solver choose where it proves a result in time), ``alphabeta``
+    (``depth`` plies, or iterative deepening for ``seconds``) or ``none`` (the policy alone).
+    ``seconds`` > 0 replaces the time a move given by ``actTimeout``. Raises ``ValueError`` for a bad
+    value. The weights are read at the first move (``FileNotFoundError`` if the file is missing).
     """
-    return kaggle_agent(Network(None, depth, seconds))
+    return make_agent_from_weights(
+        None, search=search, depth=depth, seconds=seconds, visits=visits, c=c, exact=exact
+    )
 
 
 agent = make_agent()
