@@ -1,4 +1,4 @@
-"""The one game-tree search of the project: alpha-beta negamax with a pluggable evaluation.
+"""The alpha-beta game-tree search of the project: negamax with a pluggable evaluation.
 
 Negamax (Knuth & Moore, "An analysis of alpha-beta pruning", Artificial Intelligence 6, 1975) with
 fail-soft alpha-beta pruning on the bitboards of :mod:`agents.board`, a transposition table
@@ -9,7 +9,7 @@ of :class:`Search`:
 * ``minimax`` -- the course's evaluation from the root player's side, course rules (no tactics),
   the value of every root column with a full window (:meth:`Search.values`), fixed depth;
 * ``negamax`` -- a threat-counting evaluation, tactics, iterative deepening to a deadline;
-* ``network:depth=N`` -- the network's value, batched one ply above the horizon, moves ordered by
+* ``network:search=alphabeta`` -- the network's value, batched one ply above the horizon, moves ordered by
   its policy.
 
 Values are always from the point of view of the **side to move**. With tactics, a game won with the

@@ -122,6 +122,7 @@ def test_iterative_deepening_within_time_takes_a_win_and_blocks(random_weights) 
 
 
 def test_network_players_play_a_whole_game(random_weights) -> None:
+    from agents.adapter import Clock
     from agents.network.agent import Network
     from agents.player import play_game
 
@@ -129,7 +130,8 @@ def test_network_players_play_a_whole_game(random_weights) -> None:
     players = [Network(weights, search="alphabeta", depth=2), Network(weights, search="none")]
     result = play_game(players)
     assert result.outcome is not None and len(result.moves) >= 7
-    result = play_game([Network(weights, visits=40), Network(weights, visits=40, exact=False)])
+    quick = Clock(act_timeout=0.3, overage=0.0)  # the solver's share of a move: 0.02 s
+    result = play_game([Network(weights, visits=40), Network(weights, visits=40, exact=False)], clock=quick)
     assert result.outcome is not None and len(result.moves) >= 7
 
 

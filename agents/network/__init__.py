@@ -1,4 +1,4 @@
-"""``network``: the trained policy/value network (``network:depth=N`` adds alpha-beta on its value).
+"""``network``: the trained policy/value network, searching with PUCT (``network:search=none``: alone).
 
 Inference is numpy only (:mod:`agents.network.numpy_forward`); training lives outside the package
 (:mod:`training.network`, JAX/flax/optax) and is never imported by the agent. See :mod:`agents.network.agent`.
