@@ -14,8 +14,13 @@ Each move (:func:`make_agent`), with the garbage collector off:
    proven lost.
 
 Time (:func:`move_budget`): ``actTimeout`` minus a margin, and for exact solving a share of the
-overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game, 10 % later);
-a failed exact solve still leaves the heuristic half of the free time. The bank is never overdrawn.
+overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game, 10 % later),
+but never more than ``longest - actTimeout`` (4 s a move in all by default); a failed exact solve
+still leaves the heuristic half of the free time. The bank is never overdrawn. The cap is there
+because off the book as second player (the book keeps no moves for lost positions) the early
+positions are mostly lost, and proving every move lost at plies 8-10 took 13-19 s of bank a move to
+no gain: the heuristic plays those moves anyway, and exact solving that fits in 4 s keeps its
+strength (``python -m benchmarks.mistakes``).
 
 Heuristic search (any ConnectX configuration):
 
@@ -103,21 +108,29 @@ class Budget:
 
 
 def move_budget(
-    clock: Clock, ply: int, size: int, *, margin: float = 0.15, reserve: float = 3.0, share: float = 0.3
+    clock: Clock,
+    ply: int,
+    size: int,
+    *,
+    margin: float = 0.15,
+    reserve: float = 3.0,
+    share: float = 0.3,
+    longest: float = 4.0,
 ) -> Budget:
-    """Split this move's time.
+    """Split this move's time (all in seconds).
 
     ``base = actTimeout - margin`` is always available. Exact solving may use half of it plus, from
-    the overage bank, a ``share`` of what exceeds ``reserve`` seconds in the first two thirds of the
-    game (where exact solving costs most), a third of that share later. The heuristic fallback gets
-    the rest of ``base``, and at least half of ``base`` after a failed exact solve (a shallow
-    heuristic search is where early mistakes come from). A move thus takes at most ``base + extra``
-    seconds plus the call's overhead, ``extra <= share * (bank - reserve)``: the bank is never
-    overdrawn.
+    the overage bank, ``extra``: a ``share`` of what exceeds ``reserve`` seconds in the first two
+    thirds of the game (where exact solving costs most), a third of that share later, and never more
+    than ``longest - actTimeout``. The heuristic fallback gets the rest of ``base``, and at least half
+    of ``base`` after a failed exact solve (a shallow heuristic search is where early mistakes come
+    from). A move thus takes at most ``base + extra <= max(base, longest - margin)`` seconds plus the
+    call's overhead, and ``extra <= share * (bank - reserve)``: the bank is never overdrawn.
     """
     base = max(0.05, clock.act_timeout - margin)
     spare = max(0.0, clock.overage - reserve)
     extra = spare * (share if ply < size * 2 // 3 else share / 3)
+    extra = min(extra, max(0.0, longest - clock.act_timeout))
     return Budget(solve=0.5 * base + extra, total=base, fallback=0.5 * base)
 
 
@@ -136,16 +149,20 @@ class Negamax:
         book: bool = True,
         exact: bool = True,
         share: float = 0.3,
+        longest: float = 4.0,
     ) -> None:
         if max_depth is not None and int(max_depth) < 1:
             raise ValueError("max_depth must be >= 1")
         if not 0.0 <= float(share) <= 1.0:
             raise ValueError("share must be within [0, 1]")
+        if not float(longest) > 0.0:
+            raise ValueError("longest must be > 0")
         self.max_depth = None if max_depth is None else int(max_depth)
         self.margin = margin
         self.book = book
         self.exact = exact
         self.share = float(share)
+        self.longest = float(longest)
         self.last_move: dict[str, Any] = {}
         self._solvers: dict[Geometry, Solver] = {}
         self._searches: dict[Geometry, Search] = {}
@@ -180,7 +197,9 @@ class Negamax:
                 hit = opening.lookup(board.position, board.mask)
                 if hit is not None and hit[0] is not None and board.can_play(hit[0]):
                     return self._note("book", hit[0], board.ply)
-        budget = move_budget(clock, board.ply, geo.size, margin=self.margin, share=self.share)
+        budget = move_budget(
+            clock, board.ply, geo.size, margin=self.margin, share=self.share, longest=self.longest
+        )
         allowed: list[int] | None = None
         if self.exact and geo.size - board.ply <= EXACT_EMPTY_LIMIT:
             solver = self._solvers.get(geo)
@@ -215,6 +234,7 @@ def make_agent(
     book: bool = True,
     exact: bool = True,
     share: float = 0.3,
+    longest: float = 4.0,
 ) -> Agent:
     """Build the Kaggle agent ``agent(obs, config) -> int`` of a :class:`Negamax` player.
 
@@ -224,11 +244,12 @@ def make_agent(
 
     ``max_depth``: cap on the heuristic iterative deepening (plies); ``margin``: seconds kept back
     from ``config.actTimeout``; ``book``/``exact``: enable those stages; ``share``: fraction of the
-    overage bank (above a 3 s reserve) one move may spend on exact solving. Unknown keyword
-    parameters raise ``TypeError``; bad values ``ValueError``. The agent's ``last_move`` attribute is
-    the player's (see :class:`Negamax`).
+    overage bank (above a 3 s reserve) one move may spend on exact solving; ``longest``: seconds a
+    move may take, bank included, before exact solving gives up (the bank it draws is at most
+    ``longest - actTimeout``). Unknown keyword parameters raise ``TypeError``; bad values
+    ``ValueError``. The agent's ``last_move`` attribute is the player's (see :class:`Negamax`).
     """
-    player = Negamax(max_depth=max_depth, margin=margin, book=book, exact=exact, share=share)
+    player = Negamax(max_depth=max_depth, margin=margin, book=book, exact=exact, share=share, longest=longest)
     agent = kaggle_agent(player)
     agent.last_move = player.last_move  # type: ignore[attr-defined]
     return agent

@@ -129,6 +129,48 @@ def test_bank_is_spent_within_its_share() -> None:
     assert broke.solve + broke.fallback <= broke.total <= 2.0
 
 
+@pytest.mark.parametrize("ply", [6, 8, 10, 20, 30])
+def test_a_full_bank_buys_at_most_longest_seconds_a_move(ply: int) -> None:
+    budget = negamax.move_budget(Clock(act_timeout=2.0, overage=60.0), ply=ply, size=42)
+    base = 2.0 - 0.15
+    share = 0.3 if ply < 28 else 0.1
+    assert budget.solve == pytest.approx(0.5 * base + min(share * 57.0, 4.0 - 2.0))
+    assert budget.solve + budget.fallback <= 4.0 - 0.15 + 1e-9  # the move's worst case, margin kept
+    assert budget.total == pytest.approx(base) and budget.fallback == pytest.approx(0.5 * base)
+
+
+def test_a_low_bank_is_still_shared_below_the_cap() -> None:
+    budget = negamax.move_budget(Clock(act_timeout=2.0, overage=6.0), ply=8, size=42)
+    assert budget.solve == pytest.approx(0.5 * 1.85 + 0.3 * 3.0)  # 0.9 s of bank < the 2 s cap
+
+
+def test_longest_sets_the_cap_and_never_cuts_the_free_time() -> None:
+    roomy = negamax.move_budget(Clock(act_timeout=2.0, overage=60.0), ply=8, size=42, longest=10.0)
+    assert roomy.solve == pytest.approx(0.5 * 1.85 + 8.0)  # 0.3 * 57 = 17.1 s capped at 10 - 2
+    slow = negamax.move_budget(Clock(act_timeout=5.0, overage=60.0), ply=8, size=42)
+    assert slow.solve == pytest.approx(0.5 * 4.85)  # actTimeout above the cap: no bank, full base
+    assert slow.total == pytest.approx(4.85)
+
+
+def test_the_player_passes_longest_to_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+
+    def spy(*args: object, **kwargs: float) -> negamax.Budget:
+        seen.append(kwargs["longest"])
+        return negamax.Budget(solve=0.0, total=0.05, fallback=0.05)
+
+    monkeypatch.setattr(negamax, "move_budget", spy)
+    player = negamax.Negamax(book=False, longest=3.0)
+    player.play(Board.from_moves("4444"), Clock(act_timeout=2.0, overage=60.0))
+    assert seen == [3.0]
+
+
+@pytest.mark.parametrize("longest", [0.0, -1.0])
+def test_bad_longest_is_value_error(longest: float) -> None:
+    with pytest.raises(ValueError, match="longest"):
+        negamax.make_agent(longest=longest)
+
+
 def test_unknown_parameter_is_type_error() -> None:
     with pytest.raises(TypeError):
         negamax.make_agent(nonsense=1)  # type: ignore[call-arg]
