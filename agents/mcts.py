@@ -81,7 +81,8 @@ class Mcts:
 
     def play(self, board: Board, clock: Clock) -> int:
         start = time.perf_counter()
-        self.last_move = {"ply": board.ply}
+        self.last_move.clear()
+        self.last_move["ply"] = board.ply
         legal = board.legal_moves()
         wins = board.winning_moves()
         if wins:
@@ -200,7 +201,8 @@ def make_agent(
 ) -> Agent:
     """The Kaggle agent of an :class:`Mcts` player: ``c`` exploration constant, ``rollouts`` a move
     (default: as many as ``actTimeout`` minus :data:`MARGIN` allows), ``seconds`` a move instead,
-    ``seed`` for the rollouts. Raises ``ValueError`` on the bad values :class:`Mcts` names."""
+    ``seed`` for the rollouts. Raises ``ValueError`` on the bad values :class:`Mcts` names. The
+    agent's ``last_move`` attribute is the player's."""
     return kaggle_agent(Mcts(c, rollouts, seconds, seed))
 
 

@@ -249,10 +249,9 @@ def make_agent(
     ``longest - actTimeout``). Unknown keyword parameters raise ``TypeError``; bad values
     ``ValueError``. The agent's ``last_move`` attribute is the player's (see :class:`Negamax`).
     """
-    player = Negamax(max_depth=max_depth, margin=margin, book=book, exact=exact, share=share, longest=longest)
-    agent = kaggle_agent(player)
-    agent.last_move = player.last_move  # type: ignore[attr-defined]
-    return agent
+    return kaggle_agent(
+        Negamax(max_depth=max_depth, margin=margin, book=book, exact=exact, share=share, longest=longest)
+    )
 
 
 agent = make_agent()

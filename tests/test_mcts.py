@@ -64,3 +64,4 @@ def test_the_registry_builds_it_from_a_spec() -> None:
     obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60, "step": 2}
     move = agent(obs, {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2})
     assert type(move) is int and board.can_play(move)
+    assert agent.last_move["stage"] == "search" and agent.last_move["iterations"] == 50  # the player's

@@ -264,10 +264,7 @@ def make_agent_from_weights(weights: Mapping[str, np.ndarray] | None, **params: 
     """The Kaggle agent of a :class:`Network` player with ``weights`` (None: the shipped ones) and
     the parameters of :func:`make_agent`; raises ``ValueError`` for a bad value, ``TypeError`` for
     an unknown one."""
-    player = Network(weights, **params)
-    agent = kaggle_agent(player)
-    agent.last_move = player.last_move  # type: ignore[attr-defined]
-    return agent
+    return kaggle_agent(Network(weights, **params))
 
 
 def make_agent(
