@@ -1,10 +1,9 @@
 """``network``: the trained policy/value network, searching with PUCT by default (numpy only).
 
 * ``network`` (``search=puct``): each move, a win at once or the only move that does not lose at
-  once is played; with at most :data:`SOLVE_EMPTY_LIMIT` empty cells the solver
+  once is played; with at most :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells the solver
   (:meth:`agents.solver.Solver.choose`) tries to prove a move within the time
-  :func:`agents.negamax.move_budget` gives it, as negamax does (with up to
-  :data:`agents.negamax.EXACT_EMPTY_LIMIT`, for :data:`PROBE_SECONDS` only); otherwise, or for the rest of the
+  :func:`agents.negamax.move_budget` gives it, as negamax does; otherwise or for the rest of the
   time, :class:`agents.puct.Puct` searches with the policy as prior and the value head's ``P(win) -
   P(loss)`` as leaf value (AlphaZero's search; Silver et al., Science 2018), over the moves the solver
   did not prove lost, and plays the most visited move. ``visits=N`` caps the search at N root
@@ -128,16 +127,6 @@ SEARCHES = ("puct", "alphabeta", "none")
 PUCT_MARGIN = 0.25
 """Seconds of ``actTimeout`` the PUCT search leaves unused: process and referee overhead."""
 
-SOLVE_EMPTY_LIMIT = 26
-"""With at most this many empty cells (6x7: from ply 16, where negamax's opening book ends because
-exact choices fit in a move from there on) the solver gets the whole share of the move that
-:func:`agents.negamax.move_budget` gives exact solving."""
-
-PROBE_SECONDS = 0.2
-"""Earlier (up to :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells) the solver only probes for
-this long: enough for a position decided within a few moves, while PUCT keeps the rest of the move.
-A whole share there mostly ran out in the gauntlet against ``mcts`` and left PUCT half a move."""
-
 
 def puct_search(weights: Mapping[str, np.ndarray], c: float = 2.0) -> Puct:
     """The :class:`agents.puct.Puct` search of the network's board with ``weights``: the policy logits
@@ -235,11 +224,10 @@ class Network:
             return self._note("only", board.columns(safe)[0])
         budget = move_budget(clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN)
         allowed = None
-        empty = GEOMETRY.size - board.ply
-        if self.exact and empty <= EXACT_EMPTY_LIMIT:
+        if self.exact and GEOMETRY.size - board.ply <= EXACT_EMPTY_LIMIT:
             if self._solver is None:
                 self._solver = Solver(table_limit=TABLE_LIMIT)
-            deadline = start + (budget.solve if empty <= SOLVE_EMPTY_LIMIT else PROBE_SECONDS)
+            deadline = start + budget.solve
             column, values = self._solver.choose(board.position, board.mask, board.ply, deadline=deadline)
             if column is not None:
                 return self._note("exact", column)
