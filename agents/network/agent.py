@@ -3,7 +3,7 @@
 * ``network`` (``search=puct``): each move, a win at once or the only move that does not lose at
   once is played; with at most :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells the solver
   (:meth:`agents.solver.Solver.choose`) tries to prove a move within the time
-  :func:`agents.negamax.move_budget` gives it, as negamax does; otherwise or for the rest of the
+  :func:`agents.negamax.move_budget` gives it, as negamax does; otherwise, or for the rest of the
   time, :class:`agents.puct.Puct` searches with the policy as prior and the value head's ``P(win) -
   P(loss)`` as leaf value (AlphaZero's search; Silver et al., Science 2018), over the moves the solver
   did not prove lost, and plays the most visited move. ``visits=N`` caps the search at N root
