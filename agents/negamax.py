@@ -15,12 +15,15 @@ Each move (:func:`make_agent`), with the garbage collector off:
 
 Time (:func:`move_budget`): ``actTimeout`` minus a margin, and for exact solving a share of the
 overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game, 10 % later),
-but never more than ``longest - actTimeout`` (4 s a move in all by default); a failed exact solve
-still leaves the heuristic half of the free time. The bank is never overdrawn. The cap is there
-because off the book as second player (the book keeps no moves for lost positions) the early
-positions are mostly lost, and proving every move lost at plies 8-10 took 13-19 s of bank a move to
-no gain: the heuristic plays those moves anyway, and exact solving that fits in 4 s keeps its
-strength (``python -m benchmarks.mistakes``).
+but never more than ``longest - actTimeout`` of it, so that no move takes more than ``longest``
+(4 s by default); a failed exact solve still leaves the heuristic half of the free time. The bank
+is never overdrawn. Why the cap: off the book (from an opening it does not know, or as second
+player after the centre opening, where it keeps no move since the position is lost) exact solving
+at plies 6-12 took 5-19 s of bank a move, and two moves in three of those ran into the deadline,
+the heuristic choosing anyway. With the cap, in gauntlets against ``mcts`` and ``network`` the
+largest move fell from 19.0 to 3.9 s and the bank drawn in a game from 11-33 to 4-7 s (on
+average), while the mistakes on Pons' early positions (L1 sets, a fresh 60 s bank for each,
+``python -m benchmarks.mistakes``) went from 7 to 10 in 74, within noise.
 
 Heuristic search (any ConnectX configuration):
 
