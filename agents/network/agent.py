@@ -18,7 +18,8 @@
   move's time.
 
 Time: ``actTimeout`` minus :data:`PUCT_MARGIN` a move, or ``seconds`` when given, plus the share of
-the overage bank :func:`agents.negamax.move_budget` lets exact solving draw.
+the overage bank :func:`agents.negamax.move_budget` lets exact solving draw, up to :data:`LONGEST`
+seconds a move.
 
 Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
 to float32); see ``agents/data/network.md`` for how they were made. The network knows only the board
@@ -127,6 +128,12 @@ SEARCHES = ("puct", "alphabeta", "none")
 PUCT_MARGIN = 0.25
 """Seconds of ``actTimeout`` the PUCT search leaves unused: process and referee overhead."""
 
+LONGEST = 20.0
+"""Seconds a move may take, bank included, while the solver tries to prove it (``longest`` of
+:func:`agents.negamax.move_budget`, whose share of the bank is the tighter bound with a 60 s bank).
+Higher than negamax's 4 s: off the book at plies 6-12 PUCT with this network misses wins that only
+the solver finds there, in 5-20 s; with negamax's cap it lost 3 of 8 games to ``mcts``."""
+
 
 def puct_search(weights: Mapping[str, np.ndarray], c: float = 2.0) -> Puct:
     """The :class:`agents.puct.Puct` search of the network's board with ``weights``: the policy logits
@@ -222,7 +229,7 @@ class Network:
         safe = board.non_losing_moves()
         if safe and len(board.columns(safe)) == 1:
             return self._note("only", board.columns(safe)[0])
-        budget = move_budget(clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN)
+        budget = move_budget(clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN, longest=LONGEST)
         allowed = None
         if self.exact and GEOMETRY.size - board.ply <= EXACT_EMPTY_LIMIT:
             if self._solver is None:
