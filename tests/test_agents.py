@@ -22,7 +22,7 @@ ODD_CONFIGS = [(1, 1, 1), (3, 3, 3), (10, 10, 5), (6, 7, 1), (2, 5, 4), (6, 7, 4
 LEGAL_AGENTS = [name for name in BUILTIN if name != "middle"]
 
 
-CLOCK = Clock(act_timeout=0.2)
+CLOCK = Clock(act_timeout=0.2, overage=1.0)  # agents that draw on the bank draw little
 
 
 def positions(seed: int, count: int):

@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                 float(np.average([float(x[j]) for x in parts], weights=sizes)) for j in range(4)
             )
             weights = export_weights(params)
-            agent = make_agent_from_weights(weights)
+            agent = make_agent_from_weights(weights, search="none")  # the network alone
             vs_random = play_match(agent, "random", args.eval_games, seed=step)
             vs_negamax = play_match(agent, "negamax", args.eval_games, seed=step)
             record = {
