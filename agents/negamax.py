@@ -109,6 +109,13 @@ class Budget:
     total: float
     fallback: float
 
+    def search_deadline(self, start: float, after_solving: bool) -> float:
+        """When the search that follows exact solving must stop (``time.perf_counter()`` seconds;
+        ``start`` the move's): at ``start + total``, but no sooner than ``fallback`` seconds from now
+        when exact solving ran and failed (``after_solving``), 0.05 s otherwise."""
+        now = time.perf_counter()
+        return now + max(self.fallback if after_solving else 0.05, start + self.total - now)
+
 
 def move_budget(
     clock: Clock,
@@ -218,9 +225,8 @@ class Negamax:
         search = self._searches.get(geo)
         if search is None:
             search = self._searches[geo] = Search(geo, threat_evaluation(geo))
-        now = time.perf_counter()
-        remaining = max(budget.fallback if allowed is not None else 0.05, start + budget.total - now)
-        result = search.best(board, depth=self.max_depth, deadline=now + remaining, allowed=allowed)
+        deadline = budget.search_deadline(start, after_solving=allowed is not None)
+        result = search.best(board, depth=self.max_depth, deadline=deadline, allowed=allowed)
         self.last_move["depth"] = result.depth
         return self._note("search", result.column, board.ply)
 

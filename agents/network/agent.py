@@ -244,8 +244,7 @@ class Network:
         if self.seconds:
             deadline = start + self.seconds
         else:
-            now = time.perf_counter()
-            deadline = now + max(budget.fallback if allowed is not None else 0.05, start + budget.total - now)
+            deadline = budget.search_deadline(start, after_solving=allowed is not None)
         result = self._puct.run(board, deadline=deadline, visits=self.visits or None, allowed=allowed)
         self.last_move.update(visits=result.visits, reused=result.reused, simulations=result.simulations)
         return self._note("puct", result.column)
