@@ -75,3 +75,19 @@ def test_selfplay_trajectory_matches_the_game() -> None:
 def test_features_dtype() -> None:
     board = Board.from_moves("4")
     assert features(board.position, board.mask, board.geo).dtype == np.float64
+
+
+def test_weights_file_round_trip(tmp_path) -> None:
+    from agents import weights
+
+    path = tmp_path / "w.npz"
+    weights.save(path, {"w": np.arange(3.0)}, geometry(5, 6, 4))
+    arrays = weights.load(str(path), shipped=lambda: b"")
+    assert arrays["w"].tolist() == [0.0, 1.0, 2.0]
+    assert weights.board_of(arrays) == geometry(5, 6, 4)
+    assert weights.load(None, shipped=path.read_bytes)["w"].shape == (3,)
+    with pytest.raises(FileNotFoundError):
+        weights.load(str(tmp_path / "missing.npz"), shipped=lambda: b"")
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a weights file"):
+        weights.load(str(tmp_path / "bad.npz"), shipped=lambda: b"")

@@ -1,0 +1,60 @@
+"""Weights files of the learned agents: one ``.npz`` format, read and written in one place.
+
+A weights file is a numpy ``.npz`` archive of named float arrays plus three integer scalars,
+``rows``, ``columns`` and ``inarow``: the board the weights were trained on. Agents read their
+shipped file through :func:`agents.resources.read` (so that a submission embeds it) and a user's
+file from a path (the ``weights=PATH`` spec parameter).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from agents.board import Geometry, geometry
+
+__all__ = ["BOARD_KEYS", "board_of", "load", "save"]
+
+BOARD_KEYS = ("rows", "columns", "inarow")
+"""The integer scalars naming the board a weights file was trained on."""
+
+
+def load(path: str | None, shipped: Callable[[], bytes]) -> dict[str, np.ndarray]:
+    """The arrays of the weights file at ``path``, or of ``shipped()`` (the bytes of the agent's own
+    file) when ``path`` is None. Raises ``FileNotFoundError`` for a missing file and ``ValueError``
+    for a file that is not an ``.npz`` archive with the board keys."""
+    if path is None:
+        data = shipped()
+    else:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"weights file not found: {path}")
+        data = Path(path).read_bytes()
+    try:
+        with np.load(io.BytesIO(data)) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except Exception as error:  # np.load raises several kinds for a damaged file
+        raise ValueError(f"not a weights file (.npz): {path or 'shipped weights'}: {error}") from error
+    missing = [key for key in BOARD_KEYS if key not in arrays]
+    if missing:
+        raise ValueError(f"weights file {path or '(shipped)'} lacks {', '.join(missing)}")
+    return arrays
+
+
+def board_of(arrays: Mapping[str, np.ndarray]) -> Geometry:
+    """The board a loaded weights file was trained on."""
+    return geometry(*(int(arrays[key]) for key in BOARD_KEYS))
+
+
+def save(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], geo: Geometry) -> None:
+    """Write ``arrays`` (float arrays, names without the board keys) and the board ``geo`` as a
+    weights file at ``path``, atomically (a temporary file renamed over it)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    board = {"rows": geo.rows, "columns": geo.columns, "inarow": geo.inarow}
+    with open(tmp, "wb") as handle:
+        np.savez(handle, **{name: np.asarray(value) for name, value in arrays.items()}, **board)
+    os.replace(tmp, path)
