@@ -1,8 +1,9 @@
 """The ``connectx`` command line: the parser of every subcommand, and dispatch.
 
-Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), ``table`` and
-``report`` (:mod:`connectx.results`), ``agents`` (:mod:`connectx.listing`), ``build`` and ``check``
-(:mod:`connectx.submission`), ``solve`` (:mod:`connectx.solve`). With no subcommand: ``run`` with
+Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), ``play``
+(:mod:`connectx.play`), ``table`` and ``report`` (:mod:`connectx.results`), ``agents``
+(:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
+(:mod:`connectx.solve`). With no subcommand: ``run`` with
 its defaults. ``python -m connectx`` is the same command.
 """
 
@@ -10,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 
-from connectx import listing, match, results, solve, submission
+from connectx import listing, match, play, results, solve, submission
 from connectx.options import Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,table,report,agents,build,check,solve}"
+COMMANDS = "{run,sprt,play,table,report,agents,build,check,solve}"
 
 
 def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
@@ -26,7 +27,7 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
         "referee, reports, single-file Kaggle submissions, an exact solver.",
     )
     commands = top.add_subparsers(dest="command", metavar=COMMANDS)
-    for module in (match, results, listing, submission, solve):
+    for module in (match, play, results, listing, submission, solve):
         module.add_commands(commands)
     return top, commands
 

@@ -15,10 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-from agents.board import InvalidBoardError, geometry
 from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
 from connectx.judge import Judge
-from connectx.options import board_options, check_ranges
+from connectx.options import board_geometry, board_options, check_ranges
 from connectx.results import write_report
 from reports.provenance import toolkit_version
 from reports.sprt import Sprt
@@ -167,16 +166,9 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
     check_ranges(args, parser, LIMITS)
     try:
         specs = [parse_spec(text).text for text in args.agents]
-        geo = geometry(args.rows, args.columns, args.inarow)
-    except (SpecError, InvalidBoardError) as error:
+    except SpecError as error:
         parser.error(str(error))
-    if not geo.winnable:
-        # Every game would be a draw or a forfeit, ratings would measure nothing, and searching
-        # agents spend their whole time bank trying to prove the draw (negamax: about a minute a game).
-        parser.error(
-            f"--inarow {args.inarow} does not fit on a {args.rows}x{args.columns} board, so nobody can "
-            f"win; use --inarow {max(args.rows, args.columns)} or less"
-        )
+    geo = board_geometry(args, parser)
     if len(set(specs)) != len(specs):
         parser.error("an entrant is listed twice")
     if len(specs) < 2:

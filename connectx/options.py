@@ -7,6 +7,8 @@ import math
 from collections.abc import Mapping
 from typing import NoReturn
 
+from agents.board import Geometry, InvalidBoardError, geometry
+
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (``connectx run: error: ...``), not usage plus
@@ -42,3 +44,20 @@ def board_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--inarow", type=int, default=4, help="stones in a line that win (default 4: Connect Four)"
     )
+
+
+def board_geometry(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Geometry:
+    """The board of ``args.rows``, ``args.columns``, ``args.inarow`` (:func:`board_options`); exit
+    with one line when it is impossible or no line fits on it."""
+    try:
+        geo = geometry(args.rows, args.columns, args.inarow)
+    except InvalidBoardError as error:
+        parser.error(str(error))
+    if not geo.winnable:
+        # Every game would be a draw or a forfeit, ratings would measure nothing, and searching
+        # agents spend their whole time bank trying to prove the draw (negamax: about a minute a game).
+        parser.error(
+            f"--inarow {args.inarow} does not fit on a {args.rows}x{args.columns} board, so nobody can "
+            f"win; use --inarow {max(args.rows, args.columns)} or less"
+        )
+    return geo

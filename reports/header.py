@@ -20,7 +20,7 @@ from reports.results import Results
 from reports.sprt import Sprt
 from reports.tally import oriented
 from tournament.record import GameRecord
-from tournament.schedule import Settings
+from tournament.schedule import HUMAN, Settings
 
 __all__ = ["Entrant", "Header", "entrant", "format_seconds", "header"]
 
@@ -67,7 +67,7 @@ class Header:
 
 @dataclass(frozen=True, slots=True)
 class Entrant:
-    """An entrant: ``spec`` as given, ``kind`` (``ours``, ``kaggle``, ``file``), what it is, its
+    """An entrant: ``spec`` as given, ``kind`` (``ours``, ``kaggle``, ``file``, ``person``), what it is, its
     parameters (``"depth=2"`` or ""), and for a file agent the SHA-256 of the file as it is when the
     report is written (``"missing"`` if it is gone; "" for other kinds)."""
 
@@ -101,6 +101,9 @@ def header(results: Results, settings: Settings, name: str) -> Header:
     if settings.sprt is not None:
         kind = f"SPRT: {settings.entrants[0]} against {settings.entrants[1]}, game pairs"
         scheduled = f"at most {2 * settings.games}"
+    elif HUMAN in settings.entrants:  # connectx play: games are added as they are played
+        kind = f"terminal play: a person against {settings.entrants[-1]}"
+        scheduled = ""
     else:
         kind = (
             "gauntlet" if settings.gauntlet else "round-robin"
@@ -128,7 +131,7 @@ def header(results: Results, settings: Settings, name: str) -> Header:
         seed=settings.seed,
         format=kind,
         openings=openings,
-        games=f"{len(records)} played of {scheduled} scheduled",
+        games=f"{len(records)} played" + (f" of {scheduled} scheduled" if scheduled else ""),
         dates=dates or "unknown",
         wall_time=format_seconds(_busy_seconds(records)) + " with games in flight",
         workers=str(settings.workers) if settings.workers is not None else "not recorded",
@@ -182,6 +185,8 @@ def _sprt_line(results: Results, settings: Settings) -> str:
 
 def entrant(spec: str) -> Entrant:
     """What ``spec`` names, read from the registry without loading the agent."""
+    if spec == HUMAN:
+        return Entrant(spec, "person", "a person playing at the terminal (connectx play)", "", "")
     if spec in KAGGLE_BUILTIN:
         return Entrant(spec, "kaggle", f"kaggle-environments' built-in {KAGGLE_BUILTIN[spec]!r}", "", "")
     name, _, params = spec.partition(":")

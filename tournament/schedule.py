@@ -15,6 +15,12 @@ from dataclasses import dataclass, field
 
 from tournament.openings import pair_openings
 
+HUMAN = "human"
+"""The entrant that is a person playing at the terminal (``connectx play``), not an agent spec. A store
+of such games has the entrants ``(HUMAN, agent spec)``, ``games`` 1 and no openings; each finished game
+is added as it is played, as a pair of its own (``pair_id`` equal to ``game_id``), so no pentanomial
+is counted from them."""
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:

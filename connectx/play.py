@@ -1,0 +1,310 @@
+"""``connectx play AGENT``: a person plays one game against an agent at the terminal; it is stored.
+
+The game is :func:`agents.player.play_game`, the project's in-process game loop, between a
+:class:`~connectx.human.HumanPlayer` and the agent. The agent is called as Kaggle calls it: its
+``agent(obs, config)`` (:func:`agents.adapter.as_player`) with ``actTimeout`` and a 60 s overage
+bank, run in a process of its own behind the tournament's proxy
+(:class:`tournament.sandbox.AgentProcess`), so that an untrusted file agent can read neither the store
+nor this terminal, its prints do not garble the board, and a move that overruns Kaggle's limit is cut
+off and forfeits instead of hanging the session. Its answer is judged as the referee judges it: a
+Python ``int`` naming a column that is not full, in time (``actTimeout`` plus the bank), else the game
+is its forfeit (INVALID, TIMEOUT, or ERROR when it raised).
+
+Undo: :class:`~connectx.human.Undo` leaves ``play_game``; the session drops the person's last move
+and the agent's reply (and their times) and calls ``play_game`` again with the moves that stand as the
+opening and the agent's bank as those moves left it. Quitting (``q``, Ctrl-D) ends with status 0 and
+Ctrl-C with 130, storing nothing.
+
+A finished game is added to the store in ``--out`` (:mod:`tournament.store`) as a tournament game of
+the entrants :data:`~tournament.schedule.HUMAN` and the agent's spec, so ``connectx report DIR``
+replays it. One directory holds the games of one agent, board and ``actTimeout``; the session holds
+the directory's lock from start to end, and a directory of other settings is refused (one line, exit
+2) before the game starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agents.adapter import Clock, as_player
+from agents.board import Board, Outcome
+from agents.player import play_game
+from agents.registry import SpecError, parse_spec
+from connectx.drawing import draw, stone, wants_colour
+from connectx.human import HumanPlayer, Quit, Undo
+from connectx.match import LIMITS
+from connectx.options import board_geometry, board_options, check_ranges
+from reports.provenance import toolkit_version
+from tournament.record import GameRecord, Termination
+from tournament.schedule import HUMAN, GameTask, Settings
+from tournament.store import DB_NAME, Store, StoreError
+
+if TYPE_CHECKING:
+    from tournament.sandbox import AgentProcess
+
+DEFAULT_OUT = Path("games/play")
+
+Say = Callable[[str], None]
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``play`` to the subcommands ``commands``."""
+    play = commands.add_parser(
+        "play",
+        help="play a game against an agent at the terminal, and store it",
+        description="Play one game against AGENT at the terminal: type a column number to move, u to "
+        "take back your last move and the agent's reply, q (or Ctrl-D) to quit. The agent is called "
+        "as on Kaggle, with actTimeout and a 60 s bank, in a process of its own confined as in a "
+        "tournament; it forfeits a move that is late, illegal or raises. A finished game is added to "
+        "--out, which `connectx report` replays; one directory holds the games of one agent, board "
+        "and actTimeout.",
+    )
+    play.add_argument(
+        "agent", metavar="AGENT", help="the opponent: NAME, NAME:key=value[,key=value] or a .py file"
+    )
+    side = play.add_mutually_exclusive_group()
+    side.add_argument(
+        "--first", dest="human_mark", action="store_const", const=1, help="you move first (default)"
+    )
+    side.add_argument(
+        "--second", dest="human_mark", action="store_const", const=2, help="the agent moves first"
+    )
+    board_options(play)
+    play.add_argument(
+        "--act-timeout",
+        type=float,
+        default=2.0,
+        help="seconds the agent has per move before its 60 s bank is drawn on (Kaggle's actTimeout, "
+        "default 2); you are not timed",
+    )
+    play.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"where finished games are stored (default {DEFAULT_OUT})",
+    )
+    play.set_defaults(handler=_play, human_mark=1)
+
+
+def _describe(settings: Settings) -> str:
+    """``one_step on 6x7, 4 in a row, actTimeout 2 s`` (or ``a tournament of N agents``)."""
+    if HUMAN not in settings.entrants:
+        return f"a tournament of {len(settings.entrants)} agents"
+    return (
+        f"{settings.entrants[-1]} on {settings.rows}x{settings.columns}, {settings.inarow} in a row, "
+        f"actTimeout {settings.act_timeout:g} s"
+    )
+
+
+def open_store(out: Path, settings: Settings) -> Store:
+    """The store of ``out`` for games of ``settings``, created when absent, with its lock held.
+
+    A store of other settings that holds no game (a session quit before its first game ended) is
+    replaced. Raises :class:`~tournament.store.StoreError` (one line, nothing touched) when ``out``
+    holds games of other settings, another session or run holds it, or it cannot be used.
+    """
+    overwrite = False
+    if (out / DB_NAME).is_file():
+        with Store.open(out) as existing:
+            stored, played = existing.settings(), existing.game_ids()
+        if stored != settings:
+            if played:
+                raise StoreError(
+                    f"{out} holds games of {_describe(stored)}, not {_describe(settings)}; "
+                    "choose another --out"
+                )
+            overwrite = True
+    return Store.create(out, settings, overwrite=overwrite)
+
+
+class Forfeit(Exception):  # noqa: N818 - an event of the game, like Kaggle's statuses
+    """The agent's move broke Kaggle's rules: ``termination`` (INVALID, TIMEOUT, ERROR), what
+    happened (``detail``) and the ``seconds`` the call took."""
+
+    def __init__(self, termination: Termination, detail: str, seconds: float) -> None:
+        super().__init__(detail)
+        self.termination, self.detail, self.seconds = termination, detail, seconds
+
+
+class AgentSide:
+    """The agent as a :class:`~agents.player.Player`: asks ``proxy`` (an
+    :class:`~tournament.sandbox.AgentProcess`) through :func:`~agents.adapter.as_player` and judges
+    the answer as Kaggle's referee would, raising :class:`Forfeit` instead of returning a bad one."""
+
+    def __init__(self, proxy: AgentProcess, label: str, say: Say) -> None:
+        self.proxy, self.player, self.label, self.say = proxy, as_player(proxy), label, say
+
+    def play(self, board: Board, clock: Clock) -> int:
+        from tournament.referee import DeadlineExceeded
+
+        self.say(f"{self.label} is thinking...")
+        began = time.perf_counter()
+        try:
+            action = self.player.play(board, clock)
+        except RuntimeError:
+            raise Forfeit(Termination.ERROR, self.proxy.note, time.perf_counter() - began) from None
+        spent = time.perf_counter() - began
+        limit = clock.act_timeout + clock.overage
+        if isinstance(action, DeadlineExceeded) or spent > limit:
+            note = self.proxy.note or f"mark {board.mark} took {spent:.1f} s, over its {limit:.1f} s"
+            raise Forfeit(Termination.TIMEOUT, note, spent)
+        if type(action) is not int or not board.can_play(action):
+            detail = f"mark {board.mark} returned {self.proxy.describe_action()}"
+            raise Forfeit(Termination.INVALID, detail, spent)
+        return action
+
+
+def _bank(times: list[float], mark: int, clock: Clock) -> float:
+    """Seconds left in the overage bank of ``mark`` after the moves timed ``times`` (from ply 0)."""
+    over = sum(max(0.0, seconds - clock.act_timeout) for seconds in times[mark - 1 :: 2])
+    return max(0.0, clock.overage - over)
+
+
+def _record(
+    task: GameTask, moves: list[int], times: list[float], end: Outcome | Forfeit, **timing: object
+) -> GameRecord:
+    """The record of a finished game, played out (``end`` an :class:`~agents.board.Outcome`) or
+    forfeited by the agent; ``timing`` is ``duration`` and ``started_at``."""
+    if isinstance(end, Outcome):
+        termination = Termination.DRAW if end.winner is None else Termination.WIN
+        rewards = (end.reward(1), end.reward(2))
+        return GameRecord(
+            task, tuple(moves), tuple(times), end.result, termination, rewards=rewards, **timing
+        )
+    offender = 1 if task.second == HUMAN else 2
+    statuses = (end.termination.name, "DONE")[:: 1 if offender == 1 else -1]
+    rewards = (None, 0)[:: 1 if offender == 1 else -1]
+    return GameRecord(
+        task, tuple(moves), tuple(times), 0.0 if offender == 1 else 1.0, end.termination, offender,
+        statuses, rewards, end.detail, **timing,
+    )  # fmt: skip
+
+
+def verdict(record: GameRecord) -> str:
+    """How the game ended, said to the person: ``you win``, ``one_step wins``, ``draw: ...``, or the
+    agent's forfeit and what happened."""
+    agent = record.second if record.first == HUMAN else record.first
+    if record.offender is not None:
+        return f"{agent} forfeits ({record.termination}): {record.detail.splitlines()[0]}; you win"
+    if record.termination == Termination.DRAW:
+        return "draw: the board is full"
+    return "you win" if record.score_of(HUMAN) == 1.0 else f"{agent} wins"
+
+
+def session(
+    task: GameTask, *, colour: bool, say: Say = print, ask: Callable[[str], str] = input
+) -> GameRecord:
+    """Play ``task`` (one of its entrants is :data:`~tournament.schedule.HUMAN`, the other an agent
+    spec) at the terminal through ``ask`` and ``say`` and return its record. Raises
+    :class:`~connectx.human.Quit` or ``KeyboardInterrupt`` when the person stops; the agent's process
+    and whatever it started are gone either way."""
+    from tournament import sandbox
+    from tournament.referee import make
+
+    human_mark = 1 if task.first == HUMAN else 2
+    agent_mark, spec = 3 - human_mark, task.second if human_mark == 1 else task.first
+    label = f"{spec} ({stone(agent_mark, colour=colour)})"
+    geo = {"rows": task.rows, "columns": task.columns, "inarow": task.inarow}
+    clock = Clock(task.act_timeout)
+    moves: list[int] = []
+    times: list[float] = []
+
+    def on_move(board: Board, seconds: float) -> None:
+        moves.append(board.moves[-1])
+        times.append(seconds)
+        say(draw(board, colour=colour))
+        if board.ply % 2 == human_mark % 2:
+            say(f"you played {moves[-1] + 1}")
+            return
+        bank = _bank(times, agent_mark, clock)
+        left = f", {bank:.1f} s left in its bank" if bank < clock.overage else ""
+        say(f"{spec} played {moves[-1] + 1} in {seconds:.2f} s{left}")
+
+    sandbox.protect_runner()  # the agent's process may not read this one's memory
+    sandbox.become_subreaper()  # so that what the agent starts and leaves behind is killed at the end
+    started_at, began = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
+    proxy = sandbox.AgentProcess(
+        spec,
+        agent_mark,
+        seed=task.seed + agent_mark,
+        global_seed=task.seed,
+        builtin_agents=make("connectx").agents,
+    )
+    try:
+        first = "you move first" if human_mark == 1 else f"{spec} moves first"
+        you = stone(human_mark, colour=colour)
+        players = [HumanPlayer(you, ask, say), AgentSide(proxy, label, say)]
+        say(f"you: {you} (mark {human_mark}), {label} (mark {agent_mark}); {first}")
+        say(draw(Board(**geo), colour=colour))
+        end: Outcome | Forfeit | None = None
+        while end is None:
+            board = Board.from_moves(moves, **geo)
+            try:
+                bank = Clock(task.act_timeout, _bank(times, agent_mark, clock))
+                end = play_game(players[:: 3 - 2 * human_mark], board, clock=bank, on_move=on_move).outcome
+            except Undo:
+                del moves[-2:], times[-2:]
+                say("took back your last move and the reply")
+                say(draw(Board.from_moves(moves, **geo), colour=colour))
+            except Forfeit as forfeit:
+                times.append(forfeit.seconds)
+                end = forfeit
+    finally:
+        proxy.close()
+        sandbox.kill_descendants()
+    return _record(task, moves, times, end, duration=time.perf_counter() - began, started_at=started_at)
+
+
+def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx play``: 0 a game stored or the person quit, 2 bad input, 130 interrupted (Ctrl-C)."""
+    from tournament import sandbox
+
+    check_ranges(args, parser, LIMITS)
+    try:
+        spec = parse_spec(args.agent).text
+    except SpecError as error:
+        parser.error(str(error))
+    board_geometry(args, parser)
+    settings = Settings(
+        entrants=(HUMAN, spec),
+        games=1,
+        rows=args.rows,
+        columns=args.columns,
+        inarow=args.inarow,
+        act_timeout=args.act_timeout,
+        gauntlet=True,
+        workers=1,
+        cores=os.cpu_count(),
+        toolkit=toolkit_version(),
+    )
+    try:
+        store = open_store(args.out, settings)
+    except StoreError as error:
+        parser.error(str(error))
+    with store:
+        sandbox.protect_directory(args.out)  # no agent may read or write the store
+        game_id = max(store.game_ids(), default=-1) + 1
+        first, second = (HUMAN, spec) if args.human_mark == 1 else (spec, HUMAN)
+        seed = random.Random(f"{settings.seed}:{game_id}").getrandbits(32)
+        rules = {name: getattr(settings, name) for name in ("rows", "columns", "inarow", "act_timeout")}
+        task = GameTask(game_id, game_id, first, second, hang_limit=None, seed=seed, **rules)
+        try:
+            record = session(task, colour=wants_colour(sys.stdout))
+        except Quit:
+            print("quit: this game is not stored")
+            return 0
+        except KeyboardInterrupt:
+            print("\ninterrupted: this game is not stored", file=sys.stderr)
+            return 130
+        store.add(record)
+    print(verdict(record))
+    print(f"stored as game {game_id} in {args.out}; `connectx report {args.out}` writes its replay")
+    return 0
