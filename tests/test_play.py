@@ -1,0 +1,230 @@
+"""``connectx play``: the board drawing and the person's input as units, then the command through a
+pseudo-terminal (pexpect): a move, bad input, undo, quit, Ctrl-C, a stored game that ``connectx
+report`` replays, and a directory of other settings refused."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.adapter import Clock
+from agents.board import Board
+from connectx.drawing import draw, stone, wants_colour
+from connectx.human import HumanPlayer, Quit, Undo, column_of
+from tournament.schedule import HUMAN
+from tournament.store import Store
+
+pexpect = pytest.importorskip("pexpect")
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--rows", "4", "--columns", "4", "--inarow", "3"]
+PROMPT = r"your move \(\S+\): column 1-4, u undo, q quit: "
+
+
+class Stream:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+# --- drawing ---------------------------------------------------------------------------------
+
+
+def test_draw_plain_rows_top_first_over_column_numbers() -> None:
+    board = Board.from_moves([0, 1, 0], rows=3, columns=4, inarow=3)
+    assert draw(board, colour=False) == ". . . .\nX . . .\nX O . .\n1 2 3 4"
+
+
+def test_draw_pads_cells_to_two_digit_column_numbers() -> None:
+    lines = draw(Board.from_moves([9], rows=2, columns=10, inarow=2), colour=False).splitlines()
+    assert lines[-1] == " 1  2  3  4  5  6  7  8  9 10"
+    assert lines[1] == " .  .  .  .  .  .  .  .  .  X"
+    assert len({len(line) for line in lines}) == 1
+
+
+def test_draw_in_colour_colours_stones_only() -> None:
+    text = draw(Board.from_moves([0, 1], rows=2, columns=2, inarow=2), colour=True)
+    assert text.splitlines()[1] == f"{stone(1, colour=True)} {stone(2, colour=True)}"
+    assert stone(1, colour=True) != stone(2, colour=True)
+    assert "\x1b[" in stone(1, colour=True) and stone(1, colour=True).endswith("\x1b[0m")
+    assert text.splitlines()[0] == ". ." and "\x1b" not in draw(Board(2, 2, 2), colour=False)
+
+
+def test_colour_only_on_a_terminal_without_no_color() -> None:
+    assert wants_colour(Stream(True), {"TERM": "xterm"})
+    assert not wants_colour(Stream(False), {"TERM": "xterm"})
+    assert not wants_colour(Stream(True), {"TERM": "xterm", "NO_COLOR": "1"})
+    assert wants_colour(Stream(True), {"TERM": "xterm", "NO_COLOR": ""})  # empty: unset (no-color.org)
+    assert not wants_colour(Stream(True), {"TERM": "dumb"})
+
+
+# --- the person's input ----------------------------------------------------------------------
+
+
+def test_column_of_reads_one_based_columns_and_refuses_the_rest() -> None:
+    board = Board.from_moves([0, 0, 0, 0], rows=4, columns=4, inarow=3)
+    assert column_of(" 2 ", board) == 1
+    for answer, reason in (("x", "is not a column"), ("0", "no column 0"), ("5", "no column 5"),
+                           ("1", "column 1 is full"), ("-1", "is not a column")):  # fmt: skip
+        with pytest.raises(ValueError, match=reason):
+            column_of(answer, board)
+    with pytest.raises(Undo):
+        column_of("u", board)
+    with pytest.raises(Quit):
+        column_of("Q", board)
+    with pytest.raises(ValueError, match="nothing to undo"):
+        column_of("undo", Board.from_moves([0], rows=4, columns=4, inarow=3))
+
+
+def test_human_player_asks_again_until_a_legal_move() -> None:
+    answers, said = iter(["nine", "9", "3"]), []
+    player = HumanPlayer("X", ask=lambda prompt: next(answers), say=said.append)
+    assert player.play(Board(), Clock()) == 2
+    assert len(said) == 2 and "not a column" in said[0] and "no column 9" in said[1]
+
+
+def test_human_player_quits_at_end_of_input() -> None:
+    def ask(prompt: str) -> str:
+        raise EOFError
+
+    with pytest.raises(Quit):
+        HumanPlayer("X", ask=ask, say=lambda line: None).play(Board(), Clock())
+
+
+# --- the command through a pseudo-terminal ---------------------------------------------------
+
+
+def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"}
+    environ.pop("NO_COLOR", None)
+    environ.update(env or {})
+    command = [sys.executable, "-m", "connectx", "play", *args, "--out", str(tmp_path / "games")]
+    return pexpect.spawn(command[0], command[1:], cwd=tmp_path, env=environ, encoding="utf-8", timeout=60)
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus if child.exitstatus is not None else 128 + child.signalstatus
+
+
+def test_play_shows_the_board_and_takes_a_move(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "one_step", "--first", env={"NO_COLOR": "1"})
+    child.expect(r"\. \. \. \. \. \. \.\r\n1 2 3 4 5 6 7")  # the empty 6x7 board
+    child.expect(PROMPT.replace("1-4", "1-7"))
+    child.sendline("4")
+    child.expect(r"X \. \. \.\r\n1 2 3 4 5 6 7\r\nyou played 4")
+    child.expect(r"one_step \(O\) is thinking")
+    child.expect(r"one_step played \d in \d+\.\d\d s")
+    child.expect(PROMPT.replace("1-4", "1-7"))
+    child.sendline("q")
+    child.expect("quit: this game is not stored")
+    assert finish(child) == 0
+    with Store.open(tmp_path / "games") as store:
+        assert store.records() == []
+
+
+def test_play_colours_stones_on_a_terminal(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "leftmost", *TINY)
+    child.expect(PROMPT)
+    child.sendline("2")
+    child.expect("\x1b\\[1;31mX\x1b\\[0m")  # the person's stone, in colour
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_bad_input_asks_again_with_a_reason(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "leftmost", *TINY, env={"NO_COLOR": "1"})
+    for answer, reason in (("abc", "'abc' is not a column: type 1-4"), ("7", "there is no column 7"),
+                           ("u", "nothing to undo yet")):  # fmt: skip
+        child.expect(PROMPT)
+        child.sendline(answer)
+        child.expect(reason)
+    for _ in range(2):  # leftmost answers in column 1 too: it is full after two moves each
+        child.expect(PROMPT)
+        child.sendline("1")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect("column 1 is full: choose another")
+    child.expect(PROMPT)
+    child.sendintr()
+    assert finish(child) == 130
+
+
+def test_undo_takes_back_the_move_and_the_reply(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "leftmost", *TINY, env={"NO_COLOR": "1"})
+    child.expect(PROMPT)
+    child.sendline("4")
+    child.expect("leftmost played 1")
+    child.expect(PROMPT)
+    child.sendline("u")
+    child.expect(r"took back your last move and the reply\r\n(\. \. \. \.\r\n){4}1 2 3 4")
+    for column in ("2", "3", "4"):  # three in a row along the bottom; leftmost stacks column 1
+        child.expect(PROMPT)
+        child.sendline(column)
+    child.expect("you win")
+    child.expect("stored as game 0")
+    assert finish(child) == 0
+    with Store.open(tmp_path / "games") as store:
+        (record,) = store.records()
+    assert record.moves == (1, 0, 2, 0, 3)  # the move taken back is not in the game
+    assert (record.first, record.second, record.result) == (HUMAN, "leftmost", 1.0)
+    assert len(record.move_times) == 5
+
+
+def test_stored_games_are_appended_and_reported(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "leftmost", "--second", *TINY, env={"NO_COLOR": "1"})
+    for column in ("2", "2"):  # leftmost (X) stacks column 1: three in a column on its third move
+        child.expect(PROMPT)
+        child.sendline(column)
+    child.expect("leftmost wins")
+    assert finish(child) == 0
+    child = spawn(tmp_path, "leftmost", *TINY, env={"NO_COLOR": "1"})
+    for column in ("2", "3", "4"):
+        child.expect(PROMPT)
+        child.sendline(column)
+    child.expect("stored as game 1")
+    assert finish(child) == 0
+    with Store.open(tmp_path / "games") as store:
+        records = store.records()
+        assert store.settings().entrants == (HUMAN, "leftmost")
+    assert [(r.first, r.result) for r in records] == [("leftmost", 1.0), (HUMAN, 1.0)]
+    assert [r.pair_id for r in records] == [0, 1]  # each game a pair of its own
+    report = pexpect.run(
+        f"{sys.executable} -m connectx report {tmp_path / 'games'}",
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path, withexitstatus=True, encoding="utf-8",
+        timeout=120,
+    )  # fmt: skip
+    assert report[1] == 0, report[0]
+    html = (tmp_path / "games" / "report.html").read_text()
+    assert "terminal play: a person against leftmost" in html and "2 played" in html
+    assert "a person playing at the terminal" in html
+
+
+def test_other_settings_in_the_same_directory_are_refused(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "leftmost", *TINY, env={"NO_COLOR": "1"})
+    for column in ("2", "3", "4"):
+        child.expect(PROMPT)
+        child.sendline(column)
+    assert finish(child) == 0
+    before = (tmp_path / "games" / "tournament.db").read_bytes()
+    child = spawn(tmp_path, "one_step", *TINY)
+    child.expect("connectx play: error: .* holds games of leftmost on 4x4, 3 in a row, actTimeout 2 s, "
+                 "not one_step on 4x4, 3 in a row, actTimeout 2 s; choose another --out")  # fmt: skip
+    assert finish(child) == 2
+    assert (tmp_path / "games" / "tournament.db").read_bytes() == before
+
+
+def test_bad_agent_and_board_are_one_line_errors(tmp_path: Path) -> None:
+    for args, message in ((["nobody"], "unknown agent 'nobody'"),
+                          (["leftmost", "--inarow", "9"], "--inarow 9 does not fit"),
+                          (["leftmost", "--first", "--second"], "not allowed with argument")):  # fmt: skip
+        child = spawn(tmp_path, *args)
+        child.expect(f"connectx play: error: .*{message}")
+        assert finish(child) == 2
+    assert not (tmp_path / "games").exists()
