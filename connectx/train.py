@@ -104,8 +104,8 @@ def _train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         )
     scores = ", ".join(f"{name} {100 * score:.1f} %" for name, score in summary.scores.items())
     print(
-        f"trained {args.method} for {summary.games} games on {geo.rows}x{geo.columns}, {geo.inarow} in a "
-        f"row: {summary.train_seconds:.1f} s training, {summary.seconds:.1f} s in all\n"
+        f"{args.method}: {summary.games} games trained on {geo.rows}x{geo.columns}, {geo.inarow} in a "
+        f"row, {summary.train_seconds:.1f} s training, {summary.seconds:.1f} s in all (evaluations too)\n"
         f"weights:  {summary.weights}  (agent spec: {summary.spec})\n"
         f"curve:    {summary.csv}, {summary.png}\n"
         f"scores:   {scores or 'none yet'} (wins + draws / 2, last evaluation)\n"

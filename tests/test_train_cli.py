@@ -28,7 +28,7 @@ from submissions.build import BuildError, build_spec
 from training import learners
 from training.driver import Settings, run
 
-RESOURCES = '''
+RESOURCES = """
 from pathlib import Path
 
 
@@ -37,7 +37,7 @@ def read(name):
     if not path.is_file():
         raise FileNotFoundError(f"agent data file missing: {path}")
     return path.read_bytes()
-'''
+"""
 
 AGENT = '''
 """``learned``: the legal column of highest weight (a fake learned agent for tests)."""
@@ -69,7 +69,7 @@ def make_agent(weights: str | None = None):
 agent = make_agent()
 '''
 
-TRAINER = '''
+TRAINER = """
 import random
 
 import numpy as np
@@ -98,7 +98,7 @@ class Learner:
     def load_state(self, state):
         self.w = state["w"].copy()
         self.rng.bit_generator.state = state["rng"]
-'''
+"""
 
 SIX_BY_SEVEN = geometry(6, 7, 4)
 
@@ -254,3 +254,16 @@ def test_a_weights_path_that_cannot_be_embedded_is_a_build_error(fake, tmp_path)
     (tmp_path / "bad.npz").write_bytes(b"not an archive")
     with pytest.raises(BuildError, match="not a weights file"):
         build_spec(f"learned:weights={tmp_path / 'bad.npz'}")
+
+
+def test_paired_score_plays_each_opening_with_both_colours():
+    from agents import leftmost, one_step
+    from training.evaluation import opponent, paired_score
+
+    openings = [(3, 3), (0, 6), ()]
+    # A deterministic agent against itself: each pair is one game twice, once for each side.
+    assert paired_score(leftmost.agent, leftmost.agent, SIX_BY_SEVEN, openings) == 0.5
+    assert paired_score(one_step.make_agent(seed=1), leftmost.agent, SIX_BY_SEVEN, openings) == 1.0
+    assert paired_score(leftmost.agent, opponent("one_step", 1), SIX_BY_SEVEN, openings) == 0.0
+    with pytest.raises(ValueError, match="at least one opening"):
+        paired_score(leftmost.agent, leftmost.agent, SIX_BY_SEVEN, [])

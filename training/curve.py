@@ -25,6 +25,7 @@ SCORE = "score_"
 def write(rows: Sequence[dict[str, float]], out: Path, *, title: str) -> None:
     """Write ``out/curve.csv`` and ``out/curve.png`` (titled ``title``) from ``rows``."""
     from reports.write import replace_atomically  # pandas: imported when a curve is written
+
     columns = list(dict.fromkeys(key for row in rows for key in row))
     scores = [key for key in columns if key.startswith(SCORE)]
     metrics = [key for key in columns if key not in ("games", "seconds") and key not in scores]
@@ -32,7 +33,10 @@ def write(rows: Sequence[dict[str, float]], out: Path, *, title: str) -> None:
     text = io.StringIO()
     table = csv.DictWriter(text, fieldnames=columns, restval="", lineterminator="\n")
     table.writeheader()
-    table.writerows(rows)
+    table.writerows(
+        {key: f"{value:.6g}" if isinstance(value, float) else value for key, value in row.items()}
+        for row in rows
+    )
     replace_atomically(out / CSV, lambda path: path.write_text(text.getvalue(), encoding="utf-8"))
     _plot(rows, scores, metrics, out / PNG, title)
 
@@ -54,6 +58,7 @@ def _plot(
     games = [row["games"] for row in rows]
     for key in scores:
         flat[0].plot(games, [100 * row[key] for row in rows], marker="o", label=f"vs {key[len(SCORE) :]}")
+    flat[0].axhline(50, color="grey", linestyle=":", linewidth=1)  # 50 %: even with the opponent
     flat[0].set_ylim(0, 102)
     flat[0].set_title("score of the trained agent (%)")
     flat[0].legend()

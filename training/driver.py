@@ -104,12 +104,7 @@ class Settings:
         """The settings (:data:`IDENTITY`) a checkpoint must share to be resumed by this run."""
         geo = self.geo
         return dict(
-            method=self.method,
-            rows=geo.rows,
-            columns=geo.columns,
-            inarow=geo.inarow,
-            seed=self.seed,
-            chunk=CHUNK,
+            zip(IDENTITY, (self.method, geo.rows, geo.columns, geo.inarow, self.seed, CHUNK), strict=True)
         )
 
 
@@ -153,6 +148,7 @@ def run(settings: Settings, out: Path, *, progress: bool = True) -> Summary:
             random.seed(settings.seed)
             np.random.seed(settings.seed % 2**32)
         else:
+            print(f"resuming {out}: {saved['games']} of {settings.games} games trained", file=sys.stderr)
             trainer.load_state(saved["learner"])
             random.setstate(saved["python_random"])
             np.random.set_state(saved["numpy_random"])
