@@ -42,14 +42,17 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``train`` to the subcommands ``commands``."""
     command = commands.add_parser(
         "train",
-        help="train a learner (value_net, q_net, lms, td) and write its weights and learning curve",
-        description="Train one of the classic learners by self-play, resumably. Writes DIR/METHOD.npz "
-        "(the weights: play them as METHOD:weights=DIR/METHOD.npz), DIR/curve.csv and DIR/curve.png "
-        "(scores against random and one_step, the learner's metrics) and DIR/checkpoint.pkl; the same "
-        "command again resumes. Example: connectx train lms --games 2000 --out runs/lms",
+        help=f"train a learner ({', '.join(LEARNERS)}) and write its weights and learning curve",
+        description="Train one of the classic learners by playing training games, resumably. Writes "
+        "DIR/METHOD.npz (the weights: play them as METHOD:weights=DIR/METHOD.npz), DIR/curve.csv and "
+        "DIR/curve.png (scores against random and one_step, the learner's metrics) and "
+        "DIR/checkpoint.pkl; the same command again resumes. "
+        "Example: connectx train lms --games 2000 --out runs/lms",
     )
     command.add_argument("method", metavar="METHOD", help="what to train: " + ", ".join(LEARNERS))
-    command.add_argument("--games", type=int, required=True, help="training games in all (resumes count)")
+    command.add_argument(
+        "--games", type=int, required=True, help="training games in all, those before a resume included"
+    )
     command.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory of the run")
     board_options(command)
     command.add_argument(
