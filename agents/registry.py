@@ -5,10 +5,12 @@ A spec is one of
 * ``NAME`` or ``NAME:key=value[,key=value]`` -- one of our agents (:data:`BUILTIN`), e.g.
   ``minimax:depth=2``; values are read as int, float, ``true``/``false`` or else text, and must
   be keyword parameters of the module's ``make_agent`` of the type it annotates (a float must be
-  finite; an int is a valid float);
+  finite; an int is a valid float); a value may be a path (``lms:weights=runs/lms/lms.npz``), not
+  one holding a comma;
 * ``kaggle-random`` / ``kaggle-negamax`` -- kaggle-environments' own built-in agents;
-* a path to a ``.py`` file -- loaded the way Kaggle loads a submission: executed at the agent's
-  first move, the last callable it defines is the agent.
+* a path to a ``.py`` file (a text ending in ``.py`` or holding a path separator, unless the part
+  before its first ``:`` names one of our agents) -- loaded the way Kaggle loads a submission:
+  executed at the agent's first move, the last callable it defines is the agent.
 
 :func:`parse_spec` checks a spec without playing (unknown name, bad parameter, missing file raise
 :class:`SpecError`, a ``ValueError``); :func:`load_agent` turns a checked spec into something
@@ -127,11 +129,11 @@ def parse_spec(text: str) -> AgentSpec:
     text = text.strip()
     if text in KAGGLE_BUILTIN:
         return AgentSpec(text, "kaggle", text)
-    if text.endswith(".py") or os.sep in text:
+    name, _, param_text = text.partition(":")
+    if name not in BUILTIN and (text.endswith(".py") or os.sep in text):
         if not os.path.isfile(text):
             raise SpecError(f"agent file not found: {text}")
         return AgentSpec(text, "file", os.path.abspath(text))
-    name, _, param_text = text.partition(":")
     if name not in BUILTIN:
         known = ", ".join((*BUILTIN, *KAGGLE_BUILTIN))
         raise SpecError(f"unknown agent {name!r} (known: {known}, or a path to a .py file)")

@@ -3,19 +3,19 @@
 Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), ``play``
 (:mod:`connectx.play`), ``table`` and ``report`` (:mod:`connectx.results`), ``agents``
 (:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
-(:mod:`connectx.solve`). With no subcommand: ``run`` with
-its defaults. ``python -m connectx`` is the same command.
+(:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`). With no subcommand: ``run`` with its
+defaults. ``python -m connectx`` is the same command.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from connectx import listing, match, play, results, solve, submission
+from connectx import listing, match, play, results, solve, submission, train
 from connectx.options import Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,play,table,report,agents,build,check,solve}"
+COMMANDS = "{run,sprt,play,table,report,agents,build,check,solve,train}"
 
 
 def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
@@ -24,10 +24,10 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     top = Parser(
         prog="connectx",
         description="ConnectX (Connect Four) agents: tournaments through the official kaggle-environments "
-        "referee, reports, single-file Kaggle submissions, an exact solver.",
+        "referee, reports, single-file Kaggle submissions, an exact solver, trainable learners.",
     )
     commands = top.add_subparsers(dest="command", metavar=COMMANDS)
-    for module in (match, play, results, listing, submission, solve):
+    for module in (match, play, results, listing, submission, solve, train):
         module.add_commands(commands)
     return top, commands
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import BUILTIN, parse_spec
+from agents.weights import load
 from submissions import runtime
 from submissions.inline import RESOURCES, BuildError, ModuleSource, collect
 
@@ -170,16 +171,36 @@ def _params_literal(params: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{key!r}: {params[key]!r}" for key in sorted(params)) + "}"
 
 
+def _weights_file(entry: str, resources: tuple[str, ...], path: Any) -> dict[str, bytes]:
+    """``{"<module>.npz": bytes of the file at path}`` for a ``weights`` parameter (``{}`` without
+    one); :class:`BuildError` when it cannot stand in for the agent's own weights file."""
+    if path is None:
+        return {}
+    name = f"{entry.rpartition('.')[2]}.npz"
+    if name not in resources:
+        raise BuildError(f"{entry} reads no data file {name!r}: weights={path} cannot be embedded")
+    try:
+        load(str(path), shipped=lambda: b"")  # FileNotFoundError / ValueError say why not
+    except (FileNotFoundError, ValueError) as error:
+        raise BuildError(str(error)) from None
+    return {name: Path(path).read_bytes()}
+
+
 def build_module(
     entry: str, params: Mapping[str, Any] | None = None, *, spec: str | None = None
 ) -> Submission:
     """Build the file for agent module ``entry`` (``<package>.<module>`` exposing ``make_agent``).
 
-    ``params`` are baked in as ``make_agent(**params)`` (int, float, bool or str values); ``spec``
-    is the text shown in the header (default: ``entry``). Data files named in ``resources.read``
-    calls are read through the package's own ``<package>.resources.read``. Raises
-    :class:`~submissions.inline.BuildError` (a ``ValueError``) when the agent cannot be one file
-    (see :mod:`submissions.inline`), ``SyntaxError`` for a module that does not parse.
+    ``params`` are baked in as ``make_agent(**params)`` (int, float, bool or str values), except
+    ``weights``: the path of a weights file (:mod:`agents.weights`), embedded as the agent's own data
+    file ``<module>.npz`` (the one it reads by ``resources.read("<module>.npz")``, ``<module>`` the
+    last part of ``entry``) in place of the package's, so the built agent plays those weights
+    without the parameter. ``spec`` is the text shown in the header (default: ``entry``). Other data
+    files named in ``resources.read`` calls are read through the package's own
+    ``<package>.resources.read``. Raises :class:`~submissions.inline.BuildError` (a ``ValueError``)
+    when the agent cannot be one file (see :mod:`submissions.inline`) or ``weights`` cannot be
+    embedded (a missing or bad file, an agent reading no ``<module>.npz``), ``SyntaxError`` for a
+    module that does not parse.
     """
     params = dict(params or {})
     spec = spec or entry
@@ -188,10 +209,12 @@ def build_module(
     found = collect(entry)
     package = entry.partition(".")[0]
     warnings: list[str] = []
-    files: dict[str, bytes] = {}
+    files = _weights_file(entry, found.resources, params.pop("weights", None))
     if found.uses_resources:
         reader = __import__(f"{package}.{RESOURCES}", fromlist=["read"]).read
         for name in found.resources:
+            if name in files:
+                continue
             try:
                 files[name] = reader(name)
             except FileNotFoundError as error:

@@ -6,6 +6,8 @@
   (``python -m training.book``).
 * :mod:`training.network`: data, model and training of the network that :mod:`agents.network` runs
   (``python -m training.network.data``, ``python -m training.network.train``; JAX, flax, optax).
+* :mod:`training.learners`: the classic learners; :mod:`training.driver` trains one
+  (``connectx train``), scoring it with :mod:`training.evaluation` and drawing :mod:`training.curve`.
 
 Nothing under ``agents/`` imports this package: a single-file submission inlines ``agents/`` only
 (:mod:`submissions.build`), and ``tests/test_imports.py`` checks it.

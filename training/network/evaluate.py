@@ -1,37 +1,10 @@
-"""How a network does during training: games of the network alone, and the training curves."""
+"""The network's training curves (its games are scored by :mod:`training.evaluation`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agents import random_agent
-from agents.adapter import Agent, as_player
-from agents.player import play_game
-
-__all__ = ["play_match", "plot_curves"]
-
-
-def play_match(agent: Agent, opponent: str, games: int, seed: int) -> float:
-    """Score (wins + draws / 2, as a fraction) of the Kaggle agent ``agent`` in ``games`` games with
-    each colour against ``"random"`` (:mod:`agents.random_agent` seeded with ``seed``) or ``"negamax"``
-    (kaggle-environments' ``negamax_agent``), played by :func:`agents.player.play_game` on the empty
-    6x7 board. Raises ``ValueError`` for another opponent."""
-    if opponent == "random":
-        other = as_player(random_agent.make_agent(seed=seed))
-    elif opponent == "negamax":
-        # Imported after ``agents``, so the directory kaggle_environments appends to sys.path (its
-        # lux_ai_s3 folder holds an agents.py) cannot shadow our package.
-        from kaggle_environments.envs.connectx.connectx import negamax_agent
-
-        other = as_player(negamax_agent)
-    else:
-        raise ValueError(f"unknown opponent {opponent!r}: 'random' or 'negamax'")
-    player = as_player(agent)
-    total = 0.0
-    for _ in range(games):
-        total += play_game([player, other]).result
-        total += 1 - play_game([other, player]).result
-    return total / (2 * games)
+__all__ = ["plot_curves"]
 
 
 def plot_curves(history: list[dict[str, float]], path: Path) -> None:

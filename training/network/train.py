@@ -41,13 +41,18 @@ from typing import Any
 
 import numpy as np
 
+from agents.board import geometry
 from agents.network.features import COLUMNS, PLANES, ROWS, encode_batch, legal_mask_batch
 from agents.network.numpy_forward import load_weights
+from training.evaluation import opponent, paired_score
 from training.network.data import add_shard_arguments, load_shards, shards_from_args
-from training.network.evaluate import play_match, plot_curves
+from training.network.evaluate import plot_curves
 from training.network.examples import book_examples, child_examples, targets
 
 __all__ = ["main"]
+
+STANDARD = geometry(6, 7, 4)
+"""The board the network plays."""
 
 
 def _log(out: Path, message: str) -> None:
@@ -225,8 +230,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             weights = export_weights(params)
             agent = make_agent_from_weights(weights, search="none")  # the network alone
-            vs_random = play_match(agent, "random", args.eval_games, seed=step)
-            vs_negamax = play_match(agent, "negamax", args.eval_games, seed=step)
+            empty = [()] * args.eval_games  # game pairs from the empty board
+            vs_random = paired_score(agent, opponent("random", seed=step), STANDARD, empty)
+            vs_negamax = paired_score(agent, opponent("negamax", seed=step), STANDARD, empty)
             record = {
                 "step": step,
                 "seconds": time.perf_counter() - start,

@@ -1,0 +1,313 @@
+"""The training loop of ``connectx train``: chunks of games, evaluations, checkpoints, the curve.
+
+:func:`run` trains a :class:`~training.learners.Learner` in chunks of :data:`CHUNK` games. After
+every ``eval_every`` games (a multiple of :data:`CHUNK`) and at the end it
+
+1. writes the weights, ``OUT/METHOD.npz`` (:meth:`Learner.save`);
+2. makes the agent of that file, ``agents.METHOD.make_agent(weights=...)`` (the module is the
+   registry's, :data:`agents.registry.BUILTIN`), and scores it against ``random`` and ``one_step``
+   (:mod:`training.evaluation`): ``eval_pairs`` seeded two-ply openings
+   (:func:`tournament.openings.random_openings`), each played with both colours, against opponents
+   seeded by the run's seed -- the same openings and opponents at every evaluation, so that the
+   curve moves with the weights only;
+3. appends a row to the learning curve (``OUT/curve.csv``, ``OUT/curve.png``, :mod:`training.curve`):
+   games, wall seconds, the learner's metrics averaged over the games since the last row (weighted
+   by games), the two scores;
+4. writes ``OUT/checkpoint.pkl`` atomically: the learner's state, games done, the curve's rows, the
+   run's settings and the states of the global ``random`` and ``numpy.random`` generators (seeded
+   by the run's seed at its start, for any code that draws from them).
+
+A run given the same ``OUT`` again resumes from its checkpoint and ends with the same weights as a
+run never interrupted, provided the learner's ``state()`` is complete and the run stopped on a
+multiple of :data:`CHUNK` games (every checkpoint but the one of an odd ``--games`` is): chunks are
+the same either way, and evaluations leave the global generators as they found them. A checkpoint of
+another method, board or seed is refused (:class:`RunError`) before anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import math
+import pickle
+import random
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.board import Geometry
+from agents.registry import BUILTIN
+from tournament.openings import random_openings
+from training import curve
+from training.evaluation import opponent, paired_score
+from training.learners import LEARNERS, Learner, learner
+
+__all__ = ["CHUNK", "EVAL_OPPONENTS", "Interrupted", "RunError", "Settings", "Summary", "run"]
+
+CHUNK = 10
+"""Games a :meth:`Learner.train` call plays; evaluations and checkpoints fall between chunks."""
+
+EVALUATIONS = 20
+"""Evaluations in a run by default (``eval_every`` = games / this, rounded up to whole chunks)."""
+
+EVAL_OPPONENTS = ("random", "one_step")
+"""The opponents of every evaluation (:func:`training.evaluation.opponent`)."""
+
+OPENING_PLIES = 2
+"""Plies of the evaluation openings."""
+
+CHECKPOINT = "checkpoint.pkl"
+FORMAT = 1
+"""Version of the checkpoint's layout."""
+
+IDENTITY = ("method", "rows", "columns", "inarow", "seed", "chunk")
+"""The settings a resumed run must share with its checkpoint."""
+
+
+class RunError(ValueError):
+    """A run that cannot start: a checkpoint of another run, or one that cannot be read."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C: ``games`` are in the last checkpoint (0: none was written)."""
+
+    def __init__(self, games: int) -> None:
+        super().__init__(f"interrupted with {games} games checkpointed")
+        self.games = games
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A run: train ``method`` (a key of :data:`training.learners.LEARNERS`) for ``games`` games on
+    the board ``geo`` with ``seed``; evaluate every ``eval_every`` games (None: games /
+    :data:`EVALUATIONS`; rounded up to whole chunks) with ``eval_pairs`` game pairs per opponent."""
+
+    method: str
+    geo: Geometry
+    games: int
+    seed: int = 0
+    eval_every: int | None = None
+    eval_pairs: int = 10
+
+    def every(self) -> int:
+        """Games between two evaluations: a positive multiple of :data:`CHUNK`."""
+        wanted = self.eval_every or math.ceil(self.games / EVALUATIONS)
+        return CHUNK * max(1, math.ceil(wanted / CHUNK))
+
+    def identity(self) -> dict[str, Any]:
+        """The settings (:data:`IDENTITY`) a checkpoint must share to be resumed by this run."""
+        geo = self.geo
+        return dict(
+            zip(IDENTITY, (self.method, geo.rows, geo.columns, geo.inarow, self.seed, CHUNK), strict=True)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Where a run's results are and what they say: ``weights`` (the ``.npz`` file), ``spec`` (the
+    agent spec playing it), ``csv``/``png`` (the curve), ``games`` trained, the last ``scores``
+    (opponent -> score), ``seconds`` (wall, resumes added up) and ``train_seconds`` (in
+    :meth:`Learner.train` only); ``already_done``: the checkpoint had the games asked, nothing ran."""
+
+    weights: Path
+    spec: str
+    csv: Path
+    png: Path
+    games: int
+    scores: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+    train_seconds: float = 0.0
+    already_done: bool = False
+
+
+def run(settings: Settings, out: Path, *, progress: bool = True) -> Summary:
+    """Train, evaluate and checkpoint as the module docstring says, into the directory ``out``
+    (created; resumed when it holds a checkpoint). ``progress``: a tqdm bar on stderr (games, rate,
+    ETA, the last scores).
+
+    Raises :class:`RunError` for a checkpoint of another run or a damaged one (``out`` untouched),
+    ``KeyError`` for an unknown method, :class:`Interrupted` on Ctrl-C (the last checkpoint stays),
+    ``OSError`` when ``out`` cannot be written.
+    """
+    if settings.method not in LEARNERS:
+        raise KeyError(settings.method)
+    saved = _read_checkpoint(out / CHECKPOINT, settings)
+    summary = _summary(settings, out, saved)
+    if saved is not None and saved["games"] >= settings.games:
+        return dataclasses.replace(summary, already_done=True)
+    try:
+        trainer = learner(settings.method, settings.geo, settings.seed)
+        if saved is None:
+            saved = {"games": 0, "history": [], "seconds": 0.0, "train_seconds": 0.0}
+            random.seed(settings.seed)
+            np.random.seed(settings.seed % 2**32)
+        else:
+            print(f"resuming {out}: {saved['games']} of {settings.games} games trained", file=sys.stderr)
+            trainer.load_state(saved["learner"])
+            random.setstate(saved["python_random"])
+            np.random.set_state(saved["numpy_random"])
+        out.mkdir(parents=True, exist_ok=True)
+        return _loop(settings, out, trainer, saved, progress)
+    except KeyboardInterrupt:
+        raise Interrupted(_checkpointed(out / CHECKPOINT)) from None
+
+
+def _loop(settings: Settings, out: Path, trainer: Learner, saved: dict[str, Any], progress: bool) -> Summary:
+    from tqdm import tqdm
+
+    done, history = saved["games"], list(saved["history"])
+    seconds, train_seconds = saved["seconds"], saved["train_seconds"]
+    every = settings.every()
+    openings = random_openings(settings.geo, OPENING_PLIES, settings.eval_pairs, settings.seed) or ((),)
+    pending: list[tuple[int, dict[str, float]]] = []  # (games, metrics) of each chunk since the last row
+    began = time.perf_counter()
+    bar = tqdm(
+        total=settings.games,
+        initial=done,
+        unit="game",
+        desc=settings.method,
+        file=sys.stderr,
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    with bar:
+        while done < settings.games:
+            games = min(CHUNK - done % CHUNK, settings.games - done)
+            start = time.perf_counter()
+            metrics = trainer.train(games)
+            train_seconds += time.perf_counter() - start
+            pending.append((games, metrics))
+            done += games
+            bar.update(games)
+            if done % every and done < settings.games:
+                continue
+            trainer.save(out / f"{settings.method}.npz")
+            scores = _evaluate(settings, out, openings)
+            row = {"games": done, "seconds": round(seconds + time.perf_counter() - began, 3)}
+            history.append(row | _average(pending) | {f"score_{name}": s for name, s in scores.items()})
+            pending = []
+            title = f"{settings.method} on {_board(settings.geo)}, seed {settings.seed}"
+            curve.write(history, out, title=title)
+            _write_checkpoint(
+                out / CHECKPOINT,
+                {
+                    "format": FORMAT,
+                    "settings": settings.identity()
+                    | {"games": settings.games, "eval_every": every, "eval_pairs": settings.eval_pairs},
+                    "games": done,
+                    "history": history,
+                    "learner": trainer.state(),
+                    "python_random": random.getstate(),
+                    "numpy_random": np.random.get_state(),
+                    "seconds": row["seconds"],
+                    "train_seconds": train_seconds,
+                },
+            )
+            bar.set_postfix_str(", ".join(f"{name} {s:.2f}" for name, s in scores.items()))
+    return _summary(
+        settings,
+        out,
+        {
+            "games": done,
+            "history": history,
+            "seconds": history[-1]["seconds"],
+            "train_seconds": train_seconds,
+        },
+    )
+
+
+def _evaluate(settings: Settings, out: Path, openings: tuple[tuple[int, ...], ...]) -> dict[str, float]:
+    """Score of the agent of ``OUT/METHOD.npz`` against each of :data:`EVAL_OPPONENTS`."""
+    module = importlib.import_module(BUILTIN[settings.method])
+    agent = module.make_agent(weights=str(out / f"{settings.method}.npz"))
+    with _global_generators_kept():
+        return {
+            name: paired_score(agent, opponent(name, settings.seed), settings.geo, openings)
+            for name in EVAL_OPPONENTS
+        }
+
+
+@contextlib.contextmanager
+def _global_generators_kept() -> Iterator[None]:
+    """Restore the global ``random`` and ``numpy.random`` states on leaving, so that evaluating
+    (wherever it falls) does not change what training draws."""
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+
+
+def _average(chunks: list[tuple[int, dict[str, float]]]) -> dict[str, float]:
+    """Each metric averaged over the chunks reporting it, weighted by their games."""
+    names = list(dict.fromkeys(name for _, metrics in chunks for name in metrics))
+    averages = {}
+    for name in names:
+        pairs = [(games, float(metrics[name])) for games, metrics in chunks if name in metrics]
+        averages[name] = sum(games * value for games, value in pairs) / sum(games for games, _ in pairs)
+    return averages
+
+
+def _board(geo: Geometry) -> str:
+    return f"{geo.rows}x{geo.columns}, {geo.inarow} in a row"
+
+
+def _read_checkpoint(path: Path, settings: Settings) -> dict[str, Any] | None:
+    """The checkpoint at ``path`` (None when there is none); :class:`RunError` when it cannot be read
+    or belongs to another run."""
+    if not path.exists():
+        return None
+    try:
+        with open(path, "rb") as handle:
+            saved = pickle.load(handle)
+        stored = {key: saved["settings"][key] for key in IDENTITY}
+    except Exception as error:  # unpickling a damaged file raises many kinds
+        problem = f"{type(error).__name__}: {error}"
+        raise RunError(f"{path} cannot be read ({problem}); move it away to start over") from None
+    if saved.get("format") != FORMAT:
+        raise RunError(f"{path} has checkpoint format {saved.get('format')!r}, this toolkit reads {FORMAT}")
+    wanted = settings.identity()
+    if stored != wanted:
+        differ = ", ".join(
+            f"{key} {stored[key]} (asked {wanted[key]})" for key in IDENTITY if stored[key] != wanted[key]
+        )
+        raise RunError(f"{path.parent} holds another training run: {differ}; use another --out")
+    return saved
+
+
+def _checkpointed(path: Path) -> int:
+    """Games in the checkpoint at ``path`` (0 when there is none)."""
+    if not path.exists():
+        return 0
+    with open(path, "rb") as handle:
+        return int(pickle.load(handle)["games"])
+
+
+def _write_checkpoint(path: Path, saved: dict[str, Any]) -> None:
+    from reports.write import replace_atomically  # pandas: imported when a checkpoint is written
+
+    data = pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL)
+    replace_atomically(path, lambda temporary: temporary.write_bytes(data))
+
+
+def _summary(settings: Settings, out: Path, saved: dict[str, Any] | None) -> Summary:
+    weights = out / f"{settings.method}.npz"
+    saved = saved or {"games": 0, "history": [], "seconds": 0.0, "train_seconds": 0.0}
+    last = saved["history"][-1] if saved["history"] else {}
+    return Summary(
+        weights=weights,
+        spec=f"{settings.method}:weights={weights}",
+        csv=out / curve.CSV,
+        png=out / curve.PNG,
+        games=saved["games"],
+        scores={name: last[f"score_{name}"] for name in EVAL_OPPONENTS if f"score_{name}" in last},
+        seconds=saved["seconds"],
+        train_seconds=saved["train_seconds"],
+    )
