@@ -38,6 +38,7 @@ BUILTIN: dict[str, str] = {
     "network": "agents.network",
     "mcts": "agents.mcts",
     "lms": "agents.lms",
+    "value_net": "agents.value_net",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
 
