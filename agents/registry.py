@@ -39,6 +39,8 @@ BUILTIN: dict[str, str] = {
     "negamax": "agents.negamax",
     "network": "agents.network",
     "mcts": "agents.mcts",
+    "lms": "agents.lms",
+    "value_net": "agents.value_net",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
 
