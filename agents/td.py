@@ -33,7 +33,8 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,18 @@ def evaluation(weights: Mapping[str, np.ndarray], geo: Geometry) -> Evaluate:
     return evaluate
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off, then as it was: a collection inside a search would stall the clock."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _load(path: str | None) -> dict[str, np.ndarray]:
     if path not in _cache:
         _cache[path] = load(path, shipped=lambda: resources.read("td.npz"))
@@ -117,17 +130,12 @@ class Td:
     def play(self, board: Board, clock: Clock) -> int:
         """The column to play (garbage collector off meanwhile); the board is left as it was."""
         start = time.perf_counter()
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            self.last_move.clear()
-            self.last_move["ply"] = board.ply
+        self.last_move.clear()
+        self.last_move["ply"] = board.ply
+        with _collector_paused():
             column = self._choose(board, clock, start)
-            self.last_move["seconds"] = time.perf_counter() - start
-            return column
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        self.last_move["seconds"] = time.perf_counter() - start
+        return column
 
     def _choose(self, board: Board, clock: Clock, start: float) -> int:
         geo = board.geo
