@@ -152,7 +152,8 @@ class Td:
             return self._note("block", safe[0])
         search = self._searches.get(geo)
         if search is None:
-            search = self._searches[geo] = Search(geo, evaluation(_load(self.weights), geo))
+            evaluate = evaluation(_load(self.weights), geo)
+            search = self._searches[geo] = Search(geo, evaluate, check_every=256)  # clock read ~every 10 ms
         if self.depth and not self.seconds:
             result = search.best(board, depth=self.depth)
         else:
