@@ -41,19 +41,24 @@ BUILTIN: dict[str, str] = {
     "mcts": "agents.mcts",
     "lms": "agents.lms",
     "value_net": "agents.value_net",
+    "td": "agents.td",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
 
 KAGGLE_BUILTIN: dict[str, str] = {"kaggle-random": "random", "kaggle-negamax": "negamax"}
 """kaggle-environments' ConnectX agents: spec name -> the name ``env.run`` knows them by."""
 
+QUICK: dict[str, str] = {"network": "network:search=none", "td": "td:depth=3"}
+"""The variants of the default round-robin for agents whose default thinks for all of ``actTimeout``
+every move: the network alone, ``td`` at a fixed depth."""
+
 DEFAULT_ENTRANTS = (
-    *("network:search=none" if name == "network" else name for name in BUILTIN if name != "mcts"),
+    *(QUICK.get(name, name) for name in BUILTIN if name != "mcts"),
     *KAGGLE_BUILTIN,
 )
-"""The default round-robin: every agent but ``mcts``, with the network alone (no search). ``mcts`` and
-the network's default PUCT search think for all of ``actTimeout`` on every move: with them the default
-run would take about four times as long."""
+"""The default round-robin: every agent but ``mcts``, with the :data:`QUICK` variants. ``mcts``, the
+network's default PUCT search and ``td``'s time-managed search think for all of ``actTimeout`` on
+every move: with them the default run would take several times as long."""
 
 
 _KINDS = {"an integer": int, "a finite number": float, "true or false": bool, "text": str}

@@ -45,6 +45,7 @@ DETERMINISTIC = {
     "negamax": "negamax:max_depth=3,exact=false",  # exact solving stops on the clock
     "mcts": "mcts:rollouts=200,seed=1",
     "network": "network:visits=64,exact=false",  # the solver stops on the clock
+    "td": "td:depth=3",  # the default deepens until the clock
 }
 SPECS = {name: DETERMINISTIC.get(name, name) for name in BUILTIN}
 """One spec per built-in agent: every agent added to the registry is built and played here too."""

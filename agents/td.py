@@ -1,0 +1,186 @@
+"""``td``: alpha-beta search with a small MLP evaluation learnt by TD(lambda) in self-play.
+
+The evaluation (:func:`value`) is a multilayer perceptron over the board features of
+:func:`agents.features.features` divided by :data:`SCALE` -- ten counts (open twos and threes,
+centre stones, threats, playable threats, each side's) that mean the same on every board, so the
+one set of weights plays any ConnectX configuration with no fallback. Shapes: input ``(10,)``,
+one hidden layer of ``H`` tanh units (``w1`` ``(10, H)``, ``b1`` ``(H,)``), a tanh output (``w2``
+``(H,)``, ``b2`` ``()``): the value in ``[-1, 1]`` of the position for the side to move. The
+weights were learnt by ``training.learners.td``: temporal-difference learning with eligibility
+traces (Sutton, "Learning to predict by the methods of temporal differences", Machine Learning 3,
+1988) from self-play, as in TD-Gammon (Tesauro, "Temporal difference learning and TD-Gammon",
+Communications of the ACM 38(3), 1995).
+
+Each move (:class:`Td`), with the garbage collector off: the only legal move, a move that wins at
+once, or the only move that does not let the opponent win at once is played without search (stage
+``only``/``win``/``block``); on a board where no line fits, the first legal move (``draw``).
+Otherwise :class:`agents.search.Search` (alpha-beta negamax with tactics and a transposition
+table) values the leaves with the MLP scaled by :data:`VALUE_SCALE`, strictly inside
+``±DECIDED``; moves are ordered centre first with the transposition table's best move first, the
+table filled by the search's own iterative deepening. Time: iterative deepening until
+``actTimeout`` minus ``margin`` (``move_budget(...).total`` of :mod:`agents.negamax`; the overage
+bank is never drawn on), or until ``seconds`` when given; ``depth`` caps the depth, and alone
+(``seconds`` 0) makes every move one search of exactly that depth.
+
+Weights: ``agents/data/td.npz`` (:mod:`agents.weights`, read through :func:`agents.resources.read`),
+or a file given as ``weights=PATH``; read at the first move and cached. The shipped weights:
+``training.learners.td.Learner(geometry(6, 7, 4), seed=0)`` (32 hidden units, defaults) trained on
+8000 self-play games, 42 CPU-seconds on one thread.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from agents import resources
+from agents.adapter import Agent, Clock, kaggle_agent
+from agents.board import Board, Geometry
+from agents.features import features
+from agents.negamax import move_budget
+from agents.search import Evaluate, Search
+from agents.weights import load
+
+__all__ = ["SCALE", "VALUE_SCALE", "Td", "agent", "evaluation", "inputs", "make_agent", "value"]
+
+SCALE = np.array([8.0, 8.0, 4.0, 4.0, 8.0, 8.0, 4.0, 4.0, 2.0, 2.0])
+"""Divisors of :func:`agents.features.features` (in the order of ``FEATURES``): typical counts of
+6x7 middle games, so that the MLP's inputs are mostly within ``[0, 2]``."""
+
+VALUE_SCALE = 100_000
+"""Search units of a value of 1 (far inside ``agents.search.DECIDED``)."""
+
+_cache: dict[str | None, dict[str, np.ndarray]] = {}
+
+
+def inputs(position: int, mask: int, geo: Geometry) -> np.ndarray:
+    """The MLP's input for a position (bitboards, side to move's view): float64 ``(10,)``."""
+    return features(position, mask, geo) / SCALE
+
+
+def value(weights: Mapping[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """The MLP's values in ``[-1, 1]`` for inputs ``x`` of shape ``(..., 10)``: shape ``(...)``."""
+    hidden = np.tanh(x @ weights["w1"] + weights["b1"])
+    return np.tanh(hidden @ weights["w2"] + weights["b2"])
+
+
+def evaluation(weights: Mapping[str, np.ndarray], geo: Geometry) -> Evaluate:
+    """The search's evaluation (:class:`agents.search.Evaluate`) on ``geo``: :func:`value` of the
+    position for the side to move times :data:`VALUE_SCALE`, rounded to an integer."""
+    w1 = np.asarray(weights["w1"], np.float64) / SCALE[:, None]  # folds the input scaling in
+    b1 = np.asarray(weights["b1"], np.float64)
+    w2 = np.asarray(weights["w2"], np.float64)
+    b2 = float(weights["b2"])
+    tanh = np.tanh
+
+    def evaluate(position: int, mask: int, ply: int) -> int:
+        hidden = tanh(features(position, mask, geo) @ w1 + b1)
+        return round(VALUE_SCALE * tanh(float(hidden @ w2) + b2))
+
+    return evaluate
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off, then as it was: a collection inside a search would stall the clock."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load(path: str | None) -> dict[str, np.ndarray]:
+    if path not in _cache:
+        _cache[path] = load(path, shipped=lambda: resources.read("td.npz"))
+    return _cache[path]
+
+
+class Td:
+    """The ``td`` :class:`~agents.player.Player` (see the module docstring for the parameters).
+
+    ``last_move`` (a dict: ``stage`` in only/draw/win/block/search, ``ply``, ``depth`` of a search,
+    ``seconds``) describes its last decision. Searches (one a board geometry) live as long as the
+    player. Raises ``ValueError`` for a negative ``depth``, ``seconds`` or ``margin``.
+    """
+
+    def __init__(
+        self, weights: str | None = None, depth: int = 0, seconds: float = 0.0, margin: float = 0.15
+    ) -> None:
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+        for name, number in (("seconds", seconds), ("margin", margin)):
+            if isinstance(number, bool) or not isinstance(number, int | float) or not number >= 0:
+                raise ValueError(f"{name} must be a number >= 0, got {number!r}")
+        self.weights = weights
+        self.depth = depth
+        self.seconds = float(seconds)
+        self.margin = float(margin)
+        self.last_move: dict[str, Any] = {}
+        self._searches: dict[Geometry, Search] = {}
+
+    def play(self, board: Board, clock: Clock) -> int:
+        """The column to play (garbage collector off meanwhile); the board is left as it was."""
+        start = time.perf_counter()
+        self.last_move.clear()
+        self.last_move["ply"] = board.ply
+        with _collector_paused():
+            column = self._choose(board, clock, start)
+        self.last_move["seconds"] = time.perf_counter() - start
+        return column
+
+    def _choose(self, board: Board, clock: Clock, start: float) -> int:
+        geo = board.geo
+        legal = board.legal_moves()
+        if len(legal) == 1:
+            return self._note("only", legal[0])
+        if not geo.winnable:
+            return self._note("draw", legal[0])
+        wins = board.winning_moves()
+        if wins:
+            return self._note("win", board.columns(wins)[0])
+        safe = board.columns(board.non_losing_moves())
+        if len(safe) == 1:
+            return self._note("block", safe[0])
+        search = self._searches.get(geo)
+        if search is None:
+            evaluate = evaluation(_load(self.weights), geo)
+            search = self._searches[geo] = Search(geo, evaluate, check_every=256)  # clock read ~every 10 ms
+        if self.depth and not self.seconds:
+            result = search.best(board, depth=self.depth)
+        else:
+            seconds = self.seconds or move_budget(clock, board.ply, geo.size, margin=self.margin).total
+            result = search.best(board, depth=self.depth or None, deadline=start + seconds)
+        self.last_move["depth"] = result.depth
+        return self._note("search", result.column)
+
+    def _note(self, stage: str, column: int) -> int:
+        self.last_move["stage"] = stage
+        return column
+
+
+def make_agent(
+    weights: str | None = None, depth: int = 0, seconds: float = 0.0, margin: float = 0.15
+) -> Agent:
+    """The Kaggle agent of a :class:`Td` player.
+
+    ``weights``: path of a weights file (None: the shipped ``agents/data/td.npz``), read at the first
+    move; a path that is not a file raises ``FileNotFoundError`` here. ``depth``: plies of a fixed-depth
+    search (0: iterative deepening for the move's time); ``seconds``: seconds of search a move instead
+    of ``actTimeout - margin`` (with ``depth`` > 0 as well: iterative deepening capped at ``depth``).
+    Raises ``ValueError`` for a negative number.
+    """
+    if weights is not None and not os.path.isfile(weights):
+        raise FileNotFoundError(f"weights file not found: {weights}")
+    return kaggle_agent(Td(weights, depth=depth, seconds=seconds, margin=margin))
+
+
+agent = make_agent()
