@@ -4,9 +4,10 @@
 every ``eval_every`` games (a multiple of :data:`CHUNK`) and at the end it
 
 1. writes the weights, ``OUT/METHOD.npz`` (:meth:`Learner.save`);
-2. makes the agent of that file, ``agents.METHOD.make_agent(weights=...)`` (the module is the
-   registry's, :data:`agents.registry.BUILTIN`), and scores it against ``random`` and ``one_step``
-   (:mod:`training.evaluation`): ``eval_pairs`` seeded two-ply openings
+2. makes the agent of that file, ``agents.METHOD.make_agent(weights=..., **EVAL_PARAMS)`` (the
+   module is the registry's, :data:`agents.registry.BUILTIN`; ``EVAL_PARAMS`` the learner's, e.g. a
+   fixed depth for an agent that would otherwise search until the clock), and scores it against
+   ``random`` and ``one_step`` (:mod:`training.evaluation`): ``eval_pairs`` seeded two-ply openings
    (:func:`tournament.openings.random_openings`), each played with both colours, against opponents
    seeded by the run's seed -- the same openings and opponents at every evaluation, so that the
    curve moves with the weights only;
@@ -188,7 +189,7 @@ def _loop(settings: Settings, out: Path, trainer: Learner, saved: dict[str, Any]
             if done % every and done < settings.games:
                 continue
             trainer.save(out / f"{settings.method}.npz")
-            scores = _evaluate(settings, out, openings)
+            scores = _evaluate(settings, out, openings, getattr(trainer, "EVAL_PARAMS", {}))
             row = {"games": done, "seconds": round(seconds + time.perf_counter() - began, 3)}
             history.append(row | _average(pending) | {f"score_{name}": s for name, s in scores.items()})
             pending = []
@@ -222,10 +223,12 @@ def _loop(settings: Settings, out: Path, trainer: Learner, saved: dict[str, Any]
     )
 
 
-def _evaluate(settings: Settings, out: Path, openings: tuple[tuple[int, ...], ...]) -> dict[str, float]:
-    """Score of the agent of ``OUT/METHOD.npz`` against each of :data:`EVAL_OPPONENTS`."""
+def _evaluate(
+    settings: Settings, out: Path, openings: tuple[tuple[int, ...], ...], params: dict[str, Any]
+) -> dict[str, float]:
+    """Score of the agent of ``OUT/METHOD.npz`` with ``params`` against each of :data:`EVAL_OPPONENTS`."""
     module = importlib.import_module(BUILTIN[settings.method])
-    agent = module.make_agent(weights=str(out / f"{settings.method}.npz"))
+    agent = module.make_agent(weights=str(out / f"{settings.method}.npz"), **params)
     with _global_generators_kept():
         return {
             name: paired_score(agent, opponent(name, settings.seed), settings.geo, openings)

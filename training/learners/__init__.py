@@ -37,7 +37,9 @@ class Learner(Protocol):
     The driver calls :meth:`train` with the next chunk of games, writes :meth:`save` to a weights
     file and evaluates the agent that file makes, and checkpoints :meth:`state` (restored with
     :meth:`load_state` when a run resumes). Training games are played with
-    :func:`training.selfplay.play`.
+    :func:`training.selfplay.play`. A learner whose agent searches until the clock sets
+    ``EVAL_PARAMS``, the agent parameters evaluations use (e.g. ``{"depth": 3}``): evaluation games
+    are untimed.
     """
 
     def train(self, games: int) -> dict[str, float]:

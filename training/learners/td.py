@@ -107,6 +107,10 @@ class Learner:
     seeded by ``seed``.
     """
 
+    EVAL_PARAMS = {"depth": 3}
+    """The agent's parameters in ``connectx train``'s untimed evaluations: a fixed depth (by
+    default the agent deepens until the clock)."""
+
     def __init__(
         self,
         geo: Geometry,
