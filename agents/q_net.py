@@ -27,11 +27,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from agents import resources, weights as weights_file
+from agents import resources
 from agents.adapter import Agent, Clock, kaggle_agent
 from agents.board import Board, Geometry
 from agents.features import planes
 from agents.one_step import score_moves
+from agents.weights import board_of, load
 
 __all__ = ["Net", "QNet", "agent", "layers", "make_agent", "q_values"]
 
@@ -90,8 +91,8 @@ class QNet:
             if self.weights is None and _shipped:
                 self._loaded = _shipped[0]
             else:
-                arrays = weights_file.load(self.weights, shipped=lambda: resources.read("q_net.npz"))
-                self._loaded = (layers(arrays), weights_file.board_of(arrays))
+                arrays = load(self.weights, shipped=lambda: resources.read("q_net.npz"))
+                self._loaded = (layers(arrays), board_of(arrays))
                 if self.weights is None:
                     _shipped.append(self._loaded)
         return self._loaded

@@ -37,6 +37,7 @@ BUILTIN: dict[str, str] = {
     "negamax": "agents.negamax",
     "network": "agents.network",
     "mcts": "agents.mcts",
+    "q_net": "agents.q_net",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
 

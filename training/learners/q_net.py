@@ -77,8 +77,11 @@ UPDATES_PER_MOVE = 1.0
 """Updates owed per move played."""
 BLOCK = 16
 """Updates a jitted call runs."""
-EPSILON_START, EPSILON_END, EPSILON_GAMES = 1.0, 0.05, 2000
-"""The exploration schedule: epsilon from START to END, linearly over GAMES games."""
+EPSILON_START, EPSILON_END, EPSILON_GAMES = 1.0, 0.2, 2000
+"""The exploration schedule: epsilon from START to END, linearly over GAMES games. The floor of 0.2
+keeps the buffer full of positions after imperfect moves: on 6x7 (seed 0, 5000 games) a floor of
+0.05 scored 0.89-0.96 against ``random`` once reached (100 games every 500), 0.2 scored 0.93-0.96
+(200 games every 1000)."""
 
 _BUFFER_FIELDS = ("cells", "next_cells", "next_legal", "action", "reward", "done")
 
@@ -102,30 +105,33 @@ def _initial(geo: Geometry, rng: np.random.Generator) -> dict[str, np.ndarray]:
     return params
 
 
-def _updates(optimiser: optax.GradientTransformation):
-    """The jitted block of updates: ``(carry, batches) -> (carry, losses)``; carry is ``(params,
-    target, optimiser state, updates done)``, batches hold :data:`BLOCK` minibatches."""
+_OPTIMISER = optax.adam(LEARNING_RATE)
 
-    def update(carry, batch):
-        params, target, opt_state, step = carry
-        x, action, reward, done, x_next, legal_next = batch
-        rows = jnp.arange(x.shape[0])
-        online_next = jnp.where(legal_next, _forward(params, x_next), -jnp.inf)
-        value_next = _forward(target, x_next)[rows, jnp.argmax(online_next, axis=1)]
-        y = jax.lax.stop_gradient(jnp.where(done, reward, -GAMMA * value_next))
 
-        def loss_of(p):
-            return jnp.mean((_forward(p, x)[rows, action] - y) ** 2)
+def _update(carry, batch):
+    """One DQN update on one minibatch; ``carry`` is ``(params, target, optimiser state, updates
+    done)``, ``batch`` ``(x, action, reward, done, x_next, legal_next)`` of :data:`BATCH` rows."""
+    params, target, opt_state, step = carry
+    x, action, reward, done, x_next, legal_next = batch
+    rows = jnp.arange(x.shape[0])
+    online_next = jnp.where(legal_next, _forward(params, x_next), -jnp.inf)
+    value_next = _forward(target, x_next)[rows, jnp.argmax(online_next, axis=1)]
+    y = jax.lax.stop_gradient(jnp.where(done, reward, -GAMMA * value_next))
 
-        loss, grads = jax.value_and_grad(loss_of)(params)
-        changes, opt_state = optimiser.update(grads, opt_state, params)
-        params = optax.apply_updates(params, changes)
-        step = step + 1
-        copy = step % TARGET_EVERY == 0
-        target = jax.tree_util.tree_map(lambda t, p: jnp.where(copy, p, t), target, params)
-        return (params, target, opt_state, step), loss
+    def loss_of(p):
+        return jnp.mean((_forward(p, x)[rows, action] - y) ** 2)
 
-    return jax.jit(lambda carry, batches: jax.lax.scan(update, carry, batches))
+    loss, grads = jax.value_and_grad(loss_of)(params)
+    changes, opt_state = _OPTIMISER.update(grads, opt_state, params)
+    params = optax.apply_updates(params, changes)
+    step = step + 1
+    copy = step % TARGET_EVERY == 0
+    target = jax.tree_util.tree_map(lambda t, p: jnp.where(copy, p, t), target, params)
+    return (params, target, opt_state, step), loss
+
+
+_run_block = jax.jit(lambda carry, batches: jax.lax.scan(_update, carry, batches))
+"""A block of updates, :func:`_update` over the leading axis of ``batches``: ``(carry, losses)``."""
 
 
 class _Explorer:
@@ -153,10 +159,8 @@ class Learner:
         self.geo = geo
         self.rng = np.random.default_rng(seed)
         self.inputs = 2 * geo.size
-        self.optimiser = optax.adam(LEARNING_RATE)
-        self._run = _updates(self.optimiser)
         params = {k: jnp.asarray(v) for k, v in _initial(geo, self.rng).items()}
-        self.carry = (params, params, self.optimiser.init(params), jnp.zeros((), jnp.int32))
+        self.carry = (params, params, _OPTIMISER.init(params), jnp.zeros((), jnp.int32))
         width = (self.inputs + 7) // 8
         self.buffer = {
             "cells": np.zeros((BUFFER, width), np.uint8),
@@ -225,7 +229,7 @@ class Learner:
         """Restore :meth:`state`'s result (of a learner of the same board)."""
         params = {k: jnp.asarray(v) for k, v in state["params"].items()}
         target = {k: jnp.asarray(v) for k, v in state["target"].items()}
-        treedef = jax.tree_util.tree_structure(self.optimiser.init(params))
+        treedef = jax.tree_util.tree_structure(_OPTIMISER.init(params))
         opt_state = jax.tree_util.tree_unflatten(treedef, [jnp.asarray(v) for v in state["optimiser"]])
         self.carry = (params, target, opt_state, jnp.asarray(state["step"], jnp.int32))
         self.buffer = {k: state["buffer"][k].copy() for k in _BUFFER_FIELDS}
@@ -286,5 +290,5 @@ class Learner:
             unpack(b["next_cells"][index]),
             b["next_legal"][index],
         )
-        self.carry, losses = self._run(self.carry, batches)
+        self.carry, losses = _run_block(self.carry, batches)
         return np.asarray(losses)
