@@ -39,8 +39,9 @@ BUILTIN: dict[str, str] = {
     "negamax": "agents.negamax",
     "network": "agents.network",
     "mcts": "agents.mcts",
-    "lms": "agents.lms",
     "value_net": "agents.value_net",
+    "q_net": "agents.q_net",
+    "lms": "agents.lms",
     "td": "agents.td",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
