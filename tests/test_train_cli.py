@@ -149,6 +149,16 @@ def test_train_writes_weights_curve_checkpoint_and_says_where(fake, tmp_path, ca
     assert saved["settings"]["method"] == "learned"
 
 
+def test_the_curve_has_metrics_every_100_games_and_scores_at_evaluations(fake, tmp_path):
+    out = tmp_path / "run"
+    assert _train(out, "--games", "350", "--eval-every", "150", "--eval-pairs", "1") == 0
+    with open(out / "curve.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["games"] for row in rows] == ["100", "150", "200", "300", "350"]
+    assert [bool(row["score_random"]) for row in rows] == [False, True, False, True, True]
+    assert all(float(row["drift"]) > 0 for row in rows)
+
+
 def test_an_interrupted_run_resumed_ends_with_the_weights_of_an_uninterrupted_one(fake, tmp_path, capsys):
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     assert _train(whole, "--games", "50", "--seed", "3", "--eval-pairs", "1") == 0

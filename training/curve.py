@@ -1,9 +1,10 @@
-"""The learning curve of ``connectx train``: one row per evaluation, as CSV and as a plot.
+"""The learning curve of ``connectx train``: rows of metrics and evaluations, as CSV and as a plot.
 
-A row is a dict: ``games`` (trained so far), ``seconds`` (wall), the learner's metrics (any names)
-and ``score_<opponent>`` (a fraction, (wins + draws / 2) / games). Both files are rewritten whole
-from all the rows at every evaluation (:func:`reports.write.replace_atomically`), so that a resumed
-run's curve is one piece.
+A row is a dict: ``games`` (trained so far), ``seconds`` (wall), the learner's metrics (any names,
+averaged since the previous row) and, in the rows of an evaluation, ``score_<opponent>`` (a
+fraction, (wins + draws / 2) / games); the CSV leaves a row's missing scores empty. Both files are
+rewritten whole from all the rows at every evaluation (:func:`reports.write.replace_atomically`),
+so that a resumed run's curve is one piece.
 """
 
 from __future__ import annotations
@@ -55,16 +56,16 @@ def _plot(
     down = math.ceil(panels / across)
     fig, axes = plt.subplots(down, across, figsize=(5 * across, 3.6 * down), squeeze=False)
     flat = list(axes.flat)
-    games = [row["games"] for row in rows]
     for key in scores:
-        flat[0].plot(games, [100 * row[key] for row in rows], marker="o", label=f"vs {key[len(SCORE) :]}")
+        points = [(row["games"], 100 * row[key]) for row in rows if key in row]
+        flat[0].plot(*zip(*points, strict=True), marker="o", label=f"vs {key[len(SCORE) :]}")
     flat[0].axhline(50, color="grey", linestyle=":", linewidth=1)  # 50 %: even with the opponent
     flat[0].set_ylim(0, 102)
     flat[0].set_title("score of the trained agent (%)")
     flat[0].legend()
     for ax, key in zip(flat[1:], metrics, strict=False):
         points = [(row["games"], row[key]) for row in rows if key in row]
-        ax.plot([g for g, _ in points], [v for _, v in points], marker=".", color="tab:green")
+        ax.plot([g for g, _ in points], [v for _, v in points], color="tab:green", linewidth=1)
         ax.set_title(f"{key} (mean since the previous point)")
     for ax in flat[:panels]:
         ax.set_xlabel("training games")

@@ -11,9 +11,10 @@ every ``eval_every`` games (a multiple of :data:`CHUNK`) and at the end it
    (:func:`tournament.openings.random_openings`), each played with both colours, against opponents
    seeded by the run's seed -- the same openings and opponents at every evaluation, so that the
    curve moves with the weights only;
-3. appends a row to the learning curve (``OUT/curve.csv``, ``OUT/curve.png``, :mod:`training.curve`):
+3. gives the row of the learning curve (``OUT/curve.csv``, ``OUT/curve.png``, :mod:`training.curve`)
+   its two scores. The curve has a row every :data:`METRICS_EVERY` games and at every evaluation:
    games, wall seconds, the learner's metrics averaged over the games since the last row (weighted
-   by games), the two scores;
+   by games), and the scores in evaluation rows;
 4. writes ``OUT/checkpoint.pkl`` atomically: the learner's state, games done, the curve's rows, the
    run's settings and the states of the global ``random`` and ``numpy.random`` generators (seeded
    by the run's seed at its start, for any code that draws from them).
@@ -53,6 +54,9 @@ __all__ = ["CHUNK", "EVAL_OPPONENTS", "Interrupted", "RunError", "Settings", "Su
 
 CHUNK = 10
 """Games a :meth:`Learner.train` call plays; evaluations and checkpoints fall between chunks."""
+
+METRICS_EVERY = 100
+"""Games per row of the learner's metrics in the curve (the classic tutorials plot per 100 games)."""
 
 EVALUATIONS = 20
 """Evaluations in a run by default (``eval_every`` = games / this, rounded up to whole chunks)."""
@@ -186,13 +190,19 @@ def _loop(settings: Settings, out: Path, trainer: Learner, saved: dict[str, Any]
             pending.append((games, metrics))
             done += games
             bar.update(games)
-            if done % every and done < settings.games:
+            evaluate = not done % every or done >= settings.games
+            if done % METRICS_EVERY and not evaluate:
+                continue
+            row = {"games": done, "seconds": round(seconds + time.perf_counter() - began, 3)}
+            row |= _average(pending)
+            pending = []
+            history.append(row)
+            if not evaluate:
                 continue
             trainer.save(out / f"{settings.method}.npz")
             scores = _evaluate(settings, out, openings, getattr(trainer, "EVAL_PARAMS", {}))
-            row = {"games": done, "seconds": round(seconds + time.perf_counter() - began, 3)}
-            history.append(row | _average(pending) | {f"score_{name}": s for name, s in scores.items()})
-            pending = []
+            row |= {f"score_{name}": s for name, s in scores.items()}
+            row["seconds"] = round(seconds + time.perf_counter() - began, 3)
             title = f"{settings.method} on {_board(settings.geo)}, seed {settings.seed}"
             curve.write(history, out, title=title)
             _write_checkpoint(
