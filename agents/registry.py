@@ -3,7 +3,9 @@
 A spec is one of
 
 * ``NAME`` or ``NAME:key=value[,key=value]`` -- one of our agents (:data:`BUILTIN`), e.g.
-  ``minimax:depth=2``; values are read as int, float, ``true``/``false`` or else text, and must
+  ``minimax:depth=2``; values are read as int, float, ``true``/``false`` or else text (a text
+  naming an existing file, such as ``weights=runs/lms/lms.npz``, becomes its absolute path: agents
+  play in a sandbox whose working directory is another), and must
   be keyword parameters of the module's ``make_agent`` of the type it annotates (a float must be
   finite; an int is a valid float); a value may be a path (``lms:weights=runs/lms/lms.npz``), not
   one holding a comma;
@@ -151,6 +153,9 @@ def parse_spec(text: str) -> AgentSpec:
         if not sep or not key:
             raise SpecError(f"bad parameter {item!r} in {text!r}: expected key=value")
         params[key.strip()] = _value(value.strip())
+    for key, value in params.items():  # agents play in a sandbox with another working directory
+        if isinstance(value, str) and os.path.isfile(value):
+            params[key] = os.path.abspath(value)
     make_agent = importlib.import_module(BUILTIN[name]).make_agent
     signature = inspect.signature(make_agent, eval_str=True)
     try:
