@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from agents.registry import (
@@ -31,6 +33,21 @@ def test_file_spec_is_an_absolute_path(tmp_path):
     path.write_text("def agent(obs, config):\n    return 0\n")
     spec = parse_spec(str(path))
     assert spec.kind == "file" and load_agent(spec) == str(path)
+
+
+def test_a_parameter_naming_a_file_becomes_an_absolute_path(tmp_path, monkeypatch):
+    from agents.adapter import Clock, observation
+    from agents.board import Board
+    from agents.resources import DATA_DIR
+
+    (tmp_path / "runs").mkdir()
+    shutil.copy(DATA_DIR / "lms.npz", tmp_path / "runs" / "w.npz")
+    monkeypatch.chdir(tmp_path)
+    spec = parse_spec("lms:weights=runs/w.npz")
+    assert spec.text == "lms:weights=runs/w.npz"
+    assert spec.params == {"weights": str(tmp_path / "runs" / "w.npz")}
+    monkeypatch.chdir("/")  # another working directory, as in an agent's sandbox
+    assert load_agent(spec)(*observation(Board(), Clock())) == 3
 
 
 @pytest.mark.parametrize(
