@@ -39,8 +39,8 @@ def draw(board: Board, *, colour: bool) -> str:
 
     >>> print(draw(Board.from_moves("4453", rows=3, columns=5, inarow=3), colour=False))
     . . . . .
-    . . . X .
-    . . O O X
+    . . . O .
+    . . O X X
     1 2 3 4 5
     """
     geo = board.geo
