@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,14 @@ def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> pexp
     return pexpect.spawn(command[0], command[1:], cwd=tmp_path, env=environ, encoding="utf-8", timeout=60)
 
 
+def interrupt(child: pexpect.spawn) -> None:
+    """Ctrl-C once the command waits in ``input()``. Not at once after the prompt: a SIGINT that lands
+    between Python's last signal check and the ``read`` that ``input()`` then blocks in is only acted
+    on after the next line of input (CPython's ``my_fgets``), and no person is that quick."""
+    time.sleep(0.5)
+    child.sendintr()
+
+
 def finish(child: pexpect.spawn) -> int:
     child.expect(pexpect.EOF)
     child.close()
@@ -152,7 +161,7 @@ def test_bad_input_asks_again_with_a_reason(tmp_path: Path) -> None:
     child.sendline("1")
     child.expect("column 1 is full: choose another")
     child.expect(PROMPT)
-    child.sendintr()
+    interrupt(child)
     assert finish(child) == 130
 
 
