@@ -5,8 +5,8 @@ report`` replays, and a directory of other settings refused."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -105,15 +105,22 @@ def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> pexp
     environ.pop("NO_COLOR", None)
     environ.update(env or {})
     command = [sys.executable, "-m", "connectx", "play", *args, "--out", str(tmp_path / "games")]
-    return pexpect.spawn(command[0], command[1:], cwd=tmp_path, env=environ, encoding="utf-8", timeout=60)
+    return pexpect.spawn(
+        command[0],
+        command[1:],
+        cwd=tmp_path,
+        env=environ,
+        encoding="utf-8",
+        timeout=60,
+        preexec_fn=_default_ctrl_c,
+    )
 
 
-def interrupt(child: pexpect.spawn) -> None:
-    """Ctrl-C once the command waits in ``input()``. Not at once after the prompt: a SIGINT that lands
-    between Python's last signal check and the ``read`` that ``input()`` then blocks in is only acted
-    on after the next line of input (CPython's ``my_fgets``), and no person is that quick."""
-    time.sleep(0.5)
-    child.sendintr()
+def _default_ctrl_c() -> None:
+    """Ctrl-C as at a person's terminal: a suite started in the background by a non-interactive shell
+    (a CI job, ``nohup ... &``) ignores SIGINT, every child inherits that, and Python then installs no
+    ``KeyboardInterrupt`` handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def finish(child: pexpect.spawn) -> int:
@@ -161,7 +168,7 @@ def test_bad_input_asks_again_with_a_reason(tmp_path: Path) -> None:
     child.sendline("1")
     child.expect("column 1 is full: choose another")
     child.expect(PROMPT)
-    interrupt(child)
+    child.sendintr()
     assert finish(child) == 130
 
 
