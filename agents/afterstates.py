@@ -24,7 +24,15 @@ from agents.adapter import Clock
 from agents.board import Board, Geometry
 from agents.one_step import score_moves
 
-__all__ = ["Afterstates", "Evaluate", "OnePly", "afterstates", "best_column", "move_values"]
+__all__ = [
+    "Afterstates",
+    "Evaluate",
+    "OnePly",
+    "afterstates",
+    "best_column",
+    "move_values",
+    "one_step_values",
+]
 
 Evaluate = Callable[[Sequence[int], Sequence[int], Geometry], np.ndarray]
 """``evaluate(positions, masks, geo)``: values in [-1, 1], shape ``(len(positions),)``, of the
@@ -74,6 +82,12 @@ def move_values(board: Board, evaluate: Evaluate) -> dict[int, float]:
     return dict(zip(after.columns, values, strict=True))
 
 
+def one_step_values(board: Board) -> dict[int, float]:
+    """The fallback's ``{column: one-step score}`` (:func:`agents.one_step.score_moves`), centre first."""
+    scores = score_moves(board)
+    return {c: float(scores[c]) for c in board.geo.centre_order if c in scores}
+
+
 def best_column(values: dict[int, float]) -> int:
     """The first column (in the dict's order) of the highest value."""
     return max(values, key=values.__getitem__)
@@ -94,8 +108,7 @@ class OnePly:
             raise ValueError("the game is already over")
         evaluate = self.evaluator(board.geo)
         if evaluate is None:
-            scores = score_moves(board)
-            values = {c: float(scores[c]) for c in board.geo.centre_order if c in scores}
+            values = one_step_values(board)
             stage = "fallback"
         else:
             values = move_values(board, evaluate)

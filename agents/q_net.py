@@ -27,41 +27,22 @@ score, ties to the column nearest the centre -- and records ``stage: "fallback"`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
 import numpy as np
 
 from agents import resources
 from agents.adapter import Agent, Clock, kaggle_agent
+from agents.afterstates import best_column, one_step_values
 from agents.board import Board, Geometry
 from agents.features import planes
-from agents.one_step import score_moves
-from agents.weights import board_of, load
+from agents.weights import Layers, board_of, layers, load
 
-__all__ = ["Net", "QNet", "agent", "layers", "make_agent", "q_values"]
+__all__ = ["QNet", "agent", "make_agent", "q_values"]
 
-Net = list[tuple[np.ndarray, np.ndarray]]
-"""A network: its ``(w, b)`` pairs, first layer first."""
-
-_shipped: list[tuple[Net, Geometry]] = []
+_shipped: list[tuple[Layers, Geometry]] = []
 
 
-def layers(arrays: Mapping[str, np.ndarray]) -> Net:
-    """The ``(w, b)`` pairs of a weights file's arrays, first layer first, as float32. Raises
-    ``ValueError`` when ``w0``/``b0`` are missing or the shapes do not chain."""
-    out = []
-    while f"w{len(out)}" in arrays and f"b{len(out)}" in arrays:
-        i = len(out)
-        out.append((np.asarray(arrays[f"w{i}"], np.float32), np.asarray(arrays[f"b{i}"], np.float32)))
-    if not out:
-        raise ValueError("a q_net weights file needs arrays w0 and b0")
-    for i, (w, b) in enumerate(out):
-        if w.ndim != 2 or b.shape != (w.shape[1],) or (i and w.shape[0] != out[i - 1][0].shape[1]):
-            raise ValueError(f"q_net weights: layer {i} has shapes {w.shape} and {b.shape}")
-    return out
-
-
-def q_values(net: Net, x: np.ndarray) -> np.ndarray:
+def q_values(net: Layers, x: np.ndarray) -> np.ndarray:
     """Action values of inputs ``x`` of shape ``(batch, inputs)`` (float32): ``(batch, outputs)``.
     ReLU after every layer but the last."""
     for w, b in net[:-1]:
@@ -70,14 +51,8 @@ def q_values(net: Net, x: np.ndarray) -> np.ndarray:
     return x @ w + b
 
 
-def _fits(net: Net, geo: Geometry) -> bool:
+def _fits(net: Layers, geo: Geometry) -> bool:
     return net[0][0].shape[0] == 2 * geo.size and net[-1][0].shape[1] == geo.columns
-
-
-def _fallback(board: Board) -> int:
-    """The one-step fallback: highest one-step score, ties to the column nearest the centre."""
-    scores = score_moves(board)
-    return max((c for c in board.geo.centre_order if c in scores), key=lambda c: scores[c])
 
 
 class QNet:
@@ -88,9 +63,9 @@ class QNet:
     def __init__(self, weights: str | None = None) -> None:
         self.weights = weights
         self.last_move: dict[str, object] = {}
-        self._loaded: tuple[Net, Geometry] | None = None
+        self._loaded: tuple[Layers, Geometry] | None = None
 
-    def _load(self) -> tuple[Net, Geometry]:
+    def _load(self) -> tuple[Layers, Geometry]:
         if self._loaded is None:
             if self.weights is None and _shipped:
                 self._loaded = _shipped[0]
@@ -107,7 +82,7 @@ class QNet:
         net, trained_on = self._load()
         if board.geo != trained_on or not _fits(net, board.geo):
             self.last_move["stage"] = "fallback"
-            return _fallback(board)
+            return best_column(one_step_values(board))
         q = q_values(net, planes(board.position, board.mask, board.geo)[None])[0]
         legal = board.legal_moves()
         self.last_move["stage"] = "q"

@@ -21,7 +21,7 @@ the agent plays the one-step lookahead fallback of :mod:`agents.afterstates` (``
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -30,25 +30,9 @@ from agents.adapter import Agent, kaggle_agent
 from agents.afterstates import Evaluate, OnePly
 from agents.board import Geometry
 from agents.features import planes
-from agents.weights import board_of, load
+from agents.weights import Layers, board_of, layers, load
 
-__all__ = ["Layers", "agent", "evaluator", "forward", "layers_of", "make_agent"]
-
-Layers = list[tuple[np.ndarray, np.ndarray]]
-"""The network: ``(weight (inputs, outputs), bias (outputs,))`` per layer, float32, last output 1."""
-
-
-def layers_of(arrays: Mapping[str, np.ndarray]) -> Layers:
-    """The :data:`Layers` of a loaded weights file (``w0, b0, w1, b1, ...``); ``ValueError`` when
-    there is no ``w0`` or the shapes do not chain to one output."""
-    layers = []
-    while f"w{len(layers)}" in arrays:
-        i = len(layers)
-        layers.append((arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32)))
-    shapes_chain = all(a[0].shape[1] == b[0].shape[0] for a, b in zip(layers, layers[1:], strict=False))
-    if not layers or not shapes_chain or layers[-1][0].shape[1] != 1:
-        raise ValueError("weights file has no chain of layers w0, b0, ... ending in one output")
-    return layers
+__all__ = ["agent", "evaluator", "forward", "make_agent"]
 
 
 def forward(layers: Layers, x: np.ndarray) -> np.ndarray:
@@ -83,11 +67,13 @@ def make_agent(weights: str | None = None) -> Agent:
     def evaluate_for(geo: Geometry) -> Evaluate | None:
         if not loaded:
             arrays = load(weights, shipped=lambda: resources.read("value_net.npz"))
-            layers = layers_of(arrays)
+            net = layers(arrays)
             trained_on = board_of(arrays)
-            if layers[0][0].shape[0] != 2 * trained_on.size:
+            if net[-1][0].shape[1] != 1:
+                raise ValueError("weights file has no chain of layers w0, b0, ... ending in one output")
+            if net[0][0].shape[0] != 2 * trained_on.size:
                 raise ValueError(f"weights file {weights or '(shipped)'} does not fit its own board")
-            loaded.append((trained_on, evaluator(layers)))
+            loaded.append((trained_on, evaluator(net)))
         trained_on, evaluate = loaded[0]
         return evaluate if geo == trained_on else None
 

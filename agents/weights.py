@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.board import Geometry, geometry
 
-__all__ = ["BOARD_KEYS", "board_of", "load", "save"]
+__all__ = ["BOARD_KEYS", "Layers", "board_of", "layers", "load", "save"]
 
 BOARD_KEYS = ("rows", "columns", "inarow")
 """The integer scalars naming the board a weights file was trained on."""
@@ -42,6 +42,25 @@ def load(path: str | None, shipped: Callable[[], bytes]) -> dict[str, np.ndarray
     if missing:
         raise ValueError(f"weights file {path or '(shipped)'} lacks {', '.join(missing)}")
     return arrays
+
+
+Layers = list[tuple[np.ndarray, np.ndarray]]
+"""A network's dense layers, first first: ``(weight (inputs, outputs), bias (outputs,))``, float32."""
+
+
+def layers(arrays: Mapping[str, np.ndarray]) -> Layers:
+    """The dense layers stored as ``w0, b0, w1, b1, ...`` in a loaded weights file, as float32.
+    Raises ``ValueError`` when there is no ``w0``/``b0`` or the shapes do not chain."""
+    out: Layers = []
+    while f"w{len(out)}" in arrays and f"b{len(out)}" in arrays:
+        i = len(out)
+        out.append((np.asarray(arrays[f"w{i}"], np.float32), np.asarray(arrays[f"b{i}"], np.float32)))
+    if not out:
+        raise ValueError("the weights file has no layer w0, b0")
+    for i, (w, b) in enumerate(out):
+        if w.ndim != 2 or b.shape != (w.shape[1],) or (i and w.shape[0] != out[i - 1][0].shape[1]):
+            raise ValueError(f"layer {i} of the weights file has shapes {w.shape} and {b.shape}")
+    return out
 
 
 def board_of(arrays: Mapping[str, np.ndarray]) -> Geometry:

@@ -16,8 +16,8 @@ from agents.adapter import Clock, as_player, observation
 from agents.board import Board, geometry
 from agents.features import planes
 from agents.player import play_game
-from agents.q_net import layers, make_agent, q_values
-from agents.weights import load, save
+from agents.q_net import make_agent, q_values
+from agents.weights import layers, load, save
 from training.learners import q_net as trainer
 
 SMALL = geometry(5, 4, 3)

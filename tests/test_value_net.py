@@ -12,7 +12,7 @@ from agents.adapter import Clock, as_player, observation
 from agents.board import Board, geometry
 from agents.features import planes
 from agents.player import play_game
-from agents.weights import save
+from agents.weights import layers, save
 from tests.boards import random_board
 
 CLOCK = Clock(act_timeout=1.0, overage=1.0)
@@ -84,12 +84,12 @@ def test_saved_weights_value_positions_as_the_learner_does(tmp_path):
     learner = Learner(geo, seed=1)
     learner.train(3)
     learner.save(tmp_path / "v.npz")
-    layers = value_net.layers_of(np.load(tmp_path / "v.npz"))
+    net = layers(np.load(tmp_path / "v.npz"))
     boards = [random_board(random.Random(seed), 5, 4, 3) for seed in range(5)]
     x = np.stack([planes(b.position, b.mask, geo) for b in boards])
     expected = np.asarray(forward(learner.params, x))
-    assert np.allclose(value_net.forward(layers, x), expected, atol=1e-5)
-    evaluate = value_net.evaluator(layers)
+    assert np.allclose(value_net.forward(net, x), expected, atol=1e-5)
+    evaluate = value_net.evaluator(net)
     assert np.allclose(
         evaluate([b.position for b in boards], [b.mask for b in boards], geo), expected, atol=1e-5
     )

@@ -56,7 +56,8 @@ from agents import weights as weights_file
 from agents.adapter import Clock
 from agents.board import Board, Geometry
 from agents.features import planes
-from agents.q_net import Net, q_values
+from agents.q_net import q_values
+from agents.weights import Layers
 from training.selfplay import Trajectory, play
 
 __all__ = ["Learner"]
@@ -140,7 +141,7 @@ class _Explorer:
     def __init__(self, learner: Learner) -> None:
         self.learner = learner
         self.epsilon = EPSILON_START
-        self.net: Net = []
+        self.net: Layers = []
 
     def play(self, board: Board, clock: Clock) -> int:
         legal = board.legal_moves()
@@ -239,7 +240,7 @@ class Learner:
 
     # --- inside ------------------------------------------------------------------------------
 
-    def _net(self) -> Net:
+    def _net(self) -> Layers:
         params = self.carry[0]
         return [(np.asarray(params[f"w{i}"]), np.asarray(params[f"b{i}"])) for i in range(len(params) // 2)]
 
