@@ -15,7 +15,6 @@ read through :func:`agents.resources.read` at the first move, or the file ``weig
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +24,7 @@ from agents.adapter import Agent, kaggle_agent
 from agents.afterstates import Evaluate, OnePly
 from agents.board import Geometry
 from agents.features import FEATURES, features
-from agents.weights import load
+from agents.weights import load, require
 
 __all__ = ["SCALE", "agent", "evaluator", "inputs", "make_agent", "values"]
 
@@ -63,8 +62,7 @@ def make_agent(weights: str | None = None) -> Agent:
     A missing ``weights`` path raises ``FileNotFoundError`` here; the file is read at the first move
     (``ValueError`` if it is not a weights file with an array ``w`` of shape ``(11,)``).
     """
-    if weights is not None and not os.path.isfile(weights):
-        raise FileNotFoundError(f"weights file not found: {weights}")
+    require(weights)
     loaded: list[Evaluate] = []
 
     def evaluate_for(geo: Geometry) -> Evaluate:

@@ -26,8 +26,6 @@ score, ties to the column nearest the centre -- and records ``stage: "fallback"`
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from agents import resources
@@ -35,7 +33,7 @@ from agents.adapter import Agent, Clock, kaggle_agent
 from agents.afterstates import best_column, one_step_values
 from agents.board import Board, Geometry
 from agents.features import planes
-from agents.weights import Layers, board_of, layers, load
+from agents.weights import Layers, board_of, layers, load, require
 
 __all__ = ["QNet", "agent", "make_agent", "q_values"]
 
@@ -93,8 +91,7 @@ def make_agent(weights: str | None = None) -> Agent:
     """The ``q_net`` agent: the shipped weights, or the weights file at the path ``weights``
     (``FileNotFoundError`` here when it does not exist; ``ValueError`` at the first move when it is
     not a q_net weights file)."""
-    if weights is not None and not os.path.isfile(weights):
-        raise FileNotFoundError(f"weights file not found: {weights}")
+    require(weights)
     return kaggle_agent(QNet(weights))
 
 

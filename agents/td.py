@@ -31,7 +31,6 @@ or a file given as ``weights=PATH``; read at the first move and cached. The ship
 from __future__ import annotations
 
 import gc
-import os
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -45,7 +44,7 @@ from agents.board import Board, Geometry
 from agents.features import features
 from agents.negamax import move_budget
 from agents.search import Evaluate, Search
-from agents.weights import load
+from agents.weights import load, require
 
 __all__ = ["SCALE", "VALUE_SCALE", "Td", "agent", "evaluation", "inputs", "make_agent", "value"]
 
@@ -56,7 +55,10 @@ SCALE = np.array([8.0, 8.0, 4.0, 4.0, 8.0, 8.0, 4.0, 4.0, 2.0, 2.0])
 VALUE_SCALE = 100_000
 """Search units of a value of 1 (far inside ``agents.search.DECIDED``)."""
 
-_cache: dict[str | None, dict[str, np.ndarray]] = {}
+_shipped: list[dict[str, np.ndarray]] = []
+"""The shipped weights, read once for all players; a user's file is read by each player that plays
+it (the same path may hold new weights later: ``connectx train`` rewrites it before each
+evaluation)."""
 
 
 def inputs(position: int, mask: int, geo: Geometry) -> np.ndarray:
@@ -99,9 +101,11 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _load(path: str | None) -> dict[str, np.ndarray]:
-    if path not in _cache:
-        _cache[path] = load(path, shipped=lambda: resources.read("td.npz"))
-    return _cache[path]
+    if path is not None:
+        return load(path, shipped=lambda: resources.read("td.npz"))
+    if not _shipped:
+        _shipped.append(load(None, shipped=lambda: resources.read("td.npz")))
+    return _shipped[0]
 
 
 class Td:
@@ -178,8 +182,7 @@ def make_agent(
     of ``actTimeout - margin`` (with ``depth`` > 0 as well: iterative deepening capped at ``depth``).
     Raises ``ValueError`` for a negative number.
     """
-    if weights is not None and not os.path.isfile(weights):
-        raise FileNotFoundError(f"weights file not found: {weights}")
+    require(weights)
     return kaggle_agent(Td(weights, depth=depth, seconds=seconds, margin=margin))
 
 

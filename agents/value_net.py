@@ -20,7 +20,6 @@ the agent plays the one-step lookahead fallback of :mod:`agents.afterstates` (``
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,7 +29,7 @@ from agents.adapter import Agent, kaggle_agent
 from agents.afterstates import Evaluate, OnePly
 from agents.board import Geometry
 from agents.features import planes
-from agents.weights import Layers, board_of, layers, load
+from agents.weights import Layers, board_of, layers, load, require
 
 __all__ = ["agent", "evaluator", "forward", "make_agent"]
 
@@ -60,8 +59,7 @@ def make_agent(weights: str | None = None) -> Agent:
     (``ValueError`` if it is not a weights file of this network). On a board other than the file's
     the agent plays the one-step fallback.
     """
-    if weights is not None and not os.path.isfile(weights):
-        raise FileNotFoundError(f"weights file not found: {weights}")
+    require(weights)
     loaded: list[tuple[Geometry, Evaluate]] = []
 
     def evaluate_for(geo: Geometry) -> Evaluate | None:

@@ -17,22 +17,25 @@ import numpy as np
 
 from agents.board import Geometry, geometry
 
-__all__ = ["BOARD_KEYS", "Layers", "board_of", "layers", "load", "save"]
+__all__ = ["BOARD_KEYS", "Layers", "board_of", "layers", "load", "require", "save"]
 
 BOARD_KEYS = ("rows", "columns", "inarow")
 """The integer scalars naming the board a weights file was trained on."""
+
+
+def require(path: str | None) -> None:
+    """Raise ``FileNotFoundError`` unless ``path`` is None (the shipped weights) or a file: the check
+    agents make when they are made, before reading the file at their first move."""
+    if path is not None and not os.path.isfile(path):
+        raise FileNotFoundError(f"weights file not found: {path}")
 
 
 def load(path: str | None, shipped: Callable[[], bytes]) -> dict[str, np.ndarray]:
     """The arrays of the weights file at ``path``, or of ``shipped()`` (the bytes of the agent's own
     file) when ``path`` is None. Raises ``FileNotFoundError`` for a missing file and ``ValueError``
     for a file that is not an ``.npz`` archive with the board keys."""
-    if path is None:
-        data = shipped()
-    else:
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"weights file not found: {path}")
-        data = Path(path).read_bytes()
+    require(path)
+    data = shipped() if path is None else Path(path).read_bytes()
     try:
         with np.load(io.BytesIO(data)) as archive:
             arrays = {name: archive[name] for name in archive.files}

@@ -16,6 +16,7 @@ from agents.random_agent import make_agent as random_agent
 from agents.td import VALUE_SCALE, Td, evaluation, inputs, make_agent, value
 from agents.weights import load
 from tests.boards import random_board
+from tournament.openings import random_openings
 from training.learners.td import Learner, _mlp
 from training.selfplay import play
 
@@ -62,6 +63,28 @@ def test_a_saved_weights_file_is_the_evaluation_the_search_uses(tmp_path) -> Non
     assert agent.last_move["stage"] == "search"
     x = inputs(board.position, board.mask, board.geo)
     assert evaluate(board.position, board.mask, 2) == round(VALUE_SCALE * float(value(arrays, x)))
+
+
+def test_a_weights_file_rewritten_at_the_same_path_is_read_again(tmp_path) -> None:
+    """As ``connectx train`` does before each evaluation: an agent made later plays the new weights."""
+    geo = geometry(6, 7, 4)
+    path = tmp_path / "w.npz"
+
+    def choice(arrays, board: Board) -> int:
+        evaluate = evaluation(arrays, geo)
+        children = {
+            c: -evaluate(board.opponent, board.mask | board.move_cell(c), 3) for c in board.legal_moves()
+        }
+        return max(children, key=children.get)
+
+    old, new = Learner(geo, seed=3), Learner(geo, seed=4)
+    openings = random_openings(geo, plies=8, count=100, seed=5)  # game on, no win at once
+    boards = (Board.from_moves(opening) for opening in openings)
+    board = next(b for b in boards if choice(old.params, b) != choice(new.params, b))
+    old.save(path)
+    assert make_agent(weights=str(path), depth=1)(*observation(board, Clock())) == choice(old.params, board)
+    new.save(path)
+    assert make_agent(weights=str(path), depth=1)(*observation(board, Clock())) == choice(new.params, board)
 
 
 def test_a_missing_weights_file_fails_at_make_agent(tmp_path) -> None:
