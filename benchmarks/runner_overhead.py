@@ -1,18 +1,25 @@
-"""Per-game overhead of the isolated tournament runner over a plain ``env.run``.
+"""Cost per game of the isolated tournament runner against kaggle's in-process ``env.run``, and
+how it scales from one worker to two.
 
-Usage: ``python -m benchmarks.runner_overhead [--games 100]``
+Usage: ``python -m benchmarks.runner_overhead [--games 20] [--rounds 10] [--mix 24]``
 
-Plays the same number of ``kaggle-random`` vs ``kaggle-random`` games (a) with
-``kaggle_environments.make("connectx").run`` in a loop and (b) through
-:func:`tournament.runner.run_games` with one worker (a forked process per game, each agent in a
-sandboxed process of its own behind a proxy, the record built from the steps), and prints the mean
-seconds per game of each and their difference. The plain loop runs in this process, where
-``kaggle_environments`` was imported the runner's way (:mod:`tournament.referee`).
+1. **Overhead.** ``kaggle-random`` against ``kaggle-random``, in rounds: each round plays ``--games``
+   games with ``kaggle_environments.make("connectx").run`` in a loop in this process, then as many
+   through :func:`tournament.runner.run_games` with one worker (long-lived game processes, each
+   agent in a sandboxed process of its own forked for its game, the record built from the steps).
+   The ratio is taken per round, so that the two sides of a ratio ran moments apart (this 2-core
+   machine's speed drifts by tens of percent from minute to minute), and the median over the rounds
+   is printed with the mean milliseconds a game. The plain loop runs in this process, where
+   ``kaggle_environments`` was imported the runner's way (:mod:`tournament.referee`).
+2. **Scaling.** A longer mix, ``--mix`` games of ``one_step`` against ``minimax:depth=2`` with
+   each side first in turn, played with one worker and then with two: the speed-up is the ratio of
+   the wall times (2.0 at best on two cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 from tournament.runner import run_games  # imports our agents before kaggle_environments
@@ -21,28 +28,57 @@ from tournament.schedule import GameTask
 from kaggle_environments import make  # isort: skip
 
 
+def _random_games(games: int, start: int) -> list[GameTask]:
+    return [
+        GameTask(i, i, "kaggle-random", "kaggle-random", 6, 7, 4, act_timeout=2.0, hang_limit=None, seed=i)
+        for i in range(start, start + games)
+    ]
+
+
+def _mix(games: int) -> list[GameTask]:
+    pair = ("one_step", "minimax:depth=2")
+    return [
+        GameTask(i, i // 2, *(pair if i % 2 == 0 else pair[::-1]), 6, 7, 4, 2.0, None, seed=i // 2)
+        for i in range(games)
+    ]
+
+
+def _timed(tasks: list[GameTask], workers: int) -> float:
+    start = time.perf_counter()
+    records = list(run_games(tasks, workers=workers))
+    assert len(records) == len(tasks) and not any(isinstance(r, Exception) for r in records)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--games", type=int, default=20, help="games a side in each round")
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--mix", type=int, default=24, help="games of the scaling mix")
     args = parser.parse_args()
 
-    start = time.perf_counter()
-    for _ in range(args.games):
-        make("connectx").run(["random", "random"])
-    plain = (time.perf_counter() - start) / args.games
+    plain_ms, runner_ms, ratios = [], [], []
+    for round_number in range(args.rounds):
+        start = time.perf_counter()
+        for _ in range(args.games):
+            make("connectx").run(["random", "random"])
+        plain = (time.perf_counter() - start) / args.games
+        isolated = _timed(_random_games(args.games, round_number * args.games), 1) / args.games
+        plain_ms.append(plain * 1000)
+        runner_ms.append(isolated * 1000)
+        ratios.append(isolated / plain)
+    print(f"random vs random, {args.rounds} rounds of {args.games} games a side")
+    print(f"  plain env.run        {statistics.mean(plain_ms):7.1f} ms/game")
+    print(f"  isolated runner      {statistics.mean(runner_ms):7.1f} ms/game (1 worker)")
+    print(
+        f"  cost ratio           {statistics.median(ratios):7.2f}x median over rounds "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f})"
+    )
 
-    tasks = [
-        GameTask(i, i, "kaggle-random", "kaggle-random", 6, 7, 4, act_timeout=2.0, hang_limit=None, seed=i)
-        for i in range(args.games)
-    ]
-    start = time.perf_counter()
-    records = list(run_games(tasks, workers=1))
-    isolated = (time.perf_counter() - start) / args.games
-    assert len(records) == args.games
-
-    print(f"plain env.run      {plain * 1000:8.1f} ms/game")
-    print(f"isolated runner    {isolated * 1000:8.1f} ms/game (1 worker)")
-    print(f"overhead           {(isolated - plain) * 1000:8.1f} ms/game ({isolated / plain:.2f}x)")
+    one = _timed(_mix(args.mix), 1)
+    two = _timed(_mix(args.mix), 2)
+    print(f"one_step vs minimax:depth=2, {args.mix} games")
+    print(f"  1 worker {one:6.1f} s, 2 workers {two:6.1f} s: speed-up {one / two:.2f}x")
 
 
 if __name__ == "__main__":

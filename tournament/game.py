@@ -96,7 +96,6 @@ def play_game(
                     on_turn=on_turn,
                 )
             )
-        env.reset()
         for ply, column in enumerate(task.opening):  # the referee plays the opening for both sides
             actions: list[Any] = [None, None]
             actions[ply % 2] = column

@@ -1,31 +1,37 @@
-"""Play many games in parallel, each in a process of its own, each agent in a process of its own.
+"""Play many games in parallel on a few long-lived game processes, each agent in a process of its own.
 
-The runner forks a *game process* per game (``multiprocessing``'s ``fork`` context, so the referee
-and our agents are imported once, here, and forking costs milliseconds). The game process runs the
-referee, which plays each agent in a host process of its own (:mod:`tournament.sandbox`). A game
-process that hangs, crashes or exits cannot take the tournament with it:
+The runner forks ``workers`` *game processes* (``multiprocessing``'s ``fork`` context, so the
+referee and our agents are imported once, here) and hands each one game at a time through a pipe.
+A game process plays the game with the referee, which plays each agent in a host process of its
+own, forked for that game and killed when it ends (:mod:`tournament.sandbox`): no agent outlives its
+game or sees another. A game process never runs agent code, so it is kept from game to game, and a
+game costs two forks (the hosts), not three: that is most of the runner's saving over one process
+a game (``python -m benchmarks.runner_overhead``).
 
-* it reports each turn (``on_turn``) and finally its record through a pipe;
+A game process that hangs, crashes or exits cannot take the tournament with it:
+
+* it reports each turn (``on_turn``) and finally its record through its pipe;
 * one that dies without a record is scored ``ERROR`` for the agent whose turn it was;
 * one silent for longer than one move may take (``stall_limit``) is killed and scored
   ``TIMEOUT`` for that agent (the proxy of :mod:`tournament.sandbox` normally acts first).
 
-Each game process dies with the runner and kills every process its agents started when the game
-ends (:func:`tournament.sandbox.kill_descendants`); the runner, a child subreaper too, kills what
-is left of a game it had to kill. Only the runner's main process sees the store: it receives the
-records and its caller writes them.
+Either way the runner, a child subreaper, kills what is left of that game and starts a fresh game
+process for the next one. Each game process dies with the runner, and kills every process its
+agents started when a game ends (:func:`tournament.sandbox.kill_descendants`). Only the runner's
+main process sees the store: it receives the records and its caller writes them.
 
 Native thread pools (OpenBLAS, OpenMP; via ``threadpoolctl``) get one thread, set once here and
 inherited by every game and agent process: ``workers`` games already share the cores, and a numpy
 agent whose BLAS threads wait for each other on a busy core slows down many times (the ``network``
 agent's p95 went from 0.9 to 5.4 ms a move).
 
-``concurrent.futures.ProcessPoolExecutor`` reuses its workers and cannot kill a single stuck task,
-hence this small scheduler on ``multiprocessing`` primitives.
+``concurrent.futures.ProcessPoolExecutor`` cannot kill a single stuck task, hence this small
+scheduler on ``multiprocessing`` primitives.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -52,27 +58,32 @@ class GameFailed(RuntimeError):
     """The referee failed on a game for a reason no agent caused (the game is not stored)."""
 
 
-def _child(task: GameTask, conn: Connection, slot: int, limits: Limits) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+def _serve(conn: Connection, slot: int, limits: Limits) -> None:
+    """A game process: play each task received until it receives None (module docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
+    sandbox.become_game_process()
     try:
-        sandbox.become_game_process()
-        record = play_game(
-            task, on_turn=lambda mark, board: conn.send(("turn", (mark, board))), slot=slot, limits=limits
-        )
-        conn.send(("record", record))
-    except BaseException:  # noqa: BLE001 - reported to the parent, which decides
-        conn.send(("failed", traceback.format_exc()))
+        while (task := conn.recv()) is not None:
+            try:
+                record = play_game(
+                    task,
+                    on_turn=lambda mark, board: conn.send(("turn", (mark, board))),
+                    slot=slot,
+                    limits=limits,
+                )
+                reply: tuple[str, object] = ("record", record)
+            except BaseException:  # noqa: BLE001 - reported to the runner, which decides
+                reply = ("failed", traceback.format_exc())
+            sandbox.kill_descendants()
+            conn.send(reply)
     finally:
-        conn.close()
         sandbox.kill_descendants()
         os._exit(0)
 
 
 @dataclass
 class _Running:
-    process: multiprocessing.process.BaseProcess
     task: GameTask
-    slot: int
     started: float
     last_message: float
     turn: int | None = None
@@ -89,6 +100,16 @@ class _Running:
             ]
             self.moves.extend(cell % self.task.columns for cell in changed[:1])
         self.turn, self.board = mark, board
+
+
+@dataclass
+class _GameProcess:
+    """The runner's handle on one game process: its pipe, its slot and the game it is playing."""
+
+    process: multiprocessing.process.BaseProcess
+    conn: Connection
+    slot: int
+    job: _Running | None = None
 
 
 def _forfeit(job: _Running, termination: Termination, detail: str) -> GameRecord:
@@ -138,22 +159,43 @@ def run_games(
     gc.freeze()
     pending = list(tasks)
     pending.reverse()
-    running: dict[Connection, _Running] = {}
+    slots: dict[int, _GameProcess] = {}
+
+    def start(slot: int) -> _GameProcess:
+        parent_end, child_end = context.Pipe()
+        # Not a daemon: its agents may start processes of their own (multiprocessing forbids
+        # children to daemons); it dies with the runner instead (PR_SET_PDEATHSIG).
+        process = context.Process(target=_serve, args=(child_end, slot, limits), daemon=False)
+        process.start()
+        child_end.close()
+        return _GameProcess(process, parent_end, slot)
+
+    def discard(game: _GameProcess) -> None:
+        """Kill a game process and whatever its game left behind; its slot gets a fresh one."""
+        del slots[game.slot]
+        game.process.kill()
+        game.process.join()
+        game.conn.close()
+        sandbox.kill_descendants(spare={other.process.pid for other in slots.values()})
+
     try:
-        while pending or running:
-            while pending and len(running) < workers:
-                task = pending.pop()
-                slot = min(set(range(workers)) - {job.slot for job in running.values()})
-                parent_end, child_end = context.Pipe(duplex=False)
-                # Not a daemon: its agents may start processes of their own (multiprocessing forbids
-                # children to daemons); it dies with the runner instead (PR_SET_PDEATHSIG).
-                process = context.Process(target=_child, args=(task, child_end, slot, limits), daemon=False)
-                process.start()
-                child_end.close()
-                now = time.monotonic()
-                running[parent_end] = _Running(process, task, slot, now, now)
-            for conn in wait(list(running), timeout=1.0):
-                job = running[conn]
+        while pending or any(game.job for game in slots.values()):
+            for slot in range(workers):
+                if not pending:
+                    break
+                game = slots.get(slot)
+                if game is None:
+                    game = slots[slot] = start(slot)
+                if game.job is None:
+                    task = pending.pop()
+                    game.conn.send(task)
+                    now = time.monotonic()
+                    game.job = _Running(task, now, now)
+            busy = {game.conn: game for game in slots.values() if game.job is not None}
+            for conn in wait(list(busy), timeout=1.0):
+                game = busy[conn]
+                job = game.job
+                assert job is not None
                 job.last_message = time.monotonic()
                 try:
                     kind, payload = conn.recv()
@@ -162,36 +204,39 @@ def run_games(
                 if kind == "turn":
                     job.on_turn(*payload)
                     continue
-                del running[conn]
-                conn.close()
-                job.process.join(timeout=5)
+                game.job = None
                 if kind == "record":
                     yield payload
-                elif kind == "failed":
+                    continue
+                if kind == "failed":
                     yield GameFailed(f"game {job.task.game_id}: the referee failed:\n{payload}")
-                elif job.turn is None:
+                    continue
+                game.process.join(timeout=5)
+                code = game.process.exitcode
+                discard(game)
+                if job.turn is None:
                     yield GameFailed(f"game {job.task.game_id}: its process died before the first move")
                 else:
-                    code = job.process.exitcode
                     detail = f"the game process died (exit code {code}) during mark {job.turn}'s move"
                     yield _forfeit(job, Termination.ERROR, detail)
             now = time.monotonic()
-            for conn, job in list(running.items()):
-                if now - job.last_message > stall_limit(job.task):
-                    job.process.kill()
-                    job.process.join()
-                    del running[conn]
-                    conn.close()
-                    sandbox.kill_descendants(spare={job.process.pid for job in running.values()})
-                    if job.turn is None:
-                        yield GameFailed(f"game {job.task.game_id}: stuck before the first move; killed")
-                        continue
-                    detail = (
-                        f"mark {job.turn} held the game process for {now - job.last_message:.0f} s; killed"
-                    )
-                    yield _forfeit(job, Termination.TIMEOUT, detail)
+            for game in list(slots.values()):
+                job = game.job
+                if job is None or now - job.last_message <= stall_limit(job.task):
+                    continue
+                discard(game)
+                if job.turn is None:
+                    yield GameFailed(f"game {job.task.game_id}: stuck before the first move; killed")
+                    continue
+                detail = f"mark {job.turn} held the game process for {now - job.last_message:.0f} s; killed"
+                yield _forfeit(job, Termination.TIMEOUT, detail)
     finally:
-        for conn, job in running.items():
-            job.process.kill()
-            job.process.join()
-            conn.close()
+        for game in slots.values():
+            if game.job is None:
+                with contextlib.suppress(OSError):
+                    game.conn.send(None)
+            else:
+                game.process.kill()
+        for game in slots.values():
+            game.process.join()
+            game.conn.close()
