@@ -156,7 +156,7 @@ def run_games_ray(
                 try:
                     result = ray.get(ref)
                 except ray.exceptions.RayError as error:
-                    result = GameFailed(f"game {task.game_id}: Ray lost it: {error}")
+                    result = GameFailed(f"game {task.game_id} failed on the Ray cluster: {error}")
                 yield result
         finally:
             for ref in running:
