@@ -57,6 +57,18 @@ def cluster(local_records):
     ray.shutdown()
 
 
+def test_cli_unreachable_address_is_one_line_and_exit_2(tmp_path, capsys):
+    """First in this module: with this process connected to the cluster below, --address is moot."""
+    pytest.importorskip("ray")
+    out = tmp_path / "t"
+    args = ["run", "--agents", "random", "leftmost", "--backend", "ray", "--address", "127.0.0.1:1"]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--out", str(out)])
+    assert exit_info.value.code == 2
+    assert "cannot join the Ray cluster at 127.0.0.1:1" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_ray_plays_the_games_the_local_runner_plays(cluster, local_records):
     from tournament.cluster import run_games_ray
 

@@ -35,6 +35,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import socket
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -61,17 +62,29 @@ def connected(address: str | None = None) -> Iterator[int]:
 
     Quiet: no dashboard, no worker logs on the terminal, Ray's own messages from errors up. A
     cluster started here is stopped on exit; an existing one is left running. When this process is
-    already connected, that connection is used and left open. Raises ``ConnectionError`` (Ray's)
-    when no cluster answers at ``address``.
+    already connected, that connection is used and left open. Raises ``ConnectionError`` when no
+    cluster answers at ``address``.
     """
     started = not ray.is_initialized()
     if started:
+        if address not in (None, "auto"):
+            _check_reachable(address)
         ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     try:
         yield int(ray.cluster_resources().get("CPU", 0))
     finally:
         if started:
             ray.shutdown()
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Raise ``ConnectionError`` unless something accepts a TCP connection at ``[ray://]HOST:PORT``
+    within ``timeout`` seconds (``ray.init`` itself retries an unreachable address for minutes)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as error:
+        raise ConnectionError(f"nothing answers at {address} ({error})") from None
 
 
 class _Files:
