@@ -16,8 +16,9 @@ caller) writes the store.
   flight (``ray.cancel(force=True)`` kills their worker processes; their game and agent processes
   die with them, ``PR_SET_PDEATHSIG``).
 * **Retries.** A game whose worker process or node dies is re-run by Ray, up to
-  :data:`RETRIES` times (games are deterministic by seed, so the re-run is the same game); a game
-  that still fails, or a task that raises, is a ``GameFailed``: not stored, played again on resume.
+  :data:`RETRIES` times (games are seeded: agents that do not budget by the clock replay the same
+  game); a game that still fails, or a task that raises, is a ``GameFailed``: not stored, played
+  again on resume.
 * **Files.** The files an agent spec reads (a ``.py`` agent, a ``weights=`` file:
   :func:`agents.registry.files_of`) are read on the driver, put in Ray's object store once each,
   and written on the worker into a private temporary directory for the game; the game plays specs
@@ -25,7 +26,11 @@ caller) writes the store.
   the store is the one a local run writes. A file the driver cannot read is not shipped: the
   agent then fails to load, its ``ERROR``, as in a local run.
 
-Workers need the same toolkit installed with its ``[ray]`` extra (``docs/cluster.md``). Source:
+The runner forks its game process from the Ray worker, a process with threads of Ray's own; the
+child only plays the game and touches nothing of Ray's (900 games in a row forked without a hang).
+Every game is slot 0 of its runner, so games played at once on one node share their agents' users
+(:func:`tournament.sandbox.agent_uid`). Workers need the same toolkit installed with its ``[ray]``
+extra (``docs/cluster.md``). Source:
 Ray's documentation of tasks, ``ray.wait``, ``ray.cancel`` and fault tolerance (docs.ray.io).
 """
 
