@@ -16,8 +16,10 @@ A spec is one of
 
 :func:`parse_spec` checks a spec without playing (unknown name, bad parameter, missing file raise
 :class:`SpecError`, a ``ValueError``); :func:`load_agent` turns a checked spec into something
-``kaggle_environments`` accepts in ``env.run``. :func:`parameters` and :func:`summary` describe
-an agent from its code (``make_agent``'s signature, the module docstring), for ``connectx agents``.
+``kaggle_environments`` accepts in ``env.run``. :func:`files_of` and :func:`with_paths` find and
+replace the files a spec reads, for playing it on another machine (:mod:`tournament.cluster`).
+:func:`parameters` and :func:`summary` describe an agent from its code (``make_agent``'s signature,
+the module docstring), for ``connectx agents``.
 """
 
 from __future__ import annotations
@@ -139,20 +141,15 @@ def parse_spec(text: str) -> AgentSpec:
     text = text.strip()
     if text in KAGGLE_BUILTIN:
         return AgentSpec(text, "kaggle", text)
-    name, _, param_text = text.partition(":")
-    if name not in BUILTIN and (text.endswith(".py") or os.sep in text):
+    name = text.partition(":")[0]
+    if _is_file(text):
         if not os.path.isfile(text):
             raise SpecError(f"agent file not found: {text}")
         return AgentSpec(text, "file", os.path.abspath(text))
     if name not in BUILTIN:
         known = ", ".join((*BUILTIN, *KAGGLE_BUILTIN))
         raise SpecError(f"unknown agent {name!r} (known: {known}, or a path to a .py file)")
-    params: dict[str, Any] = {}
-    for item in filter(None, param_text.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise SpecError(f"bad parameter {item!r} in {text!r}: expected key=value")
-        params[key.strip()] = _value(value.strip())
+    params = {key: _value(value) for key, value in _items(text)}
     for key, value in params.items():  # agents play in a sandbox with another working directory
         if isinstance(value, str) and os.path.isfile(value):
             params[key] = os.path.abspath(value)
@@ -166,6 +163,60 @@ def parse_spec(text: str) -> AgentSpec:
     except (TypeError, ValueError) as error:
         raise SpecError(f"bad parameters for {name!r}: {error}") from None
     return AgentSpec(text, "builtin", name, params)
+
+
+def _is_file(text: str) -> bool:
+    """True when the (stripped) spec ``text`` is a file agent's path, by the rule of the module docstring."""
+    name = text.partition(":")[0]
+    return name not in BUILTIN and text not in KAGGLE_BUILTIN and (text.endswith(".py") or os.sep in text)
+
+
+def _items(text: str) -> list[tuple[str, str]]:
+    """The ``(key, value)`` parameters of one of our agents' spec ``text``, both stripped, as written;
+    :class:`SpecError` for an item that is not ``key=value``."""
+    items = []
+    for item in filter(None, text.partition(":")[2].split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SpecError(f"bad parameter {item!r} in {text!r}: expected key=value")
+        items.append((key.strip(), value.strip()))
+    return items
+
+
+def files_of(text: str) -> dict[str, str]:
+    """The files agent spec ``text`` reads, as ``{as written in text: absolute path}``: a file agent's
+    own path, and every parameter value naming an existing file (``lms:weights=runs/w.npz`` gives
+    ``{"runs/w.npz": "/…/runs/w.npz"}``); empty for a spec that reads none. Raises
+    :class:`SpecError` as :func:`parse_spec` does.
+
+    >>> files_of("minimax:depth=2")
+    {}
+    """
+    spec = parse_spec(text)
+    if spec.kind == "file":
+        return {spec.text: spec.name}
+    if spec.kind == "kaggle":
+        return {}
+    values = [value for _, value in _items(spec.text) if isinstance(_value(value), str)]
+    return {value: os.path.abspath(value) for value in values if os.path.isfile(value)}
+
+
+def with_paths(text: str, paths: dict[str, str]) -> str:
+    """Agent spec ``text`` with each file written as a key of ``paths`` (see :func:`files_of`) replaced
+    by its value: the spec that plays the same agent from copies of its files, e.g. on another
+    machine. Reads the text only (the files need not exist here); other parts keep their values.
+
+    >>> with_paths("td:weights=runs/w.npz,depth=3", {"runs/w.npz": "/tmp/copy/w.npz"})
+    'td:weights=/tmp/copy/w.npz,depth=3'
+    """
+    text = text.strip()
+    if _is_file(text) or text in KAGGLE_BUILTIN:
+        return paths.get(text, text)
+    items = _items(text)
+    if not items:
+        return text
+    name = text.partition(":")[0]
+    return f"{name}:" + ",".join(f"{key}={paths.get(value, value)}" for key, value in items)
 
 
 def _check_type(key: str, value: Any, annotation: Any) -> None:

@@ -10,10 +10,14 @@ line and exit status 2, with nothing written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import functools
 import os
 import sys
+from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
 from connectx.judge import Judge
@@ -23,8 +27,12 @@ from reports.provenance import toolkit_version
 from reports.sprt import Sprt
 from tournament.limits import Limits
 from tournament.openings import OpeningError, resolve
-from tournament.schedule import Settings, schedule
+from tournament.schedule import GameTask, Settings, schedule
 from tournament.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from tournament.record import GameRecord
+    from tournament.runner import GameFailed
 
 DEFAULT_OUT = Path("runs/latest")
 DEFAULT_GAMES = 2
@@ -102,8 +110,23 @@ def _match_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--workers",
         type=int,
-        default=os.cpu_count() or 1,
-        help="games played at once, each in its own process (default: number of cores)",
+        default=None,
+        help="games played at once, each in its own process (default: number of cores; with "
+        "--backend ray, games submitted to the cluster at once, default twice its CPUs)",
+    )
+    command.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="play the games on this machine (default) or on a Ray cluster (needs the [ray] extra; "
+        "docs/cluster.md)",
+    )
+    command.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the cluster to join, 'auto' for the one `ray start` runs here or "
+        "HOST:PORT (default: start a cluster on this machine's cores for this run)",
     )
     command.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, help=f"tournament directory (default {DEFAULT_OUT})"
@@ -213,16 +236,57 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``connectx run`` / ``connectx sprt``: 0 done, 1 games failed in the referee, 130 interrupted."""
+    """``connectx run`` / ``connectx sprt``: 0 done, 1 games failed in the referee, 2 bad input (Ray
+    missing or unreachable included), 130 interrupted."""
+    if args.address is not None and args.backend != "ray":
+        parser.error("--address needs --backend ray")
+    settings = _settings(args, parser)
+    limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
+    if args.backend == "local":
+        from tournament.runner import run_games
+
+        workers = args.workers or os.cpu_count() or 1
+        return _play(
+            args, parser, settings, workers, os.cpu_count(), lambda todo: run_games(todo, workers, limits)
+        )
+    try:
+        from tournament import cluster
+    except ImportError as error:
+        print(
+            f"{parser.prog}: error: --backend ray needs Ray ({error}): pip install -e '.[ray]' "
+            "or pip install 'connectx-toolkit[ray]'",
+            file=sys.stderr,
+        )
+        return 2
+    with contextlib.ExitStack() as stack:
+        try:
+            cpus = stack.enter_context(cluster.connected(args.address))
+        except ConnectionError as error:
+            parser.error(f"cannot join the Ray cluster at {args.address}: {error}")
+        window = args.workers or 2 * cpus
+        play = functools.partial(cluster.run_games_ray, limits=limits, workers=window)
+        return _play(args, parser, settings, min(window, cpus), cpus, play)
+
+
+def _play(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    settings: Settings,
+    workers: int,
+    cores: int | None,
+    play: Callable[[list[GameTask]], Generator[GameRecord | GameFailed]],
+) -> int:
+    """Play the games of ``settings`` not yet in ``args.out`` with ``play`` (the backend: it yields a
+    result per task, closing it stops the games), storing each as it ends; ``workers`` games at once
+    on ``cores`` cores, for the report."""
     from tqdm import tqdm
 
     from tournament import sandbox
-    from tournament.runner import GameFailed, run_games
+    from tournament.runner import GameFailed
 
     settings = dataclasses.replace(  # how this run plays, for the report (not part of the identity)
-        _settings(args, parser), workers=args.workers, cores=os.cpu_count(), toolkit=toolkit_version()
+        settings, workers=workers, cores=cores, toolkit=toolkit_version()
     )
-    limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
     try:
         store = Store.create(args.out, settings, overwrite=args.overwrite)
     except StoreError as error:
@@ -243,7 +307,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         progress = tqdm(total=len(tasks), initial=len(done), unit="game", desc="games", dynamic_ncols=True)
         if judge is not None:
             progress.set_postfix_str(judge.line, refresh=False)
-        games = run_games(todo, args.workers, limits)
+        games = play(todo)
         try:
             for result in games:
                 if isinstance(result, GameFailed):

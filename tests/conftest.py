@@ -1,7 +1,8 @@
 """Shared pytest configuration and fixtures.
 
-Tests that load JAX -- marked ``jax``, or using the :func:`random_weights` fixture -- run after every
-other test. JAX starts threads once it is
+Tests that start a Ray cluster (marked ``ray``; it leaves threads in this process) run after every
+other test but those that load JAX, which -- marked ``jax``, or using the :func:`random_weights`
+fixture -- run last. JAX starts threads once it is
 imported, and forking a threaded process can deadlock the child (JAX warns on every ``os.fork()``); the
 runner, the sandbox and the submission checker all fork, so their tests must run in a process that has
 not imported JAX yet. Shared builders live in helper modules, not here: :mod:`tests.records` (game
@@ -21,13 +22,17 @@ import pytest
 collect_ignore = ["data", "misbehaving", "cheats", "compat"]
 
 
-def _loads_jax(item: pytest.Item) -> bool:
-    return item.get_closest_marker("jax") is not None or "random_weights" in getattr(item, "fixturenames", ())
+def _group(item: pytest.Item) -> int:
+    """0 for most tests, 1 for those that start Ray, 2 for those that load JAX."""
+    if item.get_closest_marker("jax") is not None or "random_weights" in getattr(item, "fixturenames", ()):
+        return 2
+    return 1 if item.get_closest_marker("ray") is not None else 0
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Move the tests that load JAX to the end, keeping the order within both groups."""
-    items.sort(key=_loads_jax)
+    """Move the tests that start Ray, then those that load JAX, to the end, keeping the order within
+    each group."""
+    items.sort(key=_group)
 
 
 @pytest.fixture(scope="session")

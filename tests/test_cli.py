@@ -132,6 +132,8 @@ def test_sprt_accepts_h1_for_a_clearly_stronger_agent_and_resumes(tmp_path, caps
         ["sprt", "random", "nosuchagent"],
         ["run", "--agents", "random", "leftmost", "--openings", "missing.txt"],
         ["run", "--agents", "random", "leftmost", "--opening-plies", "-1"],
+        ["run", "--agents", "random", "leftmost", "--address", "auto"],  # needs --backend ray
+        ["sprt", "random", "leftmost", "--backend", "dask"],
     ],
 )
 def test_bad_sprt_and_opening_options_exit_2_and_write_nothing(args, tmp_path, capsys):

@@ -10,10 +10,12 @@ from agents.registry import (
     DEFAULT_ENTRANTS,
     Parameter,
     SpecError,
+    files_of,
     load_agent,
     parameters,
     parse_spec,
     summary,
+    with_paths,
 )
 
 
@@ -48,6 +50,28 @@ def test_a_parameter_naming_a_file_becomes_an_absolute_path(tmp_path, monkeypatc
     assert spec.params == {"weights": str(tmp_path / "runs" / "w.npz")}
     monkeypatch.chdir("/")  # another working directory, as in an agent's sandbox
     assert load_agent(spec)(*observation(Board(), Clock())) == 3
+
+
+def test_files_of_names_a_file_agent_and_file_parameters(tmp_path, monkeypatch):
+    from agents.resources import DATA_DIR
+
+    (tmp_path / "runs").mkdir()
+    shutil.copy(DATA_DIR / "lms.npz", tmp_path / "runs" / "w.npz")
+    (tmp_path / "mine.py").write_text("def agent(obs, config):\n    return 0\n")
+    monkeypatch.chdir(tmp_path)
+    assert files_of("lms:weights=runs/w.npz") == {"runs/w.npz": str(tmp_path / "runs" / "w.npz")}
+    assert files_of("mine.py") == {"mine.py": str(tmp_path / "mine.py")}
+    assert files_of("minimax:depth=2") == files_of("kaggle-random") == {}
+
+
+def test_with_paths_replaces_only_the_files_named():
+    moved = {"runs/w.npz": "/elsewhere/w.npz", "mine.py": "/elsewhere/mine.py"}
+    assert with_paths("lms:weights=runs/w.npz", moved) == "lms:weights=/elsewhere/w.npz"
+    assert with_paths(" mine.py ", moved) == "/elsewhere/mine.py"
+    assert with_paths("other.py", moved) == "other.py"
+    assert with_paths("minimax:depth=2,seed=4", moved) == "minimax:depth=2,seed=4"
+    assert with_paths("minimax", moved) == "minimax"
+    assert with_paths("kaggle-random", moved) == "kaggle-random"
 
 
 @pytest.mark.parametrize(

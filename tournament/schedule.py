@@ -36,7 +36,8 @@ class Settings:
     None.
 
     ``workers``, ``cores`` and ``toolkit`` (version and git commit, e.g. ``0.1.0 (git c61f79a)``) say
-    how the run that created the tournament played it, for its report. They take no part in
+    how the run that created the tournament played it, for its report (on a Ray cluster: the games
+    played at once there and the cluster's CPUs). They take no part in
     equality: a run resumed with other workers, on another machine or a newer toolkit plays the same
     tournament. Tournaments stored before these fields existed read them as None / "".
     """

@@ -1,0 +1,135 @@
+"""Games played on a Ray cluster (a local one of 2 CPUs) are the games the local runner plays.
+
+Marked ``ray``: the cluster leaves threads in this process, so these tests run after every other
+test that forks (``tests/conftest.py``); the local reference games are played before it starts.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import tournament
+from agents.resources import DATA_DIR
+from connectx.cli import main
+from tournament.record import Termination
+from tournament.runner import run_games
+from tournament.schedule import GameTask, Settings, schedule
+from tournament.store import Store
+
+pytestmark = pytest.mark.ray
+
+MISBEHAVING = Path(__file__).parent / "misbehaving"
+TASKS = schedule(
+    Settings(entrants=("random:seed=3", "leftmost", "one_step", "minimax:depth=1"), games=2, seed=5)
+)
+
+
+def _played(record):
+    """What a record says happened, without its times."""
+    return (
+        record.task,
+        record.moves,
+        record.result,
+        record.termination,
+        record.offender,
+        record.statuses,
+        record.rewards,
+        record.detail,
+    )
+
+
+@pytest.fixture(scope="module")
+def local_records():
+    return {record.game_id: record for record in run_games(TASKS, 2)}
+
+
+@pytest.fixture(scope="module")
+def cluster(local_records):
+    """A local Ray cluster of 2 CPUs, started after the local games (no fork from a threaded process)."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+def test_cli_unreachable_address_is_one_line_and_exit_2(tmp_path, capsys):
+    """First in this module: with this process connected to the cluster below, --address is moot."""
+    pytest.importorskip("ray")
+    out = tmp_path / "t"
+    args = ["run", "--agents", "random", "leftmost", "--backend", "ray", "--address", "127.0.0.1:1"]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--out", str(out)])
+    assert exit_info.value.code == 2
+    assert "cannot join the Ray cluster at 127.0.0.1:1" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_ray_plays_the_games_the_local_runner_plays(cluster, local_records):
+    from tournament.cluster import run_games_ray
+
+    records = {record.game_id: record for record in run_games_ray(TASKS)}
+    assert sorted(records) == sorted(local_records) == list(range(len(TASKS)))
+    assert {i: _played(r) for i, r in records.items()} == {i: _played(r) for i, r in local_records.items()}
+
+
+def test_files_of_specs_are_shipped_to_the_worker(cluster, tmp_path, monkeypatch):
+    """Relative specs name files in the driver's directory, which the workers do not share: played
+    from shipped copies, a hanging file agent is TIMEOUT (not a missing file's ERROR) and a weights
+    file loads; the records carry the specs as written."""
+    from tournament.cluster import run_games_ray
+
+    shutil.copy(MISBEHAVING / "never_returns.py", tmp_path / "hangs.py")
+    shutil.copy(DATA_DIR / "lms.npz", tmp_path / "w.npz")
+    monkeypatch.chdir(tmp_path)
+    tasks = [
+        GameTask(0, 0, "hangs.py", "leftmost", 6, 7, 4, 1.0, 1.0, seed=7),
+        GameTask(1, 1, "lms:weights=w.npz", "leftmost", 6, 7, 4, 1.0, 5.0, seed=7),
+    ]
+    hangs, lms = sorted(run_games_ray(tasks), key=lambda record: record.game_id)
+    assert (hangs.task, lms.task) == tuple(tasks)
+    assert (hangs.termination, hangs.offender) == (Termination.TIMEOUT, 1), hangs.detail
+    assert "did not return" in hangs.detail
+    assert not lms.termination.is_forfeit and lms.statuses == ("DONE", "DONE"), lms.detail
+
+
+def test_closing_cancels_the_games_in_flight(cluster):
+    from tournament.cluster import run_games_ray
+
+    hanging = [
+        GameTask(i, i, str(MISBEHAVING / "never_returns.py"), "leftmost", 6, 7, 4, 1.0, 600.0, 1)
+        for i in range(1, 3)
+    ]
+    games = run_games_ray([GameTask(0, 0, "leftmost", "leftmost", 6, 7, 4, 1.0, None, 1), *hanging])
+    assert next(games).game_id == 0  # the hanging games hold both CPUs now
+    games.close()
+    for _ in range(300):  # their workers are killed: the CPUs come back long before the games' 600 s
+        if cluster.available_resources().get("CPU") == 2:
+            break
+        time.sleep(0.1)
+    assert cluster.available_resources().get("CPU") == 2
+
+
+def test_cli_backend_ray_stores_the_run(cluster, tmp_path):
+    out = tmp_path / "t"
+    args = ["run", "--agents", "random", "leftmost", "--games", "1", "--backend", "ray", "--out", str(out)]
+    assert main(args) == 0
+    with Store.open(out) as store:
+        assert store.game_ids() == {0, 1}
+        settings = store.settings()
+        assert (settings.workers, settings.cores) == (2, 2)  # 2 CPUs: 2 games at once, 4 submitted
+
+
+def test_cli_backend_ray_without_ray_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails
+    monkeypatch.delitem(sys.modules, "tournament.cluster", raising=False)
+    monkeypatch.delattr(tournament, "cluster", raising=False)
+    out = tmp_path / "t"
+    assert main(["run", "--agents", "random", "leftmost", "--backend", "ray", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "pip install -e '.[ray]'" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
