@@ -10,6 +10,7 @@ these attacks are out of the sandbox's reach (README: threat model), and the tes
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from connectx.cli import main
+from tournament import sandbox
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
@@ -118,3 +120,16 @@ def test_an_agent_cannot_start_more_processes_than_its_limit(tmp_path):
     )
     assert _limited_game(tmp_path, source, Limits(processes=4)).moves[0] < 4
     assert _limited_game(tmp_path, source, Limits(processes=64)).moves[0] == 6  # the test can tell
+
+
+def test_slots_claimed_at_once_are_disjoint_and_freed_on_exit() -> None:
+    """Two runners on one machine never share a slot (their agents' users); a name bound by someone
+    else is skipped, and a slot is free again once its claim ends."""
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with sandbox.claim_slots(1) as (first,):
+        squatter.bind(f"\0connectx-slot-{first + 1}")
+        with sandbox.claim_slots(2) as others:
+            assert first not in others and first + 1 not in others
+    squatter.close()
+    with sandbox.claim_slots(1) as again:
+        assert again == [first]

@@ -28,10 +28,10 @@ caller) writes the store.
 
 The runner forks its game process from the Ray worker, a process with threads of Ray's own; the
 child only plays the game and touches nothing of Ray's (900 games in a row forked without a hang).
-Every game is slot 0 of its runner, so games played at once on one node share their agents' users
-(:func:`tournament.sandbox.agent_uid`). Workers need the same toolkit installed with its ``[ray]``
-extra (``docs/cluster.md``). Source:
-Ray's documentation of tasks, ``ray.wait``, ``ray.cancel`` and fault tolerance (docs.ray.io).
+Each runner claims its game slot from the node (:func:`tournament.sandbox.claim_slots`), so games
+played at once on one node give their agents different users. Workers need the same toolkit
+installed with its ``[ray]`` extra (``docs/cluster.md``). Source: Ray's documentation of tasks,
+``ray.wait``, ``ray.cancel`` and fault tolerance (docs.ray.io).
 """
 
 from __future__ import annotations

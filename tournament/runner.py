@@ -159,6 +159,14 @@ def run_games(
     gc.freeze()
     pending = list(tasks)
     pending.reverse()
+    with sandbox.claim_slots(min(workers, max(len(pending), 1))) as numbers:
+        yield from _schedule(pending, numbers, limits, context)
+
+
+def _schedule(
+    pending: list[GameTask], numbers: list[int], limits: Limits, context: multiprocessing.context.BaseContext
+) -> Iterator[GameRecord | GameFailed]:
+    """The scheduler of :func:`run_games`: play ``pending`` (last first), one game process a slot."""
     slots: dict[int, _GameProcess] = {}
 
     def start(slot: int) -> _GameProcess:
@@ -180,7 +188,7 @@ def run_games(
 
     try:
         while pending or any(game.job for game in slots.values()):
-            for slot in range(workers):
+            for slot in numbers:
                 if not pending:
                     break
                 game = slots.get(slot)

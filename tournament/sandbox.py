@@ -14,9 +14,9 @@ runner) and, before it loads the agent:
 * works in a fresh private directory (also ``HOME`` and ``TMPDIR``), with an environment of its own;
 * gets resource limits (:class:`Limits`: address space, processes, no core files);
 * when the runner is root, as in a container: drops to an unprivileged user of its own
-  (:func:`agent_uid`; one per game slot and mark, so the two agents cannot signal each other), so
-  the run directory (made ``0700`` by :func:`protect_directory`), the runner and the referee are out
-  of its reach;
+  (:func:`agent_uid`; one per game slot and mark, so no two agents playing at once on the machine can
+  signal each other: :func:`claim_slots`), so the run directory (made ``0700`` by
+  :func:`protect_directory`), the runner and the referee are out of its reach;
 * dies with the game process (``PR_SET_PDEATHSIG``).
 
 It then plays the agent on its main thread, as a normal (not daemonic) process: agents that time
@@ -50,10 +50,11 @@ import os
 import random
 import shutil
 import signal
+import socket
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
@@ -84,14 +85,50 @@ MAX_REPLY = 1 << 20
 AGENT_UID_BASE = 61000
 """Hosts run as uid ``AGENT_UID_BASE + 2 * slot + mark - 1`` (and the same gid) when the runner is root."""
 
+
 def isolating() -> bool:
     """True when hosts get users of their own (the runner is root); else they run as the runner's user."""
     return os.geteuid() == 0
 
 
+MAX_SLOTS = 2000
+"""Game slots a machine hands out at once (uids up to ``AGENT_UID_BASE + 2 * MAX_SLOTS - 1``)."""
+
+
 def agent_uid(slot: int, mark: int) -> int:
     """The uid (and gid) of the host of ``mark`` (1 or 2) in game slot ``slot`` (0, 1, ...)."""
     return AGENT_UID_BASE + 2 * slot + mark - 1
+
+
+@contextlib.contextmanager
+def claim_slots(count: int) -> Iterator[list[int]]:
+    """Claim ``count`` game slots no other runner on this machine holds; yield their numbers.
+
+    Every runner claims its slots here, so games played at once on one machine (two ``connectx
+    run``, or the games of a Ray node, each its own runner) never give their agents the same users.
+    A slot is held by binding a Unix socket in the abstract namespace, ``connectx-slot-N``: the
+    kernel releases it when the socket closes, even when the runner is killed, and no file is left
+    behind. A name bound by anyone else (an agent, say) is skipped. Raises ``RuntimeError`` when
+    fewer than ``count`` of :data:`MAX_SLOTS` are free. Source: ``unix(7)``, "Abstract sockets".
+    """
+    held: list[tuple[int, socket.socket]] = []
+    try:
+        for slot in range(MAX_SLOTS):
+            if len(held) == count:
+                break
+            claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                claim.bind(f"\0connectx-slot-{slot}")
+            except OSError:
+                claim.close()
+                continue
+            held.append((slot, claim))
+        if len(held) < count:
+            raise RuntimeError(f"only {len(held)} of {count} game slots are free on this machine")
+        yield [slot for slot, _ in held]
+    finally:
+        for _, claim in held:
+            claim.close()
 
 
 def protect_runner() -> None:
