@@ -1,7 +1,7 @@
 """Cost per game of the isolated tournament runner against kaggle's in-process ``env.run``, and
 how it scales from one worker to two.
 
-Usage: ``python -m benchmarks.runner_overhead [--games 20] [--rounds 10] [--mix 24]``
+Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 24]``
 
 1. **Overhead.** ``kaggle-random`` against ``kaggle-random``, in rounds: each round plays ``--games``
    games with ``kaggle_environments.make("connectx").run`` in a loop in this process, then as many
@@ -11,8 +11,8 @@ Usage: ``python -m benchmarks.runner_overhead [--games 20] [--rounds 10] [--mix 
    machine's speed drifts by tens of percent from minute to minute), and the median over the rounds
    is printed with the mean milliseconds a game. The plain loop runs in this process, where
    ``kaggle_environments`` was imported the runner's way (:mod:`tournament.referee`).
-2. **Scaling.** A longer mix, ``--mix`` games of ``one_step`` against ``minimax:depth=2`` with
-   each side first in turn, played with one worker and then with two: the speed-up is the ratio of
+2. **Scaling.** A longer mix, ``--mix`` games of ``minimax:depth=3`` against ``minimax:depth=4``
+   with each side first in turn, played with one worker and then with two: the speed-up is the ratio of
    the wall times (2.0 at best on two cores).
 """
 
@@ -35,10 +35,13 @@ def _random_games(games: int, start: int) -> list[GameTask]:
     ]
 
 
+MIX = ("minimax:depth=3", "minimax:depth=4")
+"""The scaling mix's pairing: about 0.4 s a game on this machine, nearly all of it the agents' search."""
+
+
 def _mix(games: int) -> list[GameTask]:
-    pair = ("one_step", "minimax:depth=2")
     return [
-        GameTask(i, i // 2, *(pair if i % 2 == 0 else pair[::-1]), 6, 7, 4, 2.0, None, seed=i // 2)
+        GameTask(i, i // 2, *(MIX if i % 2 == 0 else MIX[::-1]), 6, 7, 4, 2.0, None, seed=i // 2)
         for i in range(games)
     ]
 
@@ -52,7 +55,7 @@ def _timed(tasks: list[GameTask], workers: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20, help="games a side in each round")
+    parser.add_argument("--games", type=int, default=50, help="games a side in each round")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--mix", type=int, default=24, help="games of the scaling mix")
     args = parser.parse_args()
@@ -77,7 +80,7 @@ def main() -> None:
 
     one = _timed(_mix(args.mix), 1)
     two = _timed(_mix(args.mix), 2)
-    print(f"one_step vs minimax:depth=2, {args.mix} games")
+    print(f"{MIX[0]} vs {MIX[1]}, {args.mix} games")
     print(f"  1 worker {one:6.1f} s, 2 workers {two:6.1f} s: speed-up {one / two:.2f}x")
 
 

@@ -52,6 +52,7 @@ def play_game(
     *,
     slot: int = 0,
     limits: Limits = Limits(),  # noqa: B008 - immutable
+    before_agents: Callable[[], None] = lambda: None,
 ) -> GameRecord:
     """Play ``task`` through ``kaggle_environments`` and return its record.
 
@@ -63,7 +64,11 @@ def play_game(
     (the runner uses it to know whose move a crashed process was on, and the moves before it).
     The hosts' global ``random`` and numpy generators are seeded with ``task.seed`` (Kaggle's
     built-in agents use them); our agents get ``task.seed + mark``.
-    The hosts are killed when the game ends.
+    ``before_agents()`` is called once the environment is made, before the hosts start.
+    The hosts are killed when the game ends, not reaped (:meth:`AgentProcess.kill`): the caller
+    reaps them. The runner's game process does it in the next game's ``before_agents``, so the
+    kernel frees the old hosts while ``make`` builds the new environment, and no process of one game
+    is left when the agents of the next start (:func:`tournament.sandbox.kill_descendants`).
     Raises whatever the referee itself raises (not the agents: their failures are forfeits).
     """
     random.seed(task.seed)
@@ -80,6 +85,7 @@ def play_game(
             "timeout": int(task.act_timeout),
         },
     )
+    before_agents()
     proxies: list[AgentProcess] = []
     try:
         for mark, spec in ((1, task.first), (2, task.second)):
@@ -103,7 +109,7 @@ def play_game(
         steps = env.run(proxies)
     finally:
         for proxy in proxies:
-            proxy.close()
+            proxy.kill()
     final = steps[-1]
     statuses = (final[0].status, final[1].status)
     rewards = (final[0].reward, final[1].reward)

@@ -10,15 +10,17 @@ a game (``python -m benchmarks.runner_overhead``).
 
 A game process that hangs, crashes or exits cannot take the tournament with it:
 
-* it reports each turn (``on_turn``) and finally its record through its pipe;
+* it notes each turn in memory it shares with the runner (``_Progress``: whose move, the moves so
+  far, since when) and sends its record through its pipe;
 * one that dies without a record is scored ``ERROR`` for the agent whose turn it was;
-* one silent for longer than one move may take (``stall_limit``) is killed and scored
+* one whose turn has lasted longer than one move may take (``stall_limit``) is killed and scored
   ``TIMEOUT`` for that agent (the proxy of :mod:`tournament.sandbox` normally acts first).
 
 Either way the runner, a child subreaper, kills what is left of that game and starts a fresh game
-process for the next one. Each game process dies with the runner, and kills every process its
-agents started when a game ends (:func:`tournament.sandbox.kill_descendants`). Only the runner's
-main process sees the store: it receives the records and its caller writes them.
+process for the next one. Each game process dies with the runner. It kills its agents' hosts when a
+game ends, and every process they started before the next game's agents start, or when it stops
+(:func:`tournament.sandbox.kill_descendants`): the kernel frees the old hosts meanwhile. Only the
+runner's main process sees the store: it receives the records and its caller writes them.
 
 Native thread pools (OpenBLAS, OpenMP; via ``threadpoolctl``) get one thread, set once here and
 inherited by every game and agent process: ``workers`` games already share the cores, and a numpy
@@ -32,6 +34,7 @@ scheduler on ``multiprocessing`` primitives.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import multiprocessing
 import os
@@ -39,7 +42,7 @@ import signal
 import time
 import traceback
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection, wait
 
@@ -58,7 +61,72 @@ class GameFailed(RuntimeError):
     """The referee failed on a game for a reason no agent caused (the game is not stored)."""
 
 
-def _serve(conn: Connection, slot: int, limits: Limits) -> None:
+class _Progress:
+    """Where a game process's current game stands, in memory it shares with the runner, so that a move
+    costs no message: whose turn it is (0 before the first), the columns played (the opening first)
+    and when the last turn began (``time.monotonic``, the stall watchdog's clock). The game process
+    writes (:meth:`on_turn`); the runner reads what a game process that died or stalled left
+    (:meth:`forfeit`). ``cells`` bounds the moves of a game (the largest board's cells)."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext, cells: int) -> None:
+        self._turn = context.RawValue(ctypes.c_int, 0)
+        self._count = context.RawValue(ctypes.c_int, 0)
+        self._stamp = context.RawValue(ctypes.c_double, 0.0)
+        self._moves = context.RawArray(ctypes.c_int, cells)
+        self._board: list[int] | None = None
+
+    def start(self, task: GameTask) -> None:
+        """A game begins: no turn yet; its opening is played (the runner's call, before it sends ``task``)."""
+        self._turn.value = 0
+        self._moves[: len(task.opening)] = task.opening
+        self._count.value = len(task.opening)
+        self._stamp.value = time.monotonic()
+        self._board = None
+
+    def on_turn(self, mark: int, board: list[int], columns: int) -> None:
+        """Note whose move it is, and the move played since the last turn (the game process's call)."""
+        if self._board is not None:
+            changed = [
+                cell for cell, (old, new) in enumerate(zip(self._board, board, strict=True)) if old != new
+            ]
+            if changed:
+                self._moves[self._count.value] = changed[0] % columns
+                self._count.value += 1
+        self._board = board
+        self._turn.value = mark
+        self._stamp.value = time.monotonic()
+
+    @property
+    def stamp(self) -> float:
+        """When the game or its last turn began (``time.monotonic`` seconds)."""
+        return self._stamp.value
+
+    def forfeit(self, task: GameTask, started: float, termination: Termination, detail: str) -> GameRecord:
+        """The record of a game whose process died or stalled while an agent was to move (:attr:`turn`
+        not 0): that agent forfeits, with the moves played so far."""
+        turn = self._turn.value
+        status = termination.value.upper()
+        return GameRecord(
+            task=task,
+            moves=tuple(self._moves[: self._count.value]),
+            move_times=(),
+            result=0.0 if turn == 1 else 1.0,
+            termination=termination,
+            offender=turn,
+            statuses=(status, "DONE") if turn == 1 else ("DONE", status),
+            rewards=(None, 0) if turn == 1 else (0, None),
+            detail=detail,
+            duration=time.monotonic() - started,
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+
+    @property
+    def turn(self) -> int:
+        """The mark whose turn it is, 0 before the first agent's move."""
+        return self._turn.value
+
+
+def _serve(conn: Connection, slot: int, limits: Limits, progress: _Progress) -> None:
     """A game process: play each task received until it receives None (module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
     sandbox.become_game_process()
@@ -67,14 +135,14 @@ def _serve(conn: Connection, slot: int, limits: Limits) -> None:
             try:
                 record = play_game(
                     task,
-                    on_turn=lambda mark, board: conn.send(("turn", (mark, board))),
+                    on_turn=lambda mark, board, columns=task.columns: progress.on_turn(mark, board, columns),
                     slot=slot,
                     limits=limits,
+                    before_agents=sandbox.kill_descendants,  # the previous game's processes
                 )
                 reply: tuple[str, object] = ("record", record)
             except BaseException:  # noqa: BLE001 - reported to the runner, which decides
                 reply = ("failed", traceback.format_exc())
-            sandbox.kill_descendants()
             conn.send(reply)
     finally:
         sandbox.kill_descendants()
@@ -82,52 +150,15 @@ def _serve(conn: Connection, slot: int, limits: Limits) -> None:
 
 
 @dataclass
-class _Running:
-    task: GameTask
-    started: float
-    last_message: float
-    turn: int | None = None
-    board: list[int] | None = None
-    moves: list[int] = field(default_factory=list)
-
-    def on_turn(self, mark: int, board: list[int]) -> None:
-        """Note whose move it is, and the move played since the last turn (the opening before the first)."""
-        if self.board is None:
-            self.moves = list(self.task.opening)
-        else:
-            changed = [
-                cell for cell, (old, new) in enumerate(zip(self.board, board, strict=True)) if old != new
-            ]
-            self.moves.extend(cell % self.task.columns for cell in changed[:1])
-        self.turn, self.board = mark, board
-
-
-@dataclass
 class _GameProcess:
-    """The runner's handle on one game process: its pipe, its slot and the game it is playing."""
+    """The runner's handle on one game process: its pipe, slot and progress, and the game it plays."""
 
     process: multiprocessing.process.BaseProcess
     conn: Connection
     slot: int
-    job: _Running | None = None
-
-
-def _forfeit(job: _Running, termination: Termination, detail: str) -> GameRecord:
-    task = job.task
-    status = termination.value.upper()
-    return GameRecord(
-        task=task,
-        moves=tuple(job.moves) if job.board is not None else task.opening,
-        move_times=(),
-        result=0.0 if job.turn == 1 else 1.0,
-        termination=termination,
-        offender=job.turn,
-        statuses=(status, "DONE") if job.turn == 1 else ("DONE", status),
-        rewards=(None, 0) if job.turn == 1 else (0, None),
-        detail=detail,
-        duration=time.monotonic() - job.started,
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
+    progress: _Progress
+    task: GameTask | None = None
+    started: float = 0.0
 
 
 def stall_limit(task: GameTask) -> float:
@@ -159,24 +190,36 @@ def run_games(
     gc.freeze()
     pending = list(tasks)
     pending.reverse()
+    cells = max((task.rows * task.columns for task in pending), default=0)
     with sandbox.claim_slots(min(workers, max(len(pending), 1))) as numbers:
-        yield from _schedule(pending, numbers, limits, context)
+        yield from _schedule(pending, numbers, limits, context, cells)
 
 
 def _schedule(
-    pending: list[GameTask], numbers: list[int], limits: Limits, context: multiprocessing.context.BaseContext
+    pending: list[GameTask],
+    numbers: list[int],
+    limits: Limits,
+    context: multiprocessing.context.BaseContext,
+    cells: int,
 ) -> Iterator[GameRecord | GameFailed]:
-    """The scheduler of :func:`run_games`: play ``pending`` (last first), one game process a slot."""
+    """The scheduler of :func:`run_games`: play ``pending`` (last first), one game process a slot.
+
+    A game process with no game left to play is told to stop at once (it ends the processes its
+    last game left, :func:`_serve`), so that nothing of a finished game runs beside the games still
+    being played.
+    """
     slots: dict[int, _GameProcess] = {}
+    retired: list[_GameProcess] = []
 
     def start(slot: int) -> _GameProcess:
         parent_end, child_end = context.Pipe()
+        progress = _Progress(context, cells)
         # Not a daemon: its agents may start processes of their own (multiprocessing forbids
         # children to daemons); it dies with the runner instead (PR_SET_PDEATHSIG).
-        process = context.Process(target=_serve, args=(child_end, slot, limits), daemon=False)
+        process = context.Process(target=_serve, args=(child_end, slot, limits, progress), daemon=False)
         process.start()
         child_end.close()
-        return _GameProcess(process, parent_end, slot)
+        return _GameProcess(process, parent_end, slot, progress)
 
     def discard(game: _GameProcess) -> None:
         """Kill a game process and whatever its game left behind; its slot gets a fresh one."""
@@ -187,64 +230,65 @@ def _schedule(
         sandbox.kill_descendants(spare={other.process.pid for other in slots.values()})
 
     try:
-        while pending or any(game.job for game in slots.values()):
+        while pending or any(game.task for game in slots.values()):
             for slot in numbers:
                 if not pending:
                     break
                 game = slots.get(slot)
                 if game is None:
                     game = slots[slot] = start(slot)
-                if game.job is None:
-                    task = pending.pop()
-                    game.conn.send(task)
-                    now = time.monotonic()
-                    game.job = _Running(task, now, now)
-            busy = {game.conn: game for game in slots.values() if game.job is not None}
+                if game.task is None:
+                    game.task = pending.pop()
+                    game.progress.start(game.task)
+                    game.started = time.monotonic()
+                    game.conn.send(game.task)
+            for game in [game for game in slots.values() if game.task is None and not pending]:
+                del slots[game.slot]
+                game.conn.send(None)  # no game left for it
+                retired.append(game)
+            busy = {game.conn: game for game in slots.values() if game.task is not None}
             for conn in wait(list(busy), timeout=1.0):
                 game = busy[conn]
-                job = game.job
-                assert job is not None
-                job.last_message = time.monotonic()
+                task, game.task = game.task, None
+                assert task is not None
                 try:
                     kind, payload = conn.recv()
                 except (EOFError, OSError):
                     kind, payload = "died", None
-                if kind == "turn":
-                    job.on_turn(*payload)
-                    continue
-                game.job = None
                 if kind == "record":
                     yield payload
                     continue
                 if kind == "failed":
-                    yield GameFailed(f"game {job.task.game_id}: the referee failed:\n{payload}")
+                    yield GameFailed(f"game {task.game_id}: the referee failed:\n{payload}")
                     continue
                 game.process.join(timeout=5)
                 code = game.process.exitcode
                 discard(game)
-                if job.turn is None:
-                    yield GameFailed(f"game {job.task.game_id}: its process died before the first move")
-                else:
-                    detail = f"the game process died (exit code {code}) during mark {job.turn}'s move"
-                    yield _forfeit(job, Termination.ERROR, detail)
+                turn = game.progress.turn
+                if not turn:
+                    yield GameFailed(f"game {task.game_id}: its process died before the first move")
+                    continue
+                detail = f"the game process died (exit code {code}) during mark {turn}'s move"
+                yield game.progress.forfeit(task, game.started, Termination.ERROR, detail)
             now = time.monotonic()
             for game in list(slots.values()):
-                job = game.job
-                if job is None or now - job.last_message <= stall_limit(job.task):
+                task = game.task
+                if task is None or now - game.progress.stamp <= stall_limit(task):
                     continue
                 discard(game)
-                if job.turn is None:
-                    yield GameFailed(f"game {job.task.game_id}: stuck before the first move; killed")
+                turn = game.progress.turn
+                if not turn:
+                    yield GameFailed(f"game {task.game_id}: stuck before the first move; killed")
                     continue
-                detail = f"mark {job.turn} held the game process for {now - job.last_message:.0f} s; killed"
-                yield _forfeit(job, Termination.TIMEOUT, detail)
+                detail = f"mark {turn} held the game process for {now - game.progress.stamp:.0f} s; killed"
+                yield game.progress.forfeit(task, game.started, Termination.TIMEOUT, detail)
     finally:
         for game in slots.values():
-            if game.job is None:
+            if game.task is None:
                 with contextlib.suppress(OSError):
                     game.conn.send(None)
-            else:
+            else:  # a game still being played: the caller stopped early
                 game.process.kill()
-        for game in slots.values():
+        for game in [*slots.values(), *retired]:
             game.process.join()
             game.conn.close()

@@ -325,16 +325,26 @@ class AgentProcess:
             time.sleep(0.01)
         return "stopped answering"
 
-    def close(self) -> None:
-        """Kill the host's process group, reap the host and remove its directory."""
-        self.conn.close()
+    def kill(self) -> None:
+        """Kill the host's process group and the host, and remove its directory, without waiting for
+        them to end: a killed process runs no more code, and the kernel frees it meanwhile. Whoever
+        owns the host reaps it: :meth:`close`, or :func:`kill_descendants` (a game process)."""
+        if not self.conn.closed:
+            self.conn.close()
         for kill, pid in ((os.killpg, self.group), (os.kill, self.pid)):
             try:
                 if pid:
                     kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        try:
+            os.rmdir(self.workdir)  # the common case, an agent that wrote nothing: one system call
+        except OSError:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def close(self) -> None:
+        """Kill the host (:meth:`kill`) and reap it."""
+        self.kill()
         if self.pid:
             os.waitpid(self.pid, 0)
             self.pid = 0
-        shutil.rmtree(self.workdir, ignore_errors=True)
