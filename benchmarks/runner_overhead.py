@@ -77,6 +77,7 @@ def main() -> None:
         f"  cost ratio           {statistics.median(ratios):7.2f}x median over rounds "
         f"(min {min(ratios):.2f}, max {max(ratios):.2f})"
     )
+    print("  each round           " + " ".join(f"{ratio:.2f}" for ratio in ratios))
 
     one = _timed(_mix(args.mix), 1)
     two = _timed(_mix(args.mix), 2)
