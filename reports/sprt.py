@@ -52,7 +52,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from reports.stats import Z95, EloEstimate, Pentanomial, estimate_pentanomial
 
@@ -118,6 +117,8 @@ def _secular(freq: np.ndarray, phi: np.ndarray) -> np.ndarray:
     either end: a bracket 1 % of that inside the ends holds it. ``p`` then sums to 1 and has
     ``sum_i p_i phi_i = 0``.
     """
+    from scipy.optimize import brentq  # here: 0.8 s to import, which every connectx command would pay
+
     edge = 0.01 * freq.min() / np.abs(phi).max()
     theta = brentq(
         lambda x: float(np.sum(freq * phi / (1.0 + x * phi))),
@@ -167,6 +168,8 @@ def _mle_t_value(freq: np.ndarray, t: float) -> np.ndarray:
     closer than a grid step are not seen). A negative ``t`` is the positive one with the outcomes
     reversed; ``t = 0`` is the constraint ``mu = 1/2``.
     """
+    from scipy.optimize import brentq  # here, as in _secular
+
     if t == 0.0:
         return _mle_mean(freq, 0.5)
     if t < 0.0:

@@ -30,8 +30,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.special import ndtr
-
 __all__ = ["WDL", "EloEstimate", "Pentanomial", "elo", "estimate_pentanomial", "estimate_wdl"]
 
 Z95 = 1.959963984540054
@@ -163,7 +161,7 @@ def _los(mu: float, se: float) -> float:
     """``Phi((mu - 1/2) / se)``; at ``se = 0`` every sample scored ``mu``: 1, 0 or 1/2 by its side of 1/2."""
     if se == 0:
         return 0.5 if mu == 0.5 else float(mu > 0.5)
-    return float(ndtr((mu - 0.5) / se))  # ndtr is Phi, as scipy.stats.norm.cdf, without loading scipy.stats
+    return 0.5 * math.erfc((0.5 - mu) / (se * math.sqrt(2.0)))  # Phi(x) = erfc(-x / sqrt 2) / 2
 
 
 def estimate_wdl(wdl: WDL) -> EloEstimate:

@@ -106,3 +106,10 @@ def test_no_module_of_agents_imports_offline_code() -> None:
     count, *offline = result.stdout.split()
     assert int(count) >= 20  # the walk found the package's modules
     assert offline == []
+
+
+def test_the_command_line_starts_without_scipy(tmp_path: Path) -> None:
+    """scipy (0.6 s to import) is loaded only when a rating or an SPRT is computed: every command
+    starts sooner, and the runner's game processes, forked before any rating, do not carry it (each
+    megabyte of the runner makes every agent's fork dearer)."""
+    assert _run("import sys, connectx.cli; print('scipy' in sys.modules)", tmp_path).strip() == "False"
