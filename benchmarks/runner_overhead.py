@@ -9,7 +9,9 @@ Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 
    agent in a sandboxed process of its own forked for its game, the record built from the steps).
    The ratio is taken per round, so that the two sides of a ratio ran moments apart (this 2-core
    machine's speed drifts by tens of percent from minute to minute), and the median over the rounds
-   is printed with the mean milliseconds a game. The plain loop runs in this process, where
+   is printed with the mean milliseconds a game: wall time, and CPU time (all processes: the
+   runner's game and agent processes may use the second core, which a full machine would not
+   have). The plain loop runs in this process, where
    ``kaggle_environments`` was imported the runner's way (:mod:`tournament.referee`).
 2. **Scaling.** A longer mix, ``--mix`` games of ``minimax:depth=3`` against ``minimax:depth=4``
    with each side first in turn, played with one worker and then with two: the speed-up is the ratio of
@@ -19,6 +21,7 @@ Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import time
 
@@ -46,11 +49,19 @@ def _mix(games: int) -> list[GameTask]:
     ]
 
 
-def _timed(tasks: list[GameTask], workers: int) -> float:
-    start = time.perf_counter()
+def _cpu() -> float:
+    """CPU seconds (user and system) of this process and of its children that ended."""
+    mine, theirs = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
+
+
+def _timed(tasks: list[GameTask], workers: int) -> tuple[float, float]:
+    """Wall and CPU seconds of playing ``tasks`` through the runner (its game processes, ended by
+    then, count their hosts, which they reaped)."""
+    start, cpu = time.perf_counter(), _cpu()
     records = list(run_games(tasks, workers=workers))
     assert len(records) == len(tasks) and not any(isinstance(r, Exception) for r in records)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _cpu() - cpu
 
 
 def main() -> None:
@@ -60,29 +71,33 @@ def main() -> None:
     parser.add_argument("--mix", type=int, default=24, help="games of the scaling mix")
     args = parser.parse_args()
 
-    plain_ms, runner_ms, ratios = [], [], []
+    wall: dict[str, list[float]] = {"plain": [], "runner": []}
+    cpu: dict[str, list[float]] = {"plain": [], "runner": []}
     for round_number in range(args.rounds):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), _cpu()
         for _ in range(args.games):
             make("connectx").run(["random", "random"])
-        plain = (time.perf_counter() - start) / args.games
-        isolated = _timed(_random_games(args.games, round_number * args.games), 1) / args.games
-        plain_ms.append(plain * 1000)
-        runner_ms.append(isolated * 1000)
-        ratios.append(isolated / plain)
-    print(f"random vs random, {args.rounds} rounds of {args.games} games a side")
-    print(f"  plain env.run        {statistics.mean(plain_ms):7.1f} ms/game")
-    print(f"  isolated runner      {statistics.mean(runner_ms):7.1f} ms/game (1 worker)")
-    print(
-        f"  cost ratio           {statistics.median(ratios):7.2f}x median over rounds "
-        f"(min {min(ratios):.2f}, max {max(ratios):.2f})"
-    )
-    print("  each round           " + " ".join(f"{ratio:.2f}" for ratio in ratios))
+        wall["plain"].append((time.perf_counter() - start) / args.games)
+        cpu["plain"].append((_cpu() - used) / args.games)
+        seconds, used = _timed(_random_games(args.games, round_number * args.games), 1)
+        wall["runner"].append(seconds / args.games)
+        cpu["runner"].append(used / args.games)
+    print(f"random vs random, {args.rounds} rounds of {args.games} games a side, the runner with 1 worker")
+    for label, measure in (("wall", wall), ("CPU", cpu)):
+        ratios = [runner / plain for runner, plain in zip(measure["runner"], measure["plain"], strict=True)]
+        print(
+            f"  {label:4} plain env.run {statistics.mean(measure['plain']) * 1000:6.1f} ms/game, "
+            f"runner {statistics.mean(measure['runner']) * 1000:6.1f} ms/game: "
+            f"ratio {statistics.median(ratios):.2f}x median over rounds "
+            f"(min {min(ratios):.2f}, max {max(ratios):.2f})"
+        )
+        print("       each round " + " ".join(f"{ratio:.2f}" for ratio in ratios))
 
-    one = _timed(_mix(args.mix), 1)
-    two = _timed(_mix(args.mix), 2)
-    print(f"{MIX[0]} vs {MIX[1]}, {args.mix} games")
-    print(f"  1 worker {one:6.1f} s, 2 workers {two:6.1f} s: speed-up {one / two:.2f}x")
+    if args.mix:
+        one, _ = _timed(_mix(args.mix), 1)
+        two, _ = _timed(_mix(args.mix), 2)
+        print(f"{MIX[0]} vs {MIX[1]}, {args.mix} games")
+        print(f"  1 worker {one:6.1f} s, 2 workers {two:6.1f} s: speed-up {one / two:.2f}x")
 
 
 if __name__ == "__main__":
