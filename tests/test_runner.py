@@ -129,3 +129,24 @@ def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeyp
     monkeypatch.chdir(HERE)
     (record,) = run_games([_task(0, "last_callable.py", "leftmost")], workers=1)
     assert record.offender is None and record.moves[0] == 6, record.detail
+
+
+def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tmp_path):
+    """The watchdog: a game process silent for longer than a move may take (here it is stopped) is
+    killed, and the agent whose turn it was forfeits, with the moves played until then."""
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        "import time\n"
+        "def agent(obs, config):\n"
+        "    time.sleep(0.3)\n"
+        "    return [c for c in range(config.columns) if obs.board[c] == 0][-1]\n"
+    )
+    task = GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, 0.5, seed=7)
+    games = run_games([task], workers=1)
+    timer = threading.Timer(1.0, lambda: [os.kill(pid, signal.SIGSTOP) for pid in sandbox.children()])
+    timer.start()
+    (record,) = games
+    timer.join()
+    assert record.termination is Termination.TIMEOUT and "held the game process" in record.detail
+    assert 2 <= len(record.moves) < 7 and record.moves[:2] == (6, 0)
+    assert record.offender == (len(record.moves) % 2) + 1

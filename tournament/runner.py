@@ -160,6 +160,17 @@ class _GameProcess:
     task: GameTask | None = None
     started: float = 0.0
 
+    def lost(self, termination: Termination, before: str, during: str) -> GameRecord | GameFailed:
+        """The result of the game this process was playing when it died or stalled: the forfeit of the
+        agent whose turn it was (``termination``, ``during`` with ``{turn}`` its mark), or, when no
+        agent had been called yet, a :class:`GameFailed` saying ``before`` (the referee's failure)."""
+        task = self.task
+        assert task is not None
+        turn = self.progress.turn
+        if not turn:
+            return GameFailed(f"game {task.game_id}: {before}")
+        return self.progress.forfeit(task, self.started, termination, during.format(turn=turn))
+
 
 def stall_limit(task: GameTask) -> float:
     """Seconds a game process may stay silent before it is killed: the longest legal move plus margin."""
@@ -249,39 +260,38 @@ def _schedule(
             busy = {game.conn: game for game in slots.values() if game.task is not None}
             for conn in wait(list(busy), timeout=1.0):
                 game = busy[conn]
-                task, game.task = game.task, None
-                assert task is not None
                 try:
                     kind, payload = conn.recv()
                 except (EOFError, OSError):
                     kind, payload = "died", None
                 if kind == "record":
+                    game.task = None
                     yield payload
                     continue
                 if kind == "failed":
+                    task, game.task = game.task, None
+                    assert task is not None
                     yield GameFailed(f"game {task.game_id}: the referee failed:\n{payload}")
                     continue
                 game.process.join(timeout=5)
                 code = game.process.exitcode
                 discard(game)
-                turn = game.progress.turn
-                if not turn:
-                    yield GameFailed(f"game {task.game_id}: its process died before the first move")
-                    continue
-                detail = f"the game process died (exit code {code}) during mark {turn}'s move"
-                yield game.progress.forfeit(task, game.started, Termination.ERROR, detail)
+                yield game.lost(
+                    Termination.ERROR,
+                    "its process died before the first move",
+                    f"the game process died (exit code {code}) during mark {{turn}}'s move",
+                )
             now = time.monotonic()
             for game in list(slots.values()):
                 task = game.task
                 if task is None or now - game.progress.stamp <= stall_limit(task):
                     continue
                 discard(game)
-                turn = game.progress.turn
-                if not turn:
-                    yield GameFailed(f"game {task.game_id}: stuck before the first move; killed")
-                    continue
-                detail = f"mark {turn} held the game process for {now - game.progress.stamp:.0f} s; killed"
-                yield game.progress.forfeit(task, game.started, Termination.TIMEOUT, detail)
+                yield game.lost(
+                    Termination.TIMEOUT,
+                    "stuck before the first move; killed",
+                    f"mark {{turn}} held the game process for {now - game.progress.stamp:.0f} s; killed",
+                )
     finally:
         for game in slots.values():
             if game.task is None:
