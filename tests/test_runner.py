@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import threading
 from pathlib import Path
 
@@ -133,7 +134,8 @@ def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeyp
 
 def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tmp_path):
     """The watchdog: a game process silent for longer than a move may take (here it is stopped) is
-    killed, and the agent whose turn it was forfeits, with the moves played until then."""
+    killed, and the agent whose turn it was forfeits, with the moves played until then; nothing of
+    the game is left, not even its agents' working directories."""
     slow = tmp_path / "slow.py"
     slow.write_text(
         "import time\n"
@@ -142,6 +144,7 @@ def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tm
         "    return [c for c in range(config.columns) if obs.board[c] == 0][-1]\n"
     )
     task = GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, 0.5, seed=7)
+    before = set(Path(tempfile.gettempdir()).glob("connectx-*"))
     games = run_games([task], workers=1)
     timer = threading.Timer(1.0, lambda: [os.kill(pid, signal.SIGSTOP) for pid in sandbox.children()])
     timer.start()
@@ -150,3 +153,4 @@ def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tm
     assert record.termination is Termination.TIMEOUT and "held the game process" in record.detail
     assert 2 <= len(record.moves) < 7 and record.moves[:2] == (6, 0)
     assert record.offender == (len(record.moves) % 2) + 1
+    assert set(Path(tempfile.gettempdir()).glob("connectx-*")) <= before  # its agents' directories too

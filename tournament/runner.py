@@ -38,7 +38,9 @@ import ctypes
 import gc
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import time
 import traceback
 from collections.abc import Iterable, Iterator
@@ -126,10 +128,12 @@ class _Progress:
         return self._turn.value
 
 
-def _serve(conn: Connection, slot: int, limits: Limits, progress: _Progress) -> None:
-    """A game process: play each task received until it receives None (module docstring)."""
+def _serve(conn: Connection, slot: int, limits: Limits, progress: _Progress, scratch: str) -> None:
+    """A game process: play each task received until it receives None (module docstring). Its
+    agents' working directories go in ``scratch``, which the runner removes when it ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
     sandbox.become_game_process()
+    tempfile.tempdir = scratch
     try:
         while (task := conn.recv()) is not None:
             try:
@@ -157,6 +161,7 @@ class _GameProcess:
     conn: Connection
     slot: int
     progress: _Progress
+    scratch: str
     task: GameTask | None = None
     started: float = 0.0
 
@@ -225,12 +230,16 @@ def _schedule(
     def start(slot: int) -> _GameProcess:
         parent_end, child_end = context.Pipe()
         progress = _Progress(context, cells)
+        scratch = tempfile.mkdtemp(prefix=f"connectx-slot{slot}-")
+        os.chmod(scratch, 0o711)  # the agents' users may enter their own directories in it, not list it
         # Not a daemon: its agents may start processes of their own (multiprocessing forbids
         # children to daemons); it dies with the runner instead (PR_SET_PDEATHSIG).
-        process = context.Process(target=_serve, args=(child_end, slot, limits, progress), daemon=False)
+        process = context.Process(
+            target=_serve, args=(child_end, slot, limits, progress, scratch), daemon=False
+        )
         process.start()
         child_end.close()
-        return _GameProcess(process, parent_end, slot, progress)
+        return _GameProcess(process, parent_end, slot, progress, scratch)
 
     def discard(game: _GameProcess) -> None:
         """Kill a game process and whatever its game left behind; its slot gets a fresh one."""
@@ -239,6 +248,7 @@ def _schedule(
         game.process.join()
         game.conn.close()
         sandbox.kill_descendants(spare={other.process.pid for other in slots.values()})
+        shutil.rmtree(game.scratch, ignore_errors=True)
 
     try:
         while pending or any(game.task for game in slots.values()):
@@ -302,3 +312,4 @@ def _schedule(
         for game in [*slots.values(), *retired]:
             game.process.join()
             game.conn.close()
+            shutil.rmtree(game.scratch, ignore_errors=True)
