@@ -108,7 +108,8 @@ def test_each_game_gets_one_native_thread(tmp_path) -> None:
 
 
 def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
-    """The runner keeps the moves it saw: a game process killed mid-game is stored with them."""
+    """The runner keeps the moves it saw: a game process killed mid-game is stored with them (here in
+    its second game: nothing of the first game's moves is counted)."""
     slow = tmp_path / "slow.py"
     slow.write_text(
         "import time\n"
@@ -116,11 +117,12 @@ def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
         "    time.sleep(0.4)\n"
         "    return [c for c in range(config.columns) if obs.board[c] == 0][-1]\n"
     )
-    games = run_games([_task(0, str(slow), "leftmost")], workers=1)
-    timer = threading.Timer(1.0, lambda: [os.kill(pid, signal.SIGKILL) for pid in sandbox.children()])
+    games = run_games([_task(0, "leftmost", "leftmost"), _task(1, str(slow), "leftmost")], workers=1)
+    timer = threading.Timer(1.2, lambda: [os.kill(pid, signal.SIGKILL) for pid in sandbox.children()])
     timer.start()
-    (record,) = games
+    first, record = games
     timer.join()
+    assert first.game_id == 0 and first.termination is Termination.WIN
     assert record.termination is Termination.ERROR and "game process died" in record.detail
     assert 2 <= len(record.moves) < 7
     assert record.moves[:2] == (6, 0)  # slow plays the rightmost column, leftmost the leftmost

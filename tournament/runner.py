@@ -75,7 +75,7 @@ class _Progress:
         self._count = context.RawValue(ctypes.c_int, 0)
         self._stamp = context.RawValue(ctypes.c_double, 0.0)
         self._moves = context.RawArray(ctypes.c_int, cells)
-        self._board: list[int] | None = None
+        self._board: list[int] = []  # the game process's own: the board of the last turn
 
     def start(self, task: GameTask) -> None:
         """A game begins: no turn yet; its opening is played (the runner's call, before it sends ``task``)."""
@@ -83,11 +83,11 @@ class _Progress:
         self._moves[: len(task.opening)] = task.opening
         self._count.value = len(task.opening)
         self._stamp.value = time.monotonic()
-        self._board = None
 
     def on_turn(self, mark: int, board: list[int], columns: int) -> None:
-        """Note whose move it is, and the move played since the last turn (the game process's call)."""
-        if self._board is not None:
+        """Note whose move it is, and the move played since the last turn (the game process's call;
+        the first turn of a game is the one :meth:`start` left at 0)."""
+        if self._turn.value:
             changed = [
                 cell for cell, (old, new) in enumerate(zip(self._board, board, strict=True)) if old != new
             ]
