@@ -10,6 +10,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,19 @@ def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
     assert record.termination is Termination.ERROR and "game process died" in record.detail
     assert 2 <= len(record.moves) < 7
     assert record.moves[:2] == (6, 0)  # slow plays the rightmost column, leftmost the leftmost
+
+
+def test_a_game_process_that_dies_between_games_is_replaced():
+    tasks = [_task(0, "leftmost", "leftmost"), _task(1, "random", "leftmost")]
+    games = run_games(tasks, workers=1)
+    first = next(games)  # its game process now waits for the next game, which it will not get
+    (pid,) = sandbox.children()
+    os.kill(pid, signal.SIGKILL)
+    while Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z":  # until it has died
+        time.sleep(0.01)
+    (second,) = games
+    assert (first.game_id, second.game_id) == (0, 1)
+    assert second.termination in (Termination.WIN, Termination.DRAW), second.detail
 
 
 def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeypatch):

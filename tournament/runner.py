@@ -259,13 +259,18 @@ def _schedule(
                 if game is None:
                     game = slots[slot] = start(slot)
                 if game.task is None:
-                    game.task = pending.pop()
-                    game.progress.start(game.task)
-                    game.started = time.monotonic()
-                    game.conn.send(game.task)
+                    task = pending[-1]
+                    game.progress.start(task)
+                    try:
+                        game.conn.send(task)
+                    except OSError:  # it died between two games: the next round starts a fresh one
+                        discard(game)
+                        continue
+                    game.task, game.started = pending.pop(), time.monotonic()
             for game in [game for game in slots.values() if game.task is None and not pending]:
                 del slots[game.slot]
-                game.conn.send(None)  # no game left for it
+                with contextlib.suppress(OSError):
+                    game.conn.send(None)  # no game left for it
                 retired.append(game)
             busy = {game.conn: game for game in slots.values() if game.task is not None}
             for conn in wait(list(busy), timeout=1.0):
