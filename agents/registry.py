@@ -151,8 +151,7 @@ def parse_spec(text: str) -> AgentSpec:
         raise SpecError(f"unknown agent {name!r} (known: {known}, or a path to a .py file)")
     params = {key: _value(value) for key, value in _items(text)}
     for key, value in params.items():  # agents play in a sandbox with another working directory
-        if isinstance(value, str) and os.path.isfile(value):
-            params[key] = os.path.abspath(value)
+        params[key] = _file(value) or value
     make_agent = importlib.import_module(BUILTIN[name]).make_agent
     signature = inspect.signature(make_agent, eval_str=True)
     try:
@@ -169,6 +168,11 @@ def _is_file(text: str) -> bool:
     """True when the (stripped) spec ``text`` is a file agent's path, by the rule of the module docstring."""
     name = text.partition(":")[0]
     return name not in BUILTIN and text not in KAGGLE_BUILTIN and (text.endswith(".py") or os.sep in text)
+
+
+def _file(value: Any) -> str | None:
+    """The absolute path of a parameter value naming an existing file, else None."""
+    return os.path.abspath(value) if isinstance(value, str) and os.path.isfile(value) else None
 
 
 def _items(text: str) -> list[tuple[str, str]]:
@@ -197,8 +201,8 @@ def files_of(text: str) -> dict[str, str]:
         return {spec.text: spec.name}
     if spec.kind == "kaggle":
         return {}
-    values = [value for _, value in _items(spec.text) if isinstance(_value(value), str)]
-    return {value: os.path.abspath(value) for value in values if os.path.isfile(value)}
+    files = {value: _file(_value(value)) for _, value in _items(spec.text)}
+    return {value: path for value, path in files.items() if path is not None}
 
 
 def with_paths(text: str, paths: dict[str, str]) -> str:

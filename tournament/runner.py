@@ -5,8 +5,8 @@ referee and our agents are imported once, here) and hands each one game at a tim
 A game process plays the game with the referee, which plays each agent in a host process of its
 own, forked for that game and killed when it ends (:mod:`tournament.sandbox`): no agent outlives its
 game or sees another. A game process never runs agent code, so it is kept from game to game, and a
-game costs two forks (the hosts), not three: that is most of the runner's saving over one process
-a game (``python -m benchmarks.runner_overhead``).
+game costs two forks (the hosts), not three (``python -m benchmarks.runner_overhead`` measures what
+a game costs over kaggle's own ``env.run``).
 
 A game process that hangs, crashes or exits cannot take the tournament with it:
 
