@@ -21,9 +21,9 @@ import zlib
 
 import numpy as np
 
-from agents.board import Geometry, geometry
+from agents.board import Board, Geometry, geometry
 
-__all__ = ["BOOK_FILE", "HEADER", "MAGIC", "NO_MOVE", "Book", "canonical", "load_book", "mirror"]
+__all__ = ["BOOK_FILE", "HEADER", "MAGIC", "NO_MOVE", "Book", "book_move", "canonical", "load_book", "mirror"]
 
 BOOK_FILE = "book-6x7.bin"
 NO_MOVE = 15
@@ -120,3 +120,17 @@ def load_book() -> Book | None:
         except FileNotFoundError:
             return None
     return _cached
+
+
+def book_move(board: Board) -> int | None:
+    """The packaged book's column for ``board``: None on any board but 6x7 four in a row, without
+    the book file, for a position the book does not hold, and for a lost one (the book stores no
+    move there). The column keeps the position's weak value (perfect play)."""
+    geo = board.geo
+    if (geo.rows, geo.columns, geo.inarow) != (6, 7, 4):
+        return None
+    opening = load_book()
+    hit = None if opening is None else opening.lookup(board.position, board.mask)
+    if hit is None or hit[0] is None or not board.can_play(hit[0]):
+        return None
+    return hit[0]

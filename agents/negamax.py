@@ -51,7 +51,7 @@ from typing import Any
 
 from agents.adapter import Agent, Clock, kaggle_agent
 from agents.board import Board, Geometry
-from agents.book import load_book
+from agents.book import book_move
 from agents.lines import wins_function
 from agents.search import Evaluate, Search
 from agents.solver import Solver
@@ -201,12 +201,9 @@ class Negamax:
         mine = board.winning_moves()
         if mine:
             return self._note("win", board.columns(mine)[0], board.ply)
-        if self.book and (geo.rows, geo.columns, geo.inarow) == (6, 7, 4):
-            opening = load_book()
-            if opening is not None:
-                hit = opening.lookup(board.position, board.mask)
-                if hit is not None and hit[0] is not None and board.can_play(hit[0]):
-                    return self._note("book", hit[0], board.ply)
+        column = book_move(board) if self.book else None
+        if column is not None:
+            return self._note("book", column, board.ply)
         budget = move_budget(
             clock, board.ply, geo.size, margin=self.margin, share=self.share, longest=self.longest
         )

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.board import Board, geometry
-from agents.book import NO_MOVE, Book, canonical, load_book, mirror
+from agents.book import NO_MOVE, Book, book_move, canonical, load_book, mirror
 from agents.solver import Solver
 from training.book import _Evaluator, build, to_bytes
 
@@ -95,3 +95,11 @@ def test_packaged_book_is_small_and_knows_the_empty_board() -> None:
     assert book is not None
     empty = Board()
     assert book.lookup(empty.position, empty.mask) == (3, 1)
+
+
+def test_book_move_only_where_the_book_holds_a_move() -> None:
+    if load_book() is None:
+        pytest.skip("no packaged book yet")
+    assert book_move(Board()) == 3
+    assert book_move(Board(rows=5, columns=7, inarow=4)) is None  # another board
+    assert book_move(Board.from_moves("4453")) is None  # a position the book does not hold

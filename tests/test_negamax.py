@@ -217,7 +217,6 @@ def test_book_move_is_played_when_known(monkeypatch: pytest.MonkeyPatch) -> None
         np.array([key], dtype=np.uint64), np.array([(2 << 4) | column], dtype=np.uint8), depth=(2, -1)
     )
     monkeypatch.setattr(book_module, "_cached", fake)
-    monkeypatch.setattr(negamax, "load_book", lambda: fake)
     agent = negamax.make_agent()
     assert agent(_obs(board), _config()) == 5
     assert agent.last_move["stage"] == "book"  # type: ignore[attr-defined]

@@ -197,7 +197,12 @@ def test_puct_stages(random_weights) -> None:
     assert player.last_move["stage"] == "win"
     assert player.play(Board.from_moves("11223"), Clock()) == 3
     assert player.last_move["stage"] == "only"
-    player.play(Board.from_moves("4453"), Clock())
+    assert player.play(Board(), Clock()) == 3  # the opening book's move
+    assert player.last_move["stage"] == "book"
+    without_book = Network(weights, visits=30, book=False)
+    without_book.play(Board(), Clock())
+    assert without_book.last_move["stage"] == "puct"
+    player.play(Board.from_moves("4453"), Clock())  # a position the book does not hold
     assert player.last_move["stage"] == "puct" and player.last_move["visits"] == 30
     late = Board.from_moves("52753311433677442422121")  # from Pons' L2_R1: the solver decides in time
     player.play(late, Clock())

@@ -1,7 +1,9 @@
 """``network``: the trained policy/value network, searching with PUCT by default (numpy only).
 
 * ``network`` (``search=puct``): each move, a win at once or the only move that does not lose at
-  once is played; with at most :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells the solver
+  once is played; then the opening book's move (:func:`agents.book.book_move`) when it holds the
+  position, as negamax does (``book=false`` leaves it out); with at most
+  :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells the solver
   (:meth:`agents.solver.Solver.choose`) tries to prove a move within the time
   :func:`agents.negamax.move_budget` gives it, as negamax does; otherwise, or for the rest of the
   time, :class:`agents.puct.Puct` searches with the policy as prior and the value head's ``P(win) -
@@ -40,6 +42,7 @@ import numpy as np
 from agents import resources
 from agents.adapter import Agent, Clock, kaggle_agent
 from agents.board import Board, geometry
+from agents.book import book_move
 from agents.negamax import EXACT_EMPTY_LIMIT, TABLE_LIMIT, Negamax, move_budget
 from agents.network.features import COLUMNS, INAROW, ROWS, encode_batch
 from agents.network.numpy_forward import Weights, forward, load_weights, value_of
@@ -166,9 +169,9 @@ def _check(search: str, depth: int, seconds: float, visits: int, c: float) -> No
 class Network:
     """The network :class:`~agents.player.Player` on the network's board, a
     :class:`~agents.negamax.Negamax` player on any other (see the module docstring for ``search``,
-    ``depth``, ``seconds``, ``visits``, ``c`` and ``exact``). ``weights`` None: the shipped weights,
+    ``depth``, ``seconds``, ``visits``, ``c``, ``exact`` and ``book``). ``weights`` None: the shipped weights,
     read at the first move (``FileNotFoundError`` if the file is missing). ``last_move`` describes
-    the last decision (``stage``: win/only/exact/puct/alphabeta/policy; ``visits``, ``reused`` and
+    the last decision (``stage``: win/only/book/exact/puct/alphabeta/policy; ``visits``, ``reused`` and
     ``simulations`` of a PUCT search; ``seconds``). Raises ``ValueError`` for an unknown search, a
     negative number, ``depth`` without alpha-beta or ``visits`` without PUCT, and when asked to play
     a finished game. The PUCT tree and the solver's table live as long as the player."""
@@ -182,6 +185,7 @@ class Network:
         visits: int = 0,
         c: float = 2.0,
         exact: bool = True,
+        book: bool = True,
     ) -> None:
         _check(search, depth, seconds, visits, c)
         self.weights = weights
@@ -191,6 +195,7 @@ class Network:
         self.visits = visits
         self.c = float(c)
         self.exact = exact
+        self.book = book
         self.last_move: dict[str, object] = {}
         self._fallback: Negamax | None = None
         self._puct: Puct | None = None
@@ -229,6 +234,9 @@ class Network:
         safe = board.non_losing_moves()
         if safe and len(board.columns(safe)) == 1:
             return self._note("only", board.columns(safe)[0])
+        column = book_move(board) if self.book else None
+        if column is not None:
+            return self._note("book", column)
         budget = move_budget(clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN, longest=LONGEST)
         allowed = None
         if self.exact and GEOMETRY.size - board.ply <= EXACT_EMPTY_LIMIT:
@@ -268,17 +276,19 @@ def make_agent(
     visits: int = 0,
     c: float = 2.0,
     exact: bool = True,
+    book: bool = True,
 ) -> Agent:
     """The ``network`` agent with the shipped weights (``agents/data/network.npz``).
 
     ``search``: ``puct`` (default; ``visits`` caps the root's visits a move, ``c`` is the exploration
-    constant, ``exact`` lets the solver choose where it proves a result in time), ``alphabeta``
+    constant, ``exact`` lets the solver choose where it proves a result in time, ``book`` plays the
+    opening book's move where it has one), ``alphabeta``
     (``depth`` plies, or iterative deepening for ``seconds``) or ``none`` (the policy alone).
     ``seconds`` > 0 replaces the time a move given by ``actTimeout``. Raises ``ValueError`` for a bad
     value. The weights are read at the first move (``FileNotFoundError`` if the file is missing).
     """
     return make_agent_from_weights(
-        None, search=search, depth=depth, seconds=seconds, visits=visits, c=c, exact=exact
+        None, search=search, depth=depth, seconds=seconds, visits=visits, c=c, exact=exact, book=book
     )
 
 
