@@ -149,11 +149,11 @@ def _match_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--openings",
         default="auto",
-        metavar="FILE|auto|none",
+        metavar="FILE|auto|drawn|none",
         help="the openings game pairs start from: a file of move strings (one a line, 1-based column "
         "digits), 'auto' (default: on 6x7 four in a row the built-in suite of 350 balanced "
-        "openings, elsewhere seeded random openings of 4 plies, no immediate win) or 'none' (the "
-        "empty board)",
+        "openings, elsewhere seeded random openings of 4 plies, no immediate win), 'drawn' (the "
+        "suite's 91 openings that are draws with perfect play) or 'none' (the empty board)",
     )
     command.add_argument(
         "--opening-plies",

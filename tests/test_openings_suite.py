@@ -15,7 +15,7 @@ import pytest
 from agents.board import Board, BoardError, geometry
 from agents.book import mirror
 from agents.solver import Solver
-from tournament.openings import parse_openings
+from tournament.openings import OpeningError, parse_openings, resolve
 
 GEO = geometry(6, 7, 4)
 SUITE = Path(__file__).resolve().parents[1] / "tournament" / "data" / "openings-6x7.txt"
@@ -93,6 +93,14 @@ def test_the_file_parses_with_header_and_count_in_range(text: str, entries: list
 def test_the_tournament_reader_takes_every_line(text: str, entries: list[tuple[str, int]]) -> None:
     openings = parse_openings(text, GEO, origin=str(SUITE))
     assert openings == tuple(tuple(int(c) - 1 for c in moves) for moves, _ in entries)
+
+
+def test_drawn_is_the_suite_openings_scored_zero(entries: list[tuple[str, int]]) -> None:
+    description, drawn = resolve("drawn", GEO, pairs=4, seed=1)
+    assert drawn == tuple(tuple(int(c) - 1 for c in moves) for moves, score in entries if score == 0)
+    assert "drawn" in description and 20 <= len(drawn) < len(entries)
+    with pytest.raises(OpeningError, match="6x7"):
+        resolve("drawn", geometry(7, 8, 4), pairs=4, seed=1)
 
 
 def test_every_opening_is_legal_open_balanced_unique_and_sorted(entries: list[tuple[str, int]]) -> None:

@@ -11,6 +11,11 @@ Sources (:func:`resolve`):
   2 of a draw (Pons' score, http://blog.gamesolver.org/solving-connect-four/), mirror images once,
   made by ``python -m scripts.make_openings``; on any other board, seeded random openings of
   :data:`DEFAULT_PLIES` plies (:func:`random_openings`; fewer on boards too small for them);
+* ``drawn``: on the standard 6x7 board, the built-in suite's openings whose score is 0, a draw with
+  perfect play (91 of the 350). With the others each pair gives one side a won position, so a
+  perfect player loses the pair's second game whenever its opponent converts: its expected score
+  is capped below 100 % by the opponent's play. From a drawn opening a perfect player never
+  loses, so its score against a weaker agent measures the weaker agent's mistakes alone;
 * a file: one opening a line, Pons' notation (1-based column digits, mark 1 first, e.g. ``4453``);
   only the first whitespace-separated token of a line counts, blank lines and ``#`` comments are
   skipped;
@@ -131,14 +136,23 @@ def random_openings(geo: Geometry, plies: int, count: int, seed: int) -> tuple[O
 def resolve(source: str, geo: Geometry, *, pairs: int, seed: int) -> tuple[str, tuple[Opening, ...]]:
     """The openings of a tournament: ``(description, openings)``.
 
-    ``source`` is ``auto``, ``none``, ``plies=N`` or a file path (module docstring). ``pairs`` is the
-    number of pairs a pairing plays (random openings are drawn that many). Raises
-    :class:`OpeningError` for a missing or bad file, or random openings that the board cannot hold.
+    ``source`` is ``auto``, ``drawn``, ``none``, ``plies=N`` or a file path (module docstring).
+    ``pairs`` is the number of pairs a pairing plays (random openings are drawn that many). Raises
+    :class:`OpeningError` for a missing or bad file, random openings that the board cannot hold,
+    or ``drawn`` on another board than 6x7 four in a row.
     """
+    standard = (geo.rows, geo.columns, geo.inarow) == (6, 7, 4)
     if source == "none":
         return "none (every game starts from the empty board)", ()
+    if source == "drawn":
+        if not standard:
+            raise OpeningError("drawn openings exist for the standard 6x7 board, four in a row, only")
+        lines = files("tournament").joinpath("data", SUITE).read_text().splitlines()
+        text = "\n".join(line for line in lines if line.split()[1:2] == ["0"])
+        suite = parse_openings(text, geo, origin=SUITE)
+        return f"built-in suite, drawn ({len(suite)} openings of 6-8 plies scored 0)", suite
     if source == "auto":
-        if (geo.rows, geo.columns, geo.inarow) == (6, 7, 4):
+        if standard:
             text = files("tournament").joinpath("data", SUITE).read_text()
             suite = parse_openings(text, geo, origin=SUITE)
             return f"built-in suite ({len(suite)} balanced openings of 6-8 plies)", suite
