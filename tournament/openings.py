@@ -133,6 +133,14 @@ def random_openings(geo: Geometry, plies: int, count: int, seed: int) -> tuple[O
     return tuple(found.values())
 
 
+def _suite(geo: Geometry, *, drawn: bool) -> tuple[Opening, ...]:
+    """The built-in suite's openings; with ``drawn``, only those whose stored score is 0."""
+    lines = files("tournament").joinpath("data", SUITE).read_text().splitlines()
+    if drawn:
+        lines = [line for line in lines if line.split()[1:2] == ["0"]]
+    return parse_openings("\n".join(lines), geo, origin=SUITE)
+
+
 def resolve(source: str, geo: Geometry, *, pairs: int, seed: int) -> tuple[str, tuple[Opening, ...]]:
     """The openings of a tournament: ``(description, openings)``.
 
@@ -147,14 +155,11 @@ def resolve(source: str, geo: Geometry, *, pairs: int, seed: int) -> tuple[str, 
     if source == "drawn":
         if not standard:
             raise OpeningError("drawn openings exist for the standard 6x7 board, four in a row, only")
-        lines = files("tournament").joinpath("data", SUITE).read_text().splitlines()
-        text = "\n".join(line for line in lines if line.split()[1:2] == ["0"])
-        suite = parse_openings(text, geo, origin=SUITE)
+        suite = _suite(geo, drawn=True)
         return f"built-in suite, drawn ({len(suite)} openings of 6-8 plies scored 0)", suite
     if source == "auto":
         if standard:
-            text = files("tournament").joinpath("data", SUITE).read_text()
-            suite = parse_openings(text, geo, origin=SUITE)
+            suite = _suite(geo, drawn=False)
             return f"built-in suite ({len(suite)} balanced openings of 6-8 plies)", suite
         for plies in range(min(DEFAULT_PLIES, geo.size // 4), 0, -1):
             openings = random_openings(geo, plies, pairs, seed)
