@@ -47,3 +47,28 @@ def test_rate_interval_is_the_exact_binomial_interval() -> None:
     low, high = rate_interval(84, 1000)
     assert 6.7 < low < 8.4 < high < 10.4
     assert rate_interval(0, 0) == (0.0, 100.0)
+
+
+def test_verdicts_replay_finds_the_start_value_and_the_one_mistake() -> None:
+    from benchmarks.verdicts import Mistake, replay
+    from tournament.record import GameRecord, Termination
+    from tournament.schedule import GameTask
+
+    opening = "23163416124767223154467471272416755633"  # Pons L3_R1: drawn; column 5 loses
+    solver = Solver()
+    board = Board.from_moves(opening)
+    board.play(4)  # mark 1's mistake
+    while not board.is_game_over():  # then both sides play perfectly
+        scores = solver.analyse(board.moves, weak=True)
+        board.play(max((c for c, s in enumerate(scores) if s is not None), key=lambda c: scores[c]))
+    task = GameTask(0, 0, "a", "b", 6, 7, 4, 2.0, None, 1, tuple(int(c) - 1 for c in opening))
+    winner = board.winner()
+    record = GameRecord(
+        task=task,
+        moves=board.moves,
+        move_times=(),
+        result={1: 1.0, 2: 0.0, None: 0.5}[winner],
+        termination=Termination.DRAW if winner is None else Termination.WIN,
+    )
+    assert winner == 2
+    assert replay(record, Solver()) == (0, [Mistake(ply=38, column=4, mark=1, before=0, after=-1)])
