@@ -7,7 +7,9 @@ bits): the weak value (1 win, 0 draw, -1 loss) of the position the opening left,
 side, and every move of either side that lowered its mover's outcome class -- a *mistake* in
 AlphaZero.jl's sense (:mod:`benchmarks.mistakes`). A game with no mistake of the agent's was lost or
 drawn by the opening and the opponent's play, and a perfect player would have done no better
-against the same moves. Forfeits are counted apart, not replayed::
+against the same moves. Forfeits are counted apart, not replayed. Positions of the first few plies
+take the solver minutes each (games from the empty board, ``--openings none``); after the 6-8-ply
+suite openings a game takes a second or two, some up to 15 s::
 
     python -m benchmarks.verdicts runs/my-gauntlet --agent network
 
