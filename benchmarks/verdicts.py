@@ -64,12 +64,8 @@ def replay(record: GameRecord, solver) -> tuple[int, list[Mistake]]:
     for ply in range(len(record.opening), len(record.moves)):
         mark, column = board.mark, record.moves[ply]
         board.play(column)
-        if board.winner() is not None:
-            after = 1
-        elif board.is_full():
-            after = 0
-        else:
-            after = -weak_value(solver, board)
+        outcome = board.outcome()
+        after = -weak_value(solver, board) if outcome is None else outcome.reward(mark)
         if after < value:
             mistakes.append(Mistake(ply, column, mark, value, after))
         value = -after
