@@ -193,3 +193,38 @@ def test_train_refuses_missing_init_weights_before_touching_the_run(tmp_path, ca
     assert exit_info.value.code == 2
     assert "--init-from" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_accuracy_by_ply_scores_a_network_that_always_plays_column_3_and_says_draw() -> None:
+    from agents import resources
+    from training.network.evaluate import accuracy_by_ply, drawn_opening_values, main
+
+    weights = dict(load_weights(resources.read("network.npz")))
+    for name, hot in (("policy_dense", 3), ("value_out", 1)):  # logits = the bias: column 3, draw
+        weights[f"{name}/kernel"] = np.zeros_like(weights[f"{name}/kernel"])
+        weights[f"{name}/bias"] = np.eye(len(weights[f"{name}/bias"]), dtype=np.float32)[hot] * 5
+    rows = []  # (moves, values): column 3 best or not, drawn (best value 0) or won (best value 1)
+    for moves, values in (
+        ((), [0, 0, 0, 0, 0, 0, 0]),  # ply 0: column 3 among the best, a draw
+        ((3, 3), [1, -1, -1, -1, -1, -1, -1]),  # ply 2: column 0 alone wins
+        ((0,) * 6 + (1,) * 3, [FULL, 0, 0, 1, 0, 0, 0]),  # ply 9: column 3 wins
+        ((3,) * 6 + (1,) * 6, [0, FULL, 0, FULL, 0, 0, -1]),  # ply 12, column 3 full: argmax among legal
+    ):
+        board = Board.from_moves(moves)
+        rows.append((board.position, board.mask, board.ply, values))
+    data = {
+        "position": np.array([r[0] for r in rows], dtype=np.uint64),
+        "mask": np.array([r[1] for r in rows], dtype=np.uint64),
+        "ply": np.array([r[2] for r in rows], dtype=np.int8),
+        "values": np.array([r[3] for r in rows], dtype=np.int8),
+    }
+    assert accuracy_by_ply(weights, data) == [
+        {"first": 0, "last": 8, "positions": 2, "policy": 0.5, "value": 0.5, "draws": 0.5},
+        {"first": 9, "last": 11, "positions": 1, "policy": 1.0, "value": 0.0, "draws": 0.0},
+        # Column 3 is full: the next legal column by argmax (all logits equal, column 0) is a draw.
+        {"first": 12, "last": 17, "positions": 1, "policy": 1.0, "value": 1.0, "draws": 1.0},
+    ]
+    values = drawn_opening_values(weights)  # the suite's 91 drawn openings, valued 0 by this head
+    assert sum(count for count, _ in values.values()) == 91
+    assert all(abs(value) < 1e-6 for _, value in values.values())
+    assert main(["missing.npz", "missing-shard.npz"]) == 2
