@@ -228,3 +228,24 @@ def test_accuracy_by_ply_scores_a_network_that_always_plays_column_3_and_says_dr
     assert sum(count for count, _ in values.values()) == 91
     assert all(abs(value) < 1e-6 for _, value in values.values())
     assert main(["missing.npz", "missing-shard.npz"]) == 2
+
+
+def test_balanced_openings_are_within_the_margin_and_never_the_suites() -> None:
+    pytest.importorskip("numba")
+    from agents.board import geometry
+    from agents.book import mirror
+    from training.network.data import BALANCED_MARGIN, _suite_keys, balanced_opening
+    from training.solvers import weak_solver
+
+    solver = weak_solver(20)
+    suite = _suite_keys()
+    assert len(suite) == 700  # the 350 openings and their mirror images, none symmetric
+    first = balanced_opening(random.Random(4), solver, suite, plies=(8,))
+    assert first.ply == 8 and not first.winning_moves() and not first.is_game_over()
+    assert abs(solver.solve_bits(first.position, first.mask, first.ply)) <= BALANCED_MARGIN
+    key = first.position + first.mask
+    assert key not in suite and mirror(key, geometry(6, 7, 4)) not in suite
+    # The same draws with that opening excluded, directly or as its mirror image, give another one.
+    for excluded in (key, mirror(key, geometry(6, 7, 4))):
+        other = balanced_opening(random.Random(4), solver, suite | {excluded}, plies=(8,))
+        assert other.position + other.mask != key

@@ -15,10 +15,18 @@ A shard is an ``.npz`` of ``position``, ``mask`` (int64 bitboards, :mod:`agents.
 (int8) and ``values`` (int8, ``(n, 7)``); positions are unique within a shard. Boards are 6x7
 (:mod:`agents.network.features`).
 
+With ``--balanced`` a game starts instead from a random opening of 6-8 plies whose exact score is
+within 2 of a draw, the margin the built-in suite of balanced openings uses (``scripts/make_openings.py``;
+the suite's own openings and their mirror images are never drawn, since tournaments test on them), and
+goes on with ``epsilon`` drawn from :data:`BALANCED_EPSILONS`. Noisy games from the empty board reach
+few such positions (at plies 6-8 the side to move wins 60-65 % of them and 11-13 % are drawn), and the
+network's early value head learnt that bias (``agents/data/network.md``).
+
 Labels come from :func:`training.solvers.weak_solver` (the numba :class:`training.fast_solver.FastSolver`
 when it imports, else the pure-Python :class:`agents.solver.Solver`, about 30x slower). Command::
 
-    python -m training.network.data --out DIR --shards K --shard-size N [--min-ply P] [--seed S] [--workers W]
+    python -m training.network.data --out DIR --shards K --shard-size N [--min-ply P] [--seed S]
+        [--workers W] [--balanced]
 """
 
 from __future__ import annotations
@@ -32,17 +40,22 @@ from pathlib import Path
 import numpy as np
 
 from agents.adapter import Clock
-from agents.board import Board
+from agents.board import Board, geometry
+from agents.book import mirror
 from agents.network.features import COLUMNS, ROWS
 from agents.player import play_game
 from training.solvers import weak_solver
 
 __all__ = [
+    "BALANCED_EPSILONS",
+    "BALANCED_MARGIN",
+    "BALANCED_PLIES",
     "EPSILONS",
     "FULL",
     "UNSOLVED",
     "NoisyTactical",
     "add_shard_arguments",
+    "balanced_opening",
     "ensure_shards",
     "generate_shard",
     "label_game",
@@ -52,6 +65,11 @@ __all__ = [
 ]
 
 EPSILONS = (1.0, 0.5, 0.25, 0.1)
+BALANCED_PLIES = (6, 7, 8)
+BALANCED_MARGIN = 2
+"""Balanced openings (``--balanced``): 6-8 plies, exact score (Pons' convention) within +-2."""
+BALANCED_EPSILONS = (0.25, 0.1)
+"""Move noise after a balanced opening: lower than :data:`EPSILONS`, to stay near balance longer."""
 FULL = -2
 UNSOLVED = -3
 
@@ -83,6 +101,44 @@ def noisy_game(rng: random.Random, epsilon: float) -> tuple[int, ...]:
     from the empty 6x7 board to its end."""
     player = NoisyTactical(rng, epsilon)
     return play_game([player, player], Board(ROWS, COLUMNS)).moves
+
+
+def _suite_keys() -> frozenset[int]:
+    """Keys (``position + mask``) of the built-in suite's openings and of their mirror images."""
+    from tournament.openings import resolve
+
+    geo = geometry(ROWS, COLUMNS, 4)
+    keys = set()
+    for opening in resolve("auto", geo, pairs=1, seed=0)[1]:
+        board = Board.from_moves(opening, rows=ROWS, columns=COLUMNS)
+        key = board.position + board.mask
+        keys.update((key, mirror(key, geo)))
+    return frozenset(keys)
+
+
+def balanced_opening(
+    rng: random.Random, solver, exclude: frozenset[int] = frozenset(), plies: tuple[int, ...] = BALANCED_PLIES
+) -> Board:
+    """A random opening of ``plies`` plies (one drawn from the tuple) in which nobody has four in a
+    row, the side to move has no winning move, and the exact score is within :data:`BALANCED_MARGIN`
+    of a draw (two null-window tests with ``solver``, as :func:`training.solvers.weak_solver`
+    returns); its key (``position + mask``) and its mirror image's are not in ``exclude``. Candidates
+    are drawn uniformly move by move until one qualifies (about 2 in 5 do at 6-8 plies)."""
+    geo = geometry(ROWS, COLUMNS, 4)
+    while True:
+        board = Board(ROWS, COLUMNS)
+        for _ in range(rng.choice(plies)):
+            board.push(rng.choice(board.legal_moves()))
+            if board.is_game_over():
+                break
+        if board.is_game_over() or board.winning_moves():
+            continue
+        key = board.position + board.mask
+        if key in exclude or mirror(key, geo) in exclude:
+            continue
+        args = (board.position, board.mask, board.ply)
+        if solver.at_least(*args, -BALANCED_MARGIN) and not solver.at_least(*args, BALANCED_MARGIN + 1):
+            return board
 
 
 def label_game(moves: tuple[int, ...], solver, min_ply: int) -> list[tuple[int, int, int, list[int]]]:
@@ -119,21 +175,28 @@ def generate_shard(
     *,
     early_ply: int = 9,
     early_fraction: float = 0.2,
+    balanced: bool = False,
     log=print,
 ) -> None:
     """Write ``size`` unique labelled positions to ``path`` (an ``.npz``; see the module docstring).
 
     A game is labelled from ``min_ply`` on, or with probability ``early_fraction`` from ``early_ply``
-    (early positions cost the solver seconds each, late ones milliseconds).
+    (early positions cost the solver seconds each, late ones milliseconds). With ``balanced``, games
+    start from a :func:`balanced_opening` (not one of the built-in suite's).
     """
     rng = random.Random(seed)
     solver = weak_solver(22)
+    exclude = _suite_keys() if balanced else frozenset()
     seen: set[int] = set()
     rows: list[tuple[int, int, int, list[int]]] = []
     start = time.perf_counter()
     games = 0
     while len(rows) < size:
-        moves = noisy_game(rng, rng.choice(EPSILONS))
+        if balanced:
+            player = NoisyTactical(rng, rng.choice(BALANCED_EPSILONS))
+            moves = play_game([player, player], balanced_opening(rng, solver, exclude)).moves
+        else:
+            moves = noisy_game(rng, rng.choice(EPSILONS))
         games += 1
         first = early_ply if rng.random() < early_fraction else min_ply
         for row in label_game(moves, solver, first):
@@ -176,13 +239,21 @@ def _write_shard(
     min_ply: int,
     early_ply: int,
     early_fraction: float,
+    balanced: bool,
     log: Callable[[str], object],
 ) -> Path:
     """Generate shard ``k`` under a temporary name, then rename it (a shard is whole or absent)."""
     path = directory / f"shard-{k:04d}.npz"
     tmp = directory / f"shard-{k:04d}.tmp.npz"
     generate_shard(
-        tmp, size, seed * 100_003 + k, min_ply, early_ply=early_ply, early_fraction=early_fraction, log=log
+        tmp,
+        size,
+        seed * 100_003 + k,
+        min_ply,
+        early_ply=early_ply,
+        early_fraction=early_fraction,
+        balanced=balanced,
+        log=log,
     )
     tmp.rename(path)
     return path
@@ -199,19 +270,20 @@ def ensure_shards(
     early_fraction: float,
     log: Callable[[str], object],
     workers: int = 1,
+    balanced: bool = False,
 ) -> list[Path]:
     """Paths of shards ``shard-0000.npz`` .. of ``directory`` (created if needed), generating the
     missing ones with :func:`generate_shard` (shard ``k`` seeded ``seed * 100_003 + k``; written to a
     temporary name and renamed, so an interrupted run resumes at the missing shards). With
     ``workers > 1`` the missing shards are generated in that many processes (``concurrent.futures``);
-    only their completion is logged then, since ``log`` stays in this process. Raises ``ValueError``
-    when ``workers < 1``."""
+    only their completion is logged then, since ``log`` stays in this process. ``balanced`` as
+    :func:`generate_shard`'s, for the missing shards only. Raises ``ValueError`` when ``workers < 1``."""
     if workers < 1:
         raise ValueError("workers must be >= 1")
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / f"shard-{k:04d}.npz" for k in range(count)]
     missing = [k for k, path in enumerate(paths) if not path.exists()]
-    settings = (size, seed, min_ply, early_ply, early_fraction)
+    settings = (size, seed, min_ply, early_ply, early_fraction, balanced)
     if workers == 1 or len(missing) <= 1:
         for k in missing:
             _write_shard(directory, k, *settings, log)
@@ -249,6 +321,11 @@ def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=_at_least_one, default=1, help="processes generating missing shards"
     )
+    parser.add_argument(
+        "--balanced",
+        action="store_true",
+        help="start games from random balanced 6-8 ply openings, not the suite's (module docstring)",
+    )
 
 
 def shards_from_args(args: argparse.Namespace, directory: Path, log: Callable[[str], object]) -> list[Path]:
@@ -263,6 +340,7 @@ def shards_from_args(args: argparse.Namespace, directory: Path, log: Callable[[s
         early_fraction=args.early_fraction,
         log=log,
         workers=args.workers,
+        balanced=args.balanced,
     )
 
 
