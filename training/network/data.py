@@ -124,7 +124,6 @@ def balanced_opening(
     of a draw (two null-window tests with ``solver``, as :func:`training.solvers.weak_solver`
     returns); its key (``position + mask``) and its mirror image's are not in ``exclude``. Candidates
     are drawn uniformly move by move until one qualifies (about 2 in 5 do at 6-8 plies)."""
-    geo = geometry(ROWS, COLUMNS, 4)
     while True:
         board = Board(ROWS, COLUMNS)
         for _ in range(rng.choice(plies)):
@@ -134,7 +133,7 @@ def balanced_opening(
         if board.is_game_over() or board.winning_moves():
             continue
         key = board.position + board.mask
-        if key in exclude or mirror(key, geo) in exclude:
+        if key in exclude or mirror(key, board.geo) in exclude:
             continue
         args = (board.position, board.mask, board.ply)
         if solver.at_least(*args, -BALANCED_MARGIN) and not solver.at_least(*args, BALANCED_MARGIN + 1):
