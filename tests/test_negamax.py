@@ -220,3 +220,17 @@ def test_book_move_is_played_when_known(monkeypatch: pytest.MonkeyPatch) -> None
     agent = negamax.make_agent()
     assert agent(_obs(board), _config()) == 5
     assert agent.last_move["stage"] == "book"  # type: ignore[attr-defined]
+
+
+def test_bank_fallback_moves_half_a_move_from_solving_to_the_fallback() -> None:
+    clock = Clock(act_timeout=2.0, overage=60.0)
+    plain = negamax.move_budget(clock, ply=8, size=42, longest=20.0)
+    funded = negamax.move_budget(clock, ply=8, size=42, longest=20.0, bank_fallback=True)
+    assert funded.fallback == pytest.approx(1.85)  # the whole base after a failed solve
+    assert funded.solve == pytest.approx(plain.solve - 0.5 * 1.85)
+    assert funded.solve + funded.fallback == pytest.approx(plain.solve + plain.fallback)
+    low = negamax.move_budget(Clock(act_timeout=2.0, overage=3.5), ply=8, size=42, bank_fallback=True)
+    assert low.fallback == pytest.approx(0.5 * 1.85 + 0.3 * 0.5)  # only what the bank pays moves
+    assert low.solve == pytest.approx(0.5 * 1.85)
+    broke = negamax.move_budget(Clock(act_timeout=2.0, overage=0.0), ply=8, size=42, bank_fallback=True)
+    assert (broke.solve, broke.fallback) == pytest.approx((0.5 * 1.85, 0.5 * 1.85))

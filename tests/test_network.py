@@ -7,6 +7,7 @@ import importlib
 import numpy as np
 import pytest
 
+from agents import negamax
 from agents.board import Board
 from agents.network import agent as shipped_agent_module  # noqa: F401  (package imports without jax)
 from agents.network.agent import best_move, make_agent, make_agent_from_weights
@@ -235,3 +236,26 @@ def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
     board = Board.from_moves("4444")
     move = make_agent(visits=50)(_obs(board), CONFIG)
     assert isinstance(move, int) and board.can_play(move)
+
+
+def test_puct_gets_the_whole_move_after_a_failed_solve(
+    monkeypatch: pytest.MonkeyPatch, random_weights
+) -> None:
+    from agents.adapter import Clock
+
+    network_agent = importlib.import_module("agents.network.agent")
+    seen = []
+
+    def spy(*args: object, **kwargs: object) -> negamax.Budget:
+        budget = negamax.move_budget(*args, **kwargs)
+        seen.append(budget)
+        return budget
+
+    monkeypatch.setattr(network_agent, "move_budget", spy)
+    _, _, weights = random_weights(seed=13)
+    network_agent.Network(weights, visits=30).play(
+        Board.from_moves("4453"), Clock(act_timeout=2.0, overage=60.0)
+    )
+    base = 2.0 - network_agent.PUCT_MARGIN
+    assert seen and seen[0].fallback == pytest.approx(base)
+    assert seen[0].solve + seen[0].fallback == pytest.approx(base + 0.3 * (60.0 - 3.0))  # the bank share

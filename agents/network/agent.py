@@ -21,7 +21,8 @@
 
 Time: ``actTimeout`` minus :data:`PUCT_MARGIN` a move, or ``seconds`` when given, plus the share of
 the overage bank :func:`agents.negamax.move_budget` lets exact solving draw, up to :data:`LONGEST`
-seconds a move.
+seconds a move. After a failed solve PUCT gets the whole move (``bank_fallback``): the bank, not half
+of PUCT's time, pays for exact solving.
 
 Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
 to float32); see ``agents/data/network.md`` for how they were made. The network knows only the board
@@ -237,7 +238,9 @@ class Network:
         column = book_move(board) if self.book else None
         if column is not None:
             return self._note("book", column)
-        budget = move_budget(clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN, longest=LONGEST)
+        budget = move_budget(
+            clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN, longest=LONGEST, bank_fallback=True
+        )
         allowed = None
         if self.exact and GEOMETRY.size - board.ply <= EXACT_EMPTY_LIMIT:
             if self._solver is None:
