@@ -96,11 +96,11 @@ class NoisyTactical:
         return rng.choice(board.legal_moves())
 
 
-def noisy_game(rng: random.Random, epsilon: float) -> tuple[int, ...]:
+def noisy_game(rng: random.Random, epsilon: float, start: Board | None = None) -> tuple[int, ...]:
     """Moves (0-based columns) of one game between two :class:`NoisyTactical` players sharing ``rng``,
-    from the empty 6x7 board to its end."""
+    from ``start`` (its moves included; None: the empty 6x7 board) to its end."""
     player = NoisyTactical(rng, epsilon)
-    return play_game([player, player], Board(ROWS, COLUMNS)).moves
+    return play_game([player, player], Board(ROWS, COLUMNS) if start is None else start).moves
 
 
 def _suite_keys() -> frozenset[int]:
@@ -192,8 +192,7 @@ def generate_shard(
     games = 0
     while len(rows) < size:
         if balanced:
-            player = NoisyTactical(rng, rng.choice(BALANCED_EPSILONS))
-            moves = play_game([player, player], balanced_opening(rng, solver, exclude)).moves
+            moves = noisy_game(rng, rng.choice(BALANCED_EPSILONS), balanced_opening(rng, solver, exclude))
         else:
             moves = noisy_game(rng, rng.choice(EPSILONS))
         games += 1
