@@ -207,7 +207,6 @@ def session(
     :class:`~connectx.human.Quit` or ``KeyboardInterrupt`` when the person stops; the agent's process
     and whatever it started are gone either way."""
     from tournament import sandbox
-    from tournament.referee import make
 
     human_mark = 1 if task.first == HUMAN else 2
     agent_mark, spec = 3 - human_mark, task.second if human_mark == 1 else task.first
@@ -236,7 +235,6 @@ def session(
         agent_mark,
         seed=task.seed + agent_mark,
         global_seed=task.seed,
-        builtin_agents=make("connectx").agents,
     )
     try:
         first = "you move first" if human_mark == 1 else f"{spec} moves first"

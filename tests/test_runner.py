@@ -142,6 +142,22 @@ def test_a_game_process_that_dies_between_games_is_replaced():
     assert second.termination in (Termination.WIN, Termination.DRAW), second.detail
 
 
+def test_a_game_process_whose_zygote_died_starts_another():
+    """The zygote that forks a game process's hosts is replaced when it dies between games (an agent
+    without a user of its own could kill it), and the next game is played as usual."""
+    tasks = [_task(0, "leftmost", "leftmost"), _task(1, "random", "leftmost")]
+    games = run_games(tasks, workers=1)
+    first = next(games)  # its game process now waits for the next game
+    (game_process,) = sandbox.children()
+    (zygote,) = Path(f"/proc/{game_process}/task/{game_process}/children").read_text().split()
+    os.kill(int(zygote), signal.SIGKILL)
+    while Path(f"/proc/{zygote}/stat").read_text().split(")")[-1].split()[0] != "Z":  # until it has died
+        time.sleep(0.01)
+    (second,) = games
+    assert (first.game_id, second.game_id) == (0, 1)
+    assert second.termination in (Termination.WIN, Termination.DRAW), second.detail
+
+
 def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeypatch):
     monkeypatch.chdir(HERE)
     (record,) = run_games([_task(0, "last_callable.py", "leftmost")], workers=1)

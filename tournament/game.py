@@ -29,7 +29,7 @@ import numpy as np
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.referee import make
-from tournament.sandbox import AgentProcess
+from tournament.sandbox import AgentProcess, Zygote
 from tournament.schedule import GameTask
 
 _FORFEITS = {"INVALID": Termination.INVALID, "TIMEOUT": Termination.TIMEOUT, "ERROR": Termination.ERROR}
@@ -52,7 +52,7 @@ def play_game(
     *,
     slot: int = 0,
     limits: Limits = Limits(),  # noqa: B008 - immutable
-    before_agents: Callable[[], None] = lambda: None,
+    zygote: Zygote | None = None,
 ) -> GameRecord:
     """Play ``task`` through ``kaggle_environments`` and return its record.
 
@@ -64,11 +64,10 @@ def play_game(
     (the runner uses it to know whose move a crashed process was on, and the moves before it).
     The hosts' global ``random`` and numpy generators are seeded with ``task.seed`` (Kaggle's
     built-in agents use them); our agents get ``task.seed + mark``.
-    ``before_agents()`` is called once the environment is made, before the hosts start.
-    The hosts are killed when the game ends, not reaped (:meth:`AgentProcess.kill`): the caller
-    reaps them. The runner's game process does it in the next game's ``before_agents``, so the
-    kernel frees the old hosts while ``make`` builds the new environment, and no process of one game
-    is left when the agents of the next start (:func:`tournament.sandbox.kill_descendants`).
+    The hosts come from ``zygote`` when given (:class:`~tournament.sandbox.Zygote`, the runner's
+    game processes), else this process forks them. They are killed when the game ends, not reaped
+    (:meth:`AgentProcess.kill`): the zygote is told to kill and reap what is left of the game
+    (:meth:`Zygote.clear`) while the caller goes on, and without one the caller reaps them.
     Raises whatever the referee itself raises (not the agents: their failures are forfeits).
     """
     random.seed(task.seed)
@@ -85,7 +84,6 @@ def play_game(
             "timeout": int(task.act_timeout),
         },
     )
-    before_agents()
     proxies: list[AgentProcess] = []
     try:
         for mark, spec in ((1, task.first), (2, task.second)):
@@ -95,11 +93,11 @@ def play_game(
                     mark,
                     seed=task.seed + mark,
                     global_seed=task.seed,
-                    builtin_agents=env.agents,
                     slot=slot,
                     limits=limits,
                     hang_limit=task.hang_limit,
                     on_turn=on_turn,
+                    zygote=zygote,
                 )
             )
         for ply, column in enumerate(task.opening):  # the referee plays the opening for both sides
@@ -110,6 +108,8 @@ def play_game(
     finally:
         for proxy in proxies:
             proxy.kill()
+        if zygote is not None:
+            zygote.clear()
     final = steps[-1]
     statuses = (final[0].status, final[1].status)
     rewards = (final[0].reward, final[1].reward)

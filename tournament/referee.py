@@ -36,9 +36,13 @@ if "kaggle_environments" not in sys.modules:
     finally:
         sys.meta_path.remove(_finder)
 
-from kaggle_environments import make  # noqa: E402
+from kaggle_environments import environments, make  # noqa: E402
 from kaggle_environments.agent import build_agent  # noqa: E402
 from kaggle_environments.errors import DeadlineExceeded  # noqa: E402
 from kaggle_environments.utils import structify  # noqa: E402
 
-__all__ = ["DeadlineExceeded", "build_agent", "make", "structify"]
+BUILTIN_AGENTS = environments["connectx"]["agents"]
+"""ConnectX's built-in agents by name (``random``, ``negamax``): the functions of every
+``make("connectx").agents``, which ``build_agent`` resolves a name to."""
+
+__all__ = ["BUILTIN_AGENTS", "DeadlineExceeded", "build_agent", "make", "structify"]

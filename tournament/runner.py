@@ -3,10 +3,12 @@
 The runner forks ``workers`` *game processes* (``multiprocessing``'s ``fork`` context, so the
 referee and our agents are imported once, here) and hands each one game at a time through a pipe.
 A game process plays the game with the referee, which plays each agent in a host process of its
-own, forked for that game and killed when it ends (:mod:`tournament.sandbox`): no agent outlives its
-game or sees another. A game process never runs agent code, so it is kept from game to game, and a
-game costs two forks (the hosts), not three (``python -m benchmarks.runner_overhead`` measures what
-a game costs over kaggle's own ``env.run``).
+own, assigned to that game and killed when it ends (:mod:`tournament.sandbox`): no agent outlives
+its game or sees another. A game process never runs agent code, so it is kept from game to game. It
+does not fork the hosts itself: its *zygote*, a process forked from it once, keeps the next game's
+two hosts forked ahead (:class:`~tournament.sandbox.Zygote`), so the referee pays neither the forks
+nor the copy-on-write faults that forking would cost it (``python -m benchmarks.runner_overhead``
+measures what a game costs over kaggle's own ``env.run``).
 
 A game process that hangs, crashes or exits cannot take the tournament with it:
 
@@ -17,10 +19,11 @@ A game process that hangs, crashes or exits cannot take the tournament with it:
   ``TIMEOUT`` for that agent (the proxy of :mod:`tournament.sandbox` normally acts first).
 
 Either way the runner, a child subreaper, kills what is left of that game and starts a fresh game
-process for the next one. Each game process dies with the runner. It kills its agents' hosts when a
-game ends, and every process they started before the next game's agents start, or when it stops
-(:func:`tournament.sandbox.kill_descendants`): the kernel frees the old hosts meanwhile. Only the
-runner's main process sees the store: it receives the records and its caller writes them.
+process for the next one. Each game process dies with the runner, its zygote with it, and the hosts
+with the zygote. A game process kills its agents' hosts when a game ends; its zygote then kills every
+process they started, before the next game's agents load, while the game process makes the next
+environment (:func:`tournament.sandbox.kill_descendants`). Only the runner's main process sees the
+store: it receives the records and its caller writes them.
 
 Native thread pools (OpenBLAS, OpenMP; via ``threadpoolctl``) get one thread, set once here and
 inherited by every game and agent process: ``workers`` games already share the cores, and a numpy
@@ -130,19 +133,26 @@ class _Progress:
 
 def _serve(conn: Connection, slot: int, limits: Limits, progress: _Progress, scratch: str) -> None:
     """A game process: play each task received until it receives None (module docstring). Its
-    agents' working directories go in ``scratch``, which the runner removes when it ends."""
+    agents' hosts come from a zygote of its own (:class:`~tournament.sandbox.Zygote`), started
+    again if it died; their working directories go in ``scratch``, which the runner removes when
+    the game process ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
     sandbox.become_game_process()
     tempfile.tempdir = scratch
+    zygote = sandbox.Zygote()
     try:
         while (task := conn.recv()) is not None:
+            if not zygote.alive():  # killed: what its hosts left goes too
+                zygote.close()
+                sandbox.kill_descendants()
+                zygote = sandbox.Zygote()
             try:
                 record = play_game(
                     task,
                     on_turn=lambda mark, board, columns=task.columns: progress.on_turn(mark, board, columns),
                     slot=slot,
                     limits=limits,
-                    before_agents=sandbox.kill_descendants,  # the previous game's processes
+                    zygote=zygote,
                 )
                 reply: tuple[str, object] = ("record", record)
             except BaseException:  # noqa: BLE001 - reported to the runner, which decides

@@ -73,7 +73,7 @@ from tournament.confinement import (
     python_is_private,
 )
 from tournament.limits import Limits
-from tournament.referee import DeadlineExceeded, build_agent, structify
+from tournament.referee import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.replies import Unreadable, decode, encode
 
 GRACE = 0.5
@@ -184,7 +184,7 @@ def kill_descendants(spare: Collection[int] = ()) -> None:
                 os.waitpid(pid, 0)
 
 
-def _load(spec_text: str, builtin_agents: dict[str, Any], seed: int) -> Callable[..., Any]:
+def _load(spec_text: str, seed: int) -> Callable[..., Any]:
     """The callable kaggle-environments would play for a spec (files load lazily, as on Kaggle).
 
     A spec that fails to load gives an agent that raises the failure at its first move.
@@ -193,7 +193,7 @@ def _load(spec_text: str, builtin_agents: dict[str, Any], seed: int) -> Callable
         raw = load_agent(parse_spec(spec_text), seed=seed)
         if callable(raw):
             return raw
-        return build_agent(raw, builtin_agents, "connectx")[0]
+        return build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
     except Exception as error:  # noqa: BLE001 - the agent's ERROR, reported at its first move
         failure = error
 
@@ -203,9 +203,45 @@ def _load(spec_text: str, builtin_agents: dict[str, Any], seed: int) -> Callable
         return failed
 
 
-def _host(conn: Connection, agent: Callable[..., Any], parent: int) -> None:
-    """Serve moves until the pipe closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out."""
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+def _fork_host() -> tuple[int, Connection]:
+    """Fork a *blank host*: a process that runs no agent yet. It detaches at once (:func:`detach`),
+    waits for its assignment on its pipe, and becomes that agent's host (:func:`_host`). Returns its
+    pid and the referee's end of its pipe. It dies with the process that forked it."""
+    referee_end, host_end = Pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the blank host
+        code = 0
+        try:
+            referee_end.close()
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() == parent:
+                detach(host_end)
+                _host(host_end, parent)
+        except EOFError:
+            pass
+        except BaseException:  # noqa: BLE001 - the host may not raise into its parent's code
+            code = 1
+        os._exit(code)
+    host_end.close()
+    return pid, referee_end
+
+
+def _host(conn: Connection, parent: int) -> None:
+    """Become the host of the agent assigned on ``conn`` (``{"spec", "seed", "global_seed", "workdir",
+    "uid", "memory_mb", "processes"}``), then serve its moves until the pipe closes: ``{"id", "obs",
+    "config"}`` in, ``{"id", "action"|"error"}`` out."""
+    job = json.loads(conn.recv_bytes())
+    random.seed(job["global_seed"])
+    np.random.seed(job["global_seed"] % 2**32)
+    # In the runner's directory and as its user: a spec's relative path means what it meant on the
+    # command line, and the file is read even where the agent could not.
+    agent = _load(job["spec"], job["seed"])
+    limits = Limits(job["memory_mb"], job["processes"])
+    confine(job["workdir"], limits)
+    if job["uid"] is not None:
+        drop_privileges(job["uid"], limits)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: the uid change cleared it
     if os.getppid() != parent:
         return
     while True:
@@ -219,6 +255,123 @@ def _host(conn: Connection, agent: Callable[..., Any], parent: int) -> None:
         conn.send_bytes(json.dumps(reply).encode())
 
 
+def _ending(pid: int) -> str:
+    """How a child host ended, waiting for it briefly: 'exited (exit code N)' or 'was killed by SIGX'."""
+    for _ in range(50):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if done:
+            if os.WIFSIGNALED(status):
+                return f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
+            return f"exited (exit code {os.waitstatus_to_exitcode(status)})"
+        time.sleep(0.01)
+    return "stopped answering"
+
+
+class Zygote:
+    """A process that forks the hosts of one game process's agents, and does nothing else (the
+    *zygote* of Chromium's and Android's process models).
+
+    Why: a process that forks and then keeps working pays for it, since every page it writes while
+    a child still shares it is copied first. The referee writes thousands of pages a game, so forking
+    the two hosts from the game process cost it about 1,100 page faults and 4-6 ms of system time a
+    game. The zygote writes almost nothing: it is forked once, before the first game, and keeps two
+    blank hosts ready (:func:`_fork_host`), forked while the previous game was being played.
+
+    * :meth:`host` hands one out: its pid and the referee's end of its pipe, passed over a Unix
+      socket (``SCM_RIGHTS``); the caller sends the assignment (:class:`AgentProcess`).
+    * :meth:`clear`, when a game ends: the zygote, a child subreaper, kills and reaps every process
+      of that game, wherever it went (:func:`kill_descendants`), before it reads the next request,
+      so no process of one game is alive when the next game's agents load. Blank hosts, which never
+      ran an agent, are spared.
+    * :meth:`ended` says how a host that died ended (the zygote is its parent).
+
+    It dies with the game process (``PR_SET_PDEATHSIG``), and its hosts with it. Sources:
+    ``fork(2)``, ``unix(7)`` (``SCM_RIGHTS``), ``prctl(2)``.
+    """
+
+    READY = 2
+    """Blank hosts kept forked ahead: one game's."""
+
+    def __init__(self) -> None:
+        python_is_private()  # computed once, here, for every host to come
+        self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:  # the zygote
+            code = 0
+            try:
+                self._control.close()
+                _zygote(theirs)
+            except BaseException:  # noqa: BLE001 - the zygote may not raise into the game's code
+                code = 1
+            os._exit(code)
+        theirs.close()
+
+    def host(self) -> tuple[int, Connection]:
+        """A blank host: its pid and the referee's end of its pipe. Raises ``OSError`` when the
+        zygote is gone."""
+        self._control.send(b"host")
+        message, fds, _, _ = socket.recv_fds(self._control, 64, 1)
+        if not fds:
+            raise OSError("the zygote sent no host")
+        return int(message), Connection(fds[0])
+
+    def clear(self) -> None:
+        """Have the last game's processes killed and reaped (not waiting for it)."""
+        with contextlib.suppress(OSError):
+            self._control.send(b"clear")
+
+    def ended(self, pid: int) -> str:
+        """How the host ``pid`` ended (see :func:`_ending`), or 'stopped answering'."""
+        try:
+            self._control.send(b"ended %d" % pid)
+            return self._control.recv(256).decode() or "stopped answering"
+        except OSError:
+            return "stopped answering"
+
+    def alive(self) -> bool:
+        """False once the zygote has ended (it is then reaped)."""
+        if not self.pid:
+            return False
+        done, _ = os.waitpid(self.pid, os.WNOHANG)
+        if done:
+            self.pid = 0
+        return bool(self.pid)
+
+    def close(self) -> None:
+        """Kill the zygote and, with it, its hosts (``PR_SET_PDEATHSIG``); reap it."""
+        self._control.close()
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+def _zygote(control: socket.socket) -> None:
+    """The zygote's loop (:class:`Zygote`): serve requests until the game process closes its end."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    become_subreaper()
+    ready = [_fork_host() for _ in range(Zygote.READY)]
+    while request := control.recv(64):
+        command, _, argument = request.partition(b" ")
+        if command == b"host":
+            if not ready:
+                ready.append(_fork_host())
+            pid, conn = ready.pop(0)
+            socket.send_fds(control, [b"%d" % pid], [conn.fileno()])
+            conn.close()
+        elif command == b"clear":
+            kill_descendants(spare={pid for pid, _ in ready})
+            while len(ready) < Zygote.READY:  # the next game's, while the game process makes its environment
+                ready.append(_fork_host())
+        elif command == b"ended":
+            control.send(_ending(int(argument)).encode())
+
+
 class AgentProcess:
     """The referee's proxy for one agent, played in a host process of its own (module docstring).
 
@@ -227,8 +380,10 @@ class AgentProcess:
     ``global_seed`` the seed of the host's global ``random`` and numpy generators (Kaggle's built-in
     agents use them). ``hang_limit`` optionally caps a move in seconds. ``on_turn(mark, board)`` is
     called before each move with the board the agent is shown (Kaggle's layout: row-major, top row
-    first, 0 empty, else the mark). After a forfeit, :attr:`note` says what happened and
-    :attr:`last_action` is the action the agent returned last.
+    first, 0 empty, else the mark). The host comes from ``zygote`` (:class:`Zygote`, which then
+    reaps it), else it is forked here (:meth:`close` reaps it). After a forfeit, :attr:`note` says
+    what happened and :attr:`last_action` is the action the agent returned last. Raises ``OSError``
+    when the zygote is gone.
     """
 
     def __init__(
@@ -238,44 +393,27 @@ class AgentProcess:
         *,
         seed: int,
         global_seed: int,
-        builtin_agents: dict[str, Any],
         slot: int = 0,
         limits: Limits = Limits(),  # noqa: B008 - immutable
         hang_limit: float | None = None,
         on_turn: Callable[[int, list[int]], None] = lambda mark, board: None,
+        zygote: Zygote | None = None,
     ) -> None:
         self.mark, self.hang_limit, self.on_turn = mark, hang_limit, on_turn
         self.note = ""
         self.last_action: Any = None
         self._id = 0
+        self._zygote = zygote
         uid = agent_uid(slot, mark) if isolating() else None
-        python_is_private()  # computed once, here, for every host to come
+        python_is_private()  # computed before any fork, for every host to come
         self.workdir = tempfile.mkdtemp(prefix=f"connectx-mark{mark}-")
         if uid is not None:
             os.chown(self.workdir, uid, uid)
-        self.conn, child = Pipe()
-        parent = os.getpid()
-        self.pid = self.group = os.fork()
-        if self.pid == 0:  # the host
-            code = 0
-            try:
-                self.conn.close()
-                detach(child)
-                random.seed(global_seed)
-                np.random.seed(global_seed % 2**32)
-                # In the runner's directory and as its user: a spec's relative path means what it
-                # meant on the command line, and the file is read even where the agent could not.
-                agent = _load(spec, builtin_agents, seed)
-                confine(self.workdir, limits)
-                if uid is not None:
-                    drop_privileges(uid, limits)
-                _host(child, agent, parent)
-            except EOFError:
-                pass
-            except BaseException:  # noqa: BLE001 - the host may not raise into the game's code
-                code = 1
-            os._exit(code)
-        child.close()
+        self.pid, self.conn = zygote.host() if zygote is not None else _fork_host()
+        self.group = self.pid
+        job = {"spec": spec, "seed": seed, "global_seed": global_seed, "workdir": self.workdir, "uid": uid}
+        job.update(memory_mb=limits.memory_mb, processes=limits.processes)
+        self.conn.send_bytes(json.dumps(job).encode())
 
     def __call__(self, obs: Any, config: Any) -> Any:
         self.on_turn(self.mark, list(obs.board))
@@ -314,16 +452,11 @@ class AgentProcess:
         return f"{action!r} ({type(action).__module__}.{type(action).__name__})"
 
     def _ended(self) -> str:
-        """How the host ended, waiting for it briefly: 'exited (exit code N)' or 'was killed by SIGX'."""
-        for _ in range(50):
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.pid = 0
-                if os.WIFSIGNALED(status):
-                    return f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
-                return f"exited (exit code {os.waitstatus_to_exitcode(status)})"
-            time.sleep(0.01)
-        return "stopped answering"
+        """How the host ended: 'exited (exit code N)', 'was killed by SIGX' or 'stopped answering'."""
+        how = self._zygote.ended(self.pid) if self._zygote is not None else _ending(self.pid)
+        if how != "stopped answering":
+            self.pid = 0  # reaped: its number may be reused
+        return how
 
     def kill(self) -> None:
         """Kill the host's process group and the host, and remove its directory, without waiting for
@@ -343,8 +476,9 @@ class AgentProcess:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
     def close(self) -> None:
-        """Kill the host (:meth:`kill`) and reap it."""
+        """Kill the host (:meth:`kill`) and, unless a zygote forked it, reap it."""
         self.kill()
-        if self.pid:
-            os.waitpid(self.pid, 0)
+        if self.pid and self._zygote is None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
             self.pid = 0
