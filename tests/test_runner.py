@@ -154,6 +154,7 @@ def test_a_game_process_whose_zygote_died_starts_another():
     while Path(f"/proc/{zygote}/stat").read_text().split(")")[-1].split()[0] != "Z":  # until it has died
         time.sleep(0.01)
     (second,) = games
+    assert isinstance(second, GameRecord), second
     assert (first.game_id, second.game_id) == (0, 1)
     assert second.termination in (Termination.WIN, Termination.DRAW), second.detail
 

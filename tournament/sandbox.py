@@ -352,8 +352,13 @@ class Zygote:
 
 
 def _zygote(control: socket.socket) -> None:
-    """The zygote's loop (:class:`Zygote`): serve requests until the game process closes its end."""
+    """The zygote's loop (:class:`Zygote`): serve requests until the game process closes its end.
+    It keeps no descriptor but its socket (and the standard streams): a pipe or socket of the
+    runner's, such as a Ray worker's connection, stays open no longer than the game process."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    keep = control.fileno()
+    os.closerange(3, keep)
+    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
     become_subreaper()
     ready = [_fork_host() for _ in range(Zygote.READY)]
     while request := control.recv(64):
