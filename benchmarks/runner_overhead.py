@@ -6,7 +6,8 @@ Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 
 1. **Overhead.** ``kaggle-random`` against ``kaggle-random``, in rounds: each round plays ``--games``
    games with ``kaggle_environments.make("connectx").run`` in a loop in this process, then as many
    through :func:`tournament.runner.run_games` with one worker (long-lived game processes, each
-   agent in a sandboxed process of its own forked for its game, the record built from the steps).
+   agent in a sandboxed process of its own, forked ahead by the game process's zygote for its game,
+   the record built from the steps).
    The ratio is taken per round, so that the two sides of a ratio ran moments apart (this 2-core
    machine's speed drifts by tens of percent from minute to minute), and the median over the rounds
    is printed with the mean milliseconds a game: wall time, and CPU time (all processes: the

@@ -6,8 +6,9 @@ agent's *host* process and waits for the action. Nothing else crosses: no object
 the opponent or of the runner is reachable from the host, so an agent can neither touch the board,
 the rewards or the other agent, nor read or write the store.
 
-The host is forked from the game process (the referee and our agents are imported once, in the
-runner) and, before it loads the agent:
+The host is forked, before its game, from the game process's :class:`Zygote` (or from the calling
+process; either way the referee and our agents were imported once, in the runner) and, before it
+loads the agent:
 
 * starts a session of its own (``setsid``), so that its whole process group dies with the game;
 * closes every inherited file descriptor but its pipe; stdin, stdout and stderr go to /dev/null;
