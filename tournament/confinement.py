@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tournament.limits import Limits
 
-__all__ = ["confine", "detach", "drop_privileges", "prctl", "python_is_private"]
+__all__ = ["close_all_but", "confine", "detach", "drop_privileges", "prctl", "python_is_private"]
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -39,12 +39,16 @@ def prctl(option: int, value: int) -> None:
         raise OSError(ctypes.get_errno(), f"prctl({option}, {value}) failed")
 
 
+def close_all_but(keep: int) -> None:
+    """Close every file descriptor from 3 up but ``keep`` (the standard streams stay)."""
+    os.closerange(3, keep)
+    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+
+
 def detach(conn: Connection) -> None:
     """The host's own session, and no descriptor of the runner's but its pipe (module docstring)."""
     os.setsid()
-    keep = conn.fileno()
-    os.closerange(3, keep)
-    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+    close_all_but(conn.fileno())
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)

@@ -67,6 +67,7 @@ from tournament.confinement import (
     PR_SET_CHILD_SUBREAPER,
     PR_SET_DUMPABLE,
     PR_SET_PDEATHSIG,
+    close_all_but,
     confine,
     detach,
     drop_privileges,
@@ -279,7 +280,8 @@ class Zygote:
     a child still shares it is copied first. The referee writes thousands of pages a game, so forking
     the two hosts from the game process cost it about 1,100 page faults and 4-6 ms of system time a
     game. The zygote writes almost nothing: it is forked once, before the first game, and keeps two
-    blank hosts ready (:func:`_fork_host`), forked while the previous game was being played.
+    blank hosts ready (:func:`_fork_host`), forked once the last game's processes are gone, while the
+    game process makes the next game's environment.
 
     * :meth:`host` hands one out: its pid and the referee's end of its pipe, passed over a Unix
       socket (``SCM_RIGHTS``); the caller sends the assignment (:class:`AgentProcess`).
@@ -357,9 +359,7 @@ def _zygote(control: socket.socket) -> None:
     It keeps no descriptor but its socket (and the standard streams): a pipe or socket of the
     runner's, such as a Ray worker's connection, stays open no longer than the game process."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    keep = control.fileno()
-    os.closerange(3, keep)
-    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+    close_all_but(control.fileno())
     become_subreaper()
     ready = [_fork_host() for _ in range(Zygote.READY)]
     while request := control.recv(64):
