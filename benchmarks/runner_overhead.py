@@ -65,34 +65,51 @@ def _timed(tasks: list[GameTask], workers: int) -> tuple[float, float]:
     return time.perf_counter() - start, _cpu() - cpu
 
 
+def _plain(games: int, reuse: bool) -> None:
+    """``games`` random-vs-random games in this process: ``make("connectx").run`` each, or one
+    environment run again and again, as kaggle's ``evaluate(..., num_episodes=games)`` does."""
+    env = make("connectx")
+    for _ in range(games):
+        (env if reuse else make("connectx")).run(["random", "random"])
+
+
+BASELINES = {"make+run": False, "evaluate": True}
+"""The in-process baselines: a new environment a game, or one reused (see :func:`_plain`)."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50, help="games a side in each round")
     parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--mix", type=int, default=24, help="games of the scaling mix")
+    parser.add_argument("--mix", type=int, default=96, help="games of the scaling mix")
     args = parser.parse_args()
 
-    wall: dict[str, list[float]] = {"plain": [], "runner": []}
-    cpu: dict[str, list[float]] = {"plain": [], "runner": []}
+    sides = [*BASELINES, "runner"]
+    wall: dict[str, list[float]] = {side: [] for side in sides}
+    cpu: dict[str, list[float]] = {side: [] for side in sides}
     for round_number in range(args.rounds):
-        start, used = time.perf_counter(), _cpu()
-        for _ in range(args.games):
-            make("connectx").run(["random", "random"])
-        wall["plain"].append((time.perf_counter() - start) / args.games)
-        cpu["plain"].append((_cpu() - used) / args.games)
+        for name, reuse in BASELINES.items():
+            start, used = time.perf_counter(), _cpu()
+            _plain(args.games, reuse)
+            wall[name].append((time.perf_counter() - start) / args.games)
+            cpu[name].append((_cpu() - used) / args.games)
         seconds, used = _timed(_random_games(args.games, round_number * args.games), 1)
         wall["runner"].append(seconds / args.games)
         cpu["runner"].append(used / args.games)
     print(f"random vs random, {args.rounds} rounds of {args.games} games a side, the runner with 1 worker")
     for label, measure in (("wall", wall), ("CPU", cpu)):
-        ratios = [runner / plain for runner, plain in zip(measure["runner"], measure["plain"], strict=True)]
         print(
-            f"  {label:4} plain env.run {statistics.mean(measure['plain']) * 1000:6.1f} ms/game, "
-            f"runner {statistics.mean(measure['runner']) * 1000:6.1f} ms/game: "
-            f"ratio {statistics.median(ratios):.2f}x median over rounds "
-            f"(min {min(ratios):.2f}, max {max(ratios):.2f})"
+            f"  {label}: "
+            + ", ".join(f"{side} {statistics.mean(measure[side]) * 1000:.1f}" for side in sides)
+            + " ms/game (means)"
         )
-        print("       each round " + " ".join(f"{ratio:.2f}" for ratio in ratios))
+        for name in BASELINES:
+            ratios = [runner / plain for runner, plain in zip(measure["runner"], measure[name], strict=True)]
+            print(
+                f"    runner / {name:8}: {statistics.median(ratios):.2f}x median over rounds "
+                f"(min {min(ratios):.2f}, max {max(ratios):.2f}); each round "
+                + " ".join(f"{ratio:.2f}" for ratio in ratios)
+            )
 
     if args.mix:
         one, _ = _timed(_mix(args.mix), 1)

@@ -38,6 +38,7 @@ if "kaggle_environments" not in sys.modules:
 
 from kaggle_environments import environments, make  # noqa: E402
 from kaggle_environments.agent import build_agent  # noqa: E402
+from kaggle_environments.core import Environment  # noqa: E402
 from kaggle_environments.errors import DeadlineExceeded  # noqa: E402
 from kaggle_environments.utils import structify  # noqa: E402
 
@@ -45,4 +46,4 @@ BUILTIN_AGENTS = environments["connectx"]["agents"]
 """ConnectX's built-in agents by name (``random``, ``negamax``): the functions of every
 ``make("connectx").agents``, which ``build_agent`` resolves a name to."""
 
-__all__ = ["BUILTIN_AGENTS", "DeadlineExceeded", "build_agent", "make", "structify"]
+__all__ = ["BUILTIN_AGENTS", "DeadlineExceeded", "Environment", "build_agent", "make", "structify"]

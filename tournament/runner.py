@@ -55,7 +55,7 @@ from threadpoolctl import threadpool_limits
 
 from agents.adapter import DEFAULT_OVERAGE
 from tournament import sandbox
-from tournament.game import play_game
+from tournament.game import Environments, play_game
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.sandbox import GRACE
@@ -135,11 +135,13 @@ def _serve(conn: Connection, slot: int, limits: Limits, progress: _Progress, scr
     """A game process: play each task received until it receives None (module docstring). Its
     agents' hosts come from a zygote of its own (:class:`~tournament.sandbox.Zygote`), started
     again if it died; their working directories go in ``scratch``, which the runner removes when
-    the game process ends."""
+    the game process ends. It keeps its environment from game to game
+    (:class:`~tournament.game.Environments`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
     sandbox.become_game_process()
     tempfile.tempdir = scratch
     zygote = sandbox.Zygote()
+    environments = Environments()
     try:
         while (task := conn.recv()) is not None:
             if not zygote.alive():  # killed: what its hosts left goes too
@@ -153,6 +155,7 @@ def _serve(conn: Connection, slot: int, limits: Limits, progress: _Progress, scr
                     slot=slot,
                     limits=limits,
                     zygote=zygote,
+                    environments=environments,
                 )
                 reply: tuple[str, object] = ("record", record)
             except BaseException:  # noqa: BLE001 - reported to the runner, which decides

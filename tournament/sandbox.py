@@ -49,6 +49,7 @@ import contextlib
 import json
 import os
 import random
+import select
 import shutil
 import signal
 import socket
@@ -280,15 +281,16 @@ class Zygote:
     a child still shares it is copied first. The referee writes thousands of pages a game, so forking
     the two hosts from the game process cost it about 1,100 page faults and 4-6 ms of system time a
     game. The zygote writes almost nothing: it is forked once, before the first game, and keeps two
-    blank hosts ready (:func:`_fork_host`), forked once the last game's processes are gone, while the
-    game process makes the next game's environment.
+    blank hosts ready (:func:`_fork_host`), forked whenever no request waits (during a game), so
+    that no fork delays a game's start.
 
     * :meth:`host` hands one out: its pid and the referee's end of its pipe, passed over a Unix
       socket (``SCM_RIGHTS``); the caller sends the assignment (:class:`AgentProcess`).
     * :meth:`clear`, when a game ends: the zygote, a child subreaper, kills and reaps every process
       of that game, wherever it went (:func:`kill_descendants`), before it reads the next request,
       so no process of one game is alive when the next game's agents load. Blank hosts, which never
-      ran an agent, are spared.
+      ran an agent, are spared. It also asks for the next game's two hosts, which the zygote sends
+      once that is done, while the game process returns its record and receives the next game.
     * :meth:`ended` says how a host that died ended (the zygote is its parent).
 
     It dies with the game process (``PR_SET_PDEATHSIG``), and its hosts with it. Sources:
@@ -300,6 +302,7 @@ class Zygote:
 
     def __init__(self) -> None:
         python_is_private()  # computed once, here, for every host to come
+        self._asked = 0  # hosts asked for and not received yet
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.pid = os.fork()
         if self.pid == 0:  # the zygote
@@ -313,24 +316,36 @@ class Zygote:
         theirs.close()
 
     def host(self) -> tuple[int, Connection]:
-        """A blank host: its pid and the referee's end of its pipe. Raises ``OSError`` when the
-        zygote is gone."""
-        self._control.send(b"host")
+        """A blank host: its pid and the referee's end of its pipe (one :meth:`clear` asked for, if
+        any is left, else asked for now). Raises ``OSError`` when the zygote is gone."""
+        if self._asked:
+            self._asked -= 1
+        else:
+            self._control.send(b"host")
         message, fds, _, _ = socket.recv_fds(self._control, 64, 1)
         if not fds:
             raise OSError("the zygote sent no host")
         return int(message), Connection(fds[0])
 
     def clear(self) -> None:
-        """Have the last game's processes killed and reaped (not waiting for it)."""
+        """Have the last game's processes killed and reaped, then the next game's two hosts sent
+        (not waiting for either: :meth:`host` receives them)."""
         with contextlib.suppress(OSError):
             self._control.send(b"clear")
+            while self._asked < self.READY:
+                self._control.send(b"host")
+                self._asked += 1
 
     def ended(self, pid: int) -> str:
         """How the host ``pid`` ended (see :func:`_ending`), or 'stopped answering'."""
         try:
             self._control.send(b"ended %d" % pid)
-            return self._control.recv(256).decode() or "stopped answering"
+            while True:
+                message, fds, _, _ = socket.recv_fds(self._control, 256, 1)
+                if not fds:
+                    return message.decode() or "stopped answering"
+                os.close(fds[0])  # a host asked for ahead, sent first: given up (it then exits)
+                self._asked -= 1
         except OSError:
             return "stopped answering"
 
@@ -361,8 +376,14 @@ def _zygote(control: socket.socket) -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     close_all_but(control.fileno())
     become_subreaper()
-    ready = [_fork_host() for _ in range(Zygote.READY)]
-    while request := control.recv(64):
+    ready: list[tuple[int, Connection]] = []
+    while True:
+        if len(ready) < Zygote.READY and not select.select([control], [], [], 0)[0]:
+            ready.append(_fork_host())  # only while no request waits
+            continue
+        request = control.recv(64)
+        if not request:
+            break
         command, _, argument = request.partition(b" ")
         if command == b"host":
             if not ready:
@@ -372,8 +393,6 @@ def _zygote(control: socket.socket) -> None:
             conn.close()
         elif command == b"clear":
             kill_descendants(spare={pid for pid, _ in ready})
-            while len(ready) < Zygote.READY:  # the next game's, while the game process makes its environment
-                ready.append(_fork_host())
         elif command == b"ended":
             control.send(_ending(int(argument)).encode())
 
