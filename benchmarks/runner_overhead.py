@@ -4,16 +4,18 @@ how it scales from one worker to two.
 Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 24]``
 
 1. **Overhead.** ``kaggle-random`` against ``kaggle-random``, in rounds: each round plays ``--games``
-   games with ``kaggle_environments.make("connectx").run`` in a loop in this process, then as many
-   through :func:`tournament.runner.run_games` with one worker (long-lived game processes, each
-   agent in a sandboxed process of its own, forked ahead by the game process's zygote for its game,
-   the record built from the steps).
-   The ratio is taken per round, so that the two sides of a ratio ran moments apart (this 2-core
-   machine's speed drifts by tens of percent from minute to minute), and the median over the rounds
-   is printed with the mean milliseconds a game: wall time, and CPU time (all processes: the
-   runner's game and agent processes may use the second core, which a full machine would not
-   have). The plain loop runs in this process, where
-   ``kaggle_environments`` was imported the runner's way (:mod:`tournament.referee`).
+   games in this process twice, with ``kaggle_environments.make("connectx").run`` a game and with one
+   environment run again and again (kaggle's ``evaluate(..., num_episodes=N)``; ``make`` costs about
+   16 ms and ``make(...).run`` resets twice), then as many through
+   :func:`tournament.runner.run_games` with one worker (a long-lived game process that keeps its
+   environment, each agent in a sandboxed process of its own, forked ahead by the game process's
+   zygote, the record built from the steps). The ratio to each baseline is taken per round, so that
+   the two sides of a ratio ran moments apart (this 2-core machine's speed drifts by tens of percent
+   from minute to minute), and the median over the rounds is printed with the mean milliseconds a
+   game: wall time, and CPU time (all processes: the runner's game and agent processes may use the
+   second core, which a full machine would not have). The ratio to the reused environment is the
+   cost of the isolation alone. The plain loops run in this process, where ``kaggle_environments``
+   was imported the runner's way (:mod:`tournament.referee`).
 2. **Scaling.** A longer mix, ``--mix`` games of ``minimax:depth=3`` against ``minimax:depth=4``
    with each side first in turn, played with one worker and then with two: the speed-up is the ratio of
    the wall times (2.0 at best on two cores).

@@ -4,7 +4,8 @@ The runner forks ``workers`` *game processes* (``multiprocessing``'s ``fork`` co
 referee and our agents are imported once, here) and hands each one game at a time through a pipe.
 A game process plays the game with the referee, which plays each agent in a host process of its
 own, assigned to that game and killed when it ends (:mod:`tournament.sandbox`): no agent outlives
-its game or sees another. A game process never runs agent code, so it is kept from game to game. It
+its game or sees another. A game process never runs agent code, so it is kept from game to game,
+with its kaggle environment (:class:`~tournament.game.Environments`). It
 does not fork the hosts itself: its *zygote*, a process forked from it once, keeps the next game's
 two hosts forked ahead (:class:`~tournament.sandbox.Zygote`), so the referee pays neither the forks
 nor the copy-on-write faults that forking would cost it (``python -m benchmarks.runner_overhead``
