@@ -67,7 +67,7 @@ class Environments:
 
     ``make`` costs about 16 ms on this machine, a reset 10 ms, and ``make(...).run`` resets twice
     (once in ``make``, again in ``run``, which resets an environment still at its first step): a
-    random-vs-random game takes about 47 ms so and 29 ms in a reused environment.
+    random-vs-random game takes about 47 ms that way and 29 ms in a reused environment.
     """
 
     def __init__(self) -> None:
