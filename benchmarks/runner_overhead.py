@@ -1,7 +1,7 @@
 """Cost per game of the isolated tournament runner against kaggle's in-process ``env.run``, and
 how it scales from one worker to two.
 
-Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 24]``
+Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 96]``
 
 1. **Overhead.** ``kaggle-random`` against ``kaggle-random``, in rounds: each round plays ``--games``
    games in this process twice, with ``kaggle_environments.make("connectx").run`` a game and with one
@@ -70,9 +70,9 @@ def _timed(tasks: list[GameTask], workers: int) -> tuple[float, float]:
 def _plain(games: int, reuse: bool) -> None:
     """``games`` random-vs-random games in this process: ``make("connectx").run`` each, or one
     environment run again and again, as kaggle's ``evaluate(..., num_episodes=games)`` does."""
-    env = make("connectx")
+    env = make("connectx") if reuse else None
     for _ in range(games):
-        (env if reuse else make("connectx")).run(["random", "random"])
+        (env or make("connectx")).run(["random", "random"])
 
 
 BASELINES = {"make+run": False, "evaluate": True}
