@@ -6,6 +6,7 @@ Each file in ``tests/misbehaving/`` plays mark 1 against ``leftmost`` through th
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import tempfile
@@ -17,7 +18,7 @@ import pytest
 
 from tournament import sandbox
 from tournament.record import GameRecord, Termination
-from tournament.runner import GameFailed, run_games
+from tournament.runner import GameFailed, cpu_share, run_games
 from tournament.schedule import GameTask
 
 HERE = Path(__file__).parent / "misbehaving"
@@ -106,6 +107,34 @@ def test_each_game_gets_one_native_thread(tmp_path) -> None:
     )
     (record,) = run_games([_task(0, str(probe))], workers=1)
     assert record.moves[0] == 1, record.detail
+
+
+def test_cpu_shares_are_equal_disjoint_and_spread_over_the_slots():
+    cpus = [0, 1, 2, 3, 4, 5, 6, 7]
+    assert cpu_share(0, 1, cpus) == set(cpus)  # one worker: every CPU
+    assert [cpu_share(slot, 2, cpus) for slot in (0, 1)] == [{0, 1, 2, 3}, {4, 5, 6, 7}]
+    assert [cpu_share(slot, 3, cpus) for slot in (3, 4, 5)] == [{0, 1}, {2, 3}, {4, 5}]
+    assert cpu_share(9, 2, cpus) == {4, 5, 6, 7}  # slots of another runner on the machine
+    assert cpu_share(0, 3, [5, 2]) == {2, 5}  # more workers than CPUs: the scheduler decides
+    with pytest.raises(ValueError, match="at least one worker"):
+        cpu_share(0, 0, cpus)
+
+
+def test_with_two_workers_each_game_runs_on_its_own_share_of_the_cpus(tmp_path) -> None:
+    """The agent reports the CPUs it may run on (as its error): each of the two slots has its own."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs two CPUs")
+    probe = tmp_path / "cpus.py"
+    probe.write_text(
+        "import os\ndef agent(obs, config):\n    raise RuntimeError(sorted(os.sched_getaffinity(0)))\n"
+    )
+    records = list(run_games([_task(i, str(probe)) for i in range(4)], workers=2))
+    shares = {record.detail.splitlines()[0].split("RuntimeError: ")[1] for record in records}
+    assert len(shares) == 2, shares
+    first, second = (set(json.loads(share)) for share in shares)
+    assert len(first) == len(second) == len(cpus) // 2
+    assert not first & second
 
 
 def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
