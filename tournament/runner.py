@@ -9,7 +9,8 @@ with its kaggle environment (:class:`~tournament.game.Environments`). It
 does not fork the hosts itself: its *zygote*, a process forked from it once, keeps the next game's
 two hosts forked ahead (:class:`~tournament.sandbox.Zygote`), so the referee pays neither the forks
 nor the copy-on-write faults that forking would cost it (``python -m benchmarks.runner_overhead``
-measures what a game costs over kaggle's own ``env.run``).
+measures what a game costs over kaggle's own ``env.run``). With two workers or more, each game
+process, with its zygote and hosts, runs on a share of the CPUs of its own (:func:`cpu_share`).
 
 A game process that hangs, crashes or exits cannot take the tournament with it:
 
@@ -203,25 +204,28 @@ def stall_limit(task: GameTask) -> float:
 
 def cpu_share(slot: int, workers: int, cpus: Sequence[int]) -> set[int]:
     """The CPUs on which game slot ``slot`` (its game process, zygote and hosts) runs, when a runner
-    plays ``workers`` games at once on ``cpus`` (those it may use, ``os.sched_getaffinity``): an
-    equal share of ``len(cpus) // workers`` of them, the ``slot % workers``-th, or all of them with
-    one worker or more workers than CPUs.
+    plays ``workers`` games at once on ``cpus`` (those it may use, ``os.sched_getaffinity``): the
+    ``slot % workers``-th of ``workers`` consecutive shares as equal as can be (``len(cpus) //
+    workers`` CPUs or one more), so all of them with one worker; all of them, too, with more
+    workers than CPUs, which the kernel then balances.
 
-    Why: each move is a round trip between the referee and a host, and the kernel wakes a process
-    on its waker's CPU, so two games left to the scheduler often crowd onto one core while the other
-    idles. On this 2-core machine that idled 12 % of the CPU time of a two-worker run
-    (``python -m benchmarks.runner_overhead``; 2.4-3.1 of 23 core-seconds), and a game on a core of
-    its own ran 10-15 % faster. Numbering by ``slot % workers`` spreads the slots of runners that
-    play on one machine at once (their slots differ, :func:`~tournament.sandbox.claim_slots`).
+    Why: each move is a round trip between the referee and a host, and the kernel tends to wake a
+    process on its waker's CPU, so two games left to the scheduler often crowd onto one core while
+    the other idles. On the 2-core development machine, two workers playing the scaling mix of
+    ``python -m benchmarks.runner_overhead`` (96 games) left 2.4-3.1 of their 22-23 core-seconds
+    idle (``/proc/stat``) and took 11.1-11.6 s; on a core each, 0.2-0.3 idle and 9.6-10.2 s. With one
+    worker, pinning the game process and its hosts together made random-vs-random games slower
+    (0.95x against 0.89x ``make(...).run``): a host's start no longer overlaps the referee.
+    Numbering by ``slot % workers`` spreads the slots of runners that play on one machine at once
+    (their slots differ, :func:`~tournament.sandbox.claim_slots`).
     Source: ``sched_setaffinity(2)``. Raises ``ValueError`` when ``workers < 1`` or ``cpus`` is empty.
     """
     if workers < 1 or not cpus:
         raise ValueError(f"need at least one worker and one CPU, got {workers} and {list(cpus)}")
-    size = len(cpus) // workers
-    if workers == 1 or size == 0:
+    if workers > len(cpus):
         return set(cpus)
-    group = slot % workers
-    return set(sorted(cpus)[group * size : (group + 1) * size])
+    group, count = slot % workers, len(cpus)
+    return set(sorted(cpus)[group * count // workers : (group + 1) * count // workers])
 
 
 def run_games(
@@ -258,7 +262,8 @@ def _schedule(
     context: multiprocessing.context.BaseContext,
     cells: int,
 ) -> Iterator[GameRecord | GameFailed]:
-    """The scheduler of :func:`run_games`: play ``pending`` (last first), one game process a slot.
+    """The scheduler of :func:`run_games`: play ``pending`` (last first), one game process a slot,
+    on the slot's :func:`cpu_share` of the CPUs this process may use.
 
     A game process with no game left to play is told to stop at once (it ends the processes its
     last game left, :func:`_serve`), so that nothing of a finished game runs beside the games still
