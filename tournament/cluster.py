@@ -41,7 +41,6 @@ import dataclasses
 import logging
 import os
 import socket
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -52,6 +51,7 @@ from tournament.limits import Limits
 from tournament.record import GameRecord
 from tournament.runner import GameFailed, run_games
 from tournament.schedule import GameTask
+from tournament.scratch import Scratch
 
 RETRIES = 3
 """Times Ray re-runs a game whose worker process or node died (Ray's default for tasks)."""
@@ -128,7 +128,7 @@ class _Files:
 def _play(task: GameTask, limits: Limits, shipped: Shipped) -> GameRecord | GameFailed:
     """Play ``task`` here with the local runner, its specs reading the ``shipped`` files from a private
     temporary directory; the record carries ``task`` itself."""
-    with tempfile.TemporaryDirectory(prefix="connectx-game-") as folder:
+    with Scratch("game") as folder:
         local = {}
         for index, (written, (name, ref)) in enumerate(shipped.items()):
             path = Path(folder, str(index), name)

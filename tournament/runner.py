@@ -43,7 +43,6 @@ import ctypes
 import gc
 import multiprocessing
 import os
-import shutil
 import signal
 import tempfile
 import time
@@ -62,6 +61,7 @@ from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.sandbox import GRACE
 from tournament.schedule import GameTask
+from tournament.scratch import Scratch
 
 
 class GameFailed(RuntimeError):
@@ -179,7 +179,7 @@ class _GameProcess:
     conn: Connection
     slot: int
     progress: _Progress
-    scratch: str
+    scratch: Scratch
     task: GameTask | None = None
     started: float = 0.0
 
@@ -277,12 +277,12 @@ def _schedule(
     def start(slot: int) -> _GameProcess:
         parent_end, child_end = context.Pipe()
         progress = _Progress(context, cells)
-        scratch = tempfile.mkdtemp(prefix=f"connectx-slot{slot}-")
-        os.chmod(scratch, 0o711)  # the agents' users may enter their own directories in it, not list it
+        # The agents' users may enter their own directories in it, not list it.
+        scratch = Scratch(f"slot{slot}", mode=0o711)
         # Not a daemon: its agents may start processes of their own (multiprocessing forbids
         # children to daemons); it dies with the runner instead (PR_SET_PDEATHSIG).
         process = context.Process(
-            target=_serve, args=(child_end, slot, limits, progress, scratch, shares[slot]), daemon=False
+            target=_serve, args=(child_end, slot, limits, progress, scratch.path, shares[slot]), daemon=False
         )
         process.start()
         child_end.close()
@@ -295,7 +295,7 @@ def _schedule(
         game.process.join()
         game.conn.close()
         sandbox.kill_descendants(spare={other.process.pid for other in slots.values()})
-        shutil.rmtree(game.scratch, ignore_errors=True)
+        game.scratch.close()
 
     try:
         while pending or any(game.task for game in slots.values()):
@@ -364,4 +364,4 @@ def _schedule(
         for game in [*slots.values(), *retired]:
             game.process.join()
             game.conn.close()
-            shutil.rmtree(game.scratch, ignore_errors=True)
+            game.scratch.close()
