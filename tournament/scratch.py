@@ -37,12 +37,12 @@ MAKING_AGE = 60.0
 """Seconds after which a directory still named :data:`MAKING` is taken for one left behind."""
 
 
-def sweep(folder: str | None = None) -> list[str]:
-    """Remove the scratch directories in ``folder`` (default: ``tempfile.gettempdir()``) whose makers
-    are gone, that is whose lock can be taken at once; return their paths. Directories of other users,
-    and any entry that vanishes or cannot be opened meanwhile, are skipped."""
+def sweep() -> list[str]:
+    """Remove the scratch directories in the temporary directory (``tempfile.gettempdir()``) whose
+    makers are gone, that is whose lock can be taken at once; return their paths. An entry that
+    vanishes or cannot be opened meanwhile (another user's, unless this process is root) is skipped."""
     removed = []
-    base = Path(folder or tempfile.gettempdir())
+    base = Path(tempfile.gettempdir())
     for path in sorted([*base.glob(f"{PREFIX}*"), *base.glob(f"{MAKING}*")]):
         try:
             if path.name.startswith(MAKING) and time.time() - path.lstat().st_mtime < MAKING_AGE:
@@ -63,8 +63,8 @@ def sweep(folder: str | None = None) -> list[str]:
 
 
 class Scratch:
-    """A new scratch directory ``connectx-scratch-KIND-XXXXXXXX`` in the temporary directory, locked by this
-    process until :meth:`close` removes it (module docstring). Making one first sweeps away those
+    """A new scratch directory ``connectx-scratch-KIND-XXXXXXXX`` in the temporary directory, locked
+    by this process until :meth:`close` removes it (module docstring). Making one first sweeps away those
     whose makers are gone (:func:`sweep`). ``mode`` is the directory's permission bits. Usable as a
     context manager. Raises ``OSError`` when the directory cannot be made.
     """
