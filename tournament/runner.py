@@ -47,7 +47,7 @@ import signal
 import tempfile
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection, wait
@@ -202,7 +202,7 @@ def stall_limit(task: GameTask) -> float:
     return longest + GRACE + 5.0
 
 
-def cpu_share(slot: int, workers: int, cpus: Sequence[int]) -> set[int]:
+def cpu_share(slot: int, workers: int, cpus: Collection[int]) -> set[int]:
     """The CPUs on which game slot ``slot`` (its game process, zygote and hosts) runs, when a runner
     plays ``workers`` games at once on ``cpus`` (those it may use, ``os.sched_getaffinity``): the
     ``slot % workers``-th of ``workers`` consecutive shares as equal as can be (``len(cpus) //
@@ -269,7 +269,7 @@ def _schedule(
     last game left, :func:`_serve`), so that nothing of a finished game runs beside the games still
     being played.
     """
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = os.sched_getaffinity(0)
     shares = {slot: cpu_share(slot, len(numbers), cpus) for slot in numbers}
     slots: dict[int, _GameProcess] = {}
     retired: list[_GameProcess] = []
