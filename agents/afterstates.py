@@ -4,7 +4,7 @@ The *afterstate* of a move is the position it leads to, with the opponent to mov
 evaluation values a position for its side to move, so the mover's worth of a move is the negated
 value of its afterstate -- except when the move ends the game, which is worth its result: 1 for a
 win, 0 for a draw (a full board). The move played is the one worth the most to the mover, ties going
-to the column nearest the centre (:attr:`agents.board.Geometry.centre_order`). This is the 1-ply
+to the column nearest the centre (:attr:`agents.engine.board.Geometry.centre_order`). This is the 1-ply
 search of Mitchell's checkers learner (*Machine Learning*, 1997, ch. 1) and of afterstate value
 functions (Sutton & Barto, *Reinforcement Learning*, 2nd ed. 2018, sec. 6.8).
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.adapter import Clock
-from agents.board import Board, Geometry
+from agents.engine.board import Board, Geometry
+from agents.kit.adapter import Clock
 from agents.one_step import score_moves
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
 
 Evaluate = Callable[[Sequence[int], Sequence[int], Geometry], np.ndarray]
 """``evaluate(positions, masks, geo)``: values in [-1, 1], shape ``(len(positions),)``, of the
-positions given as bitboards (:mod:`agents.board`), each for its side to move."""
+positions given as bitboards (:mod:`agents.engine.board`), each for its side to move."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def best_column(values: dict[int, float]) -> int:
 
 
 class OnePly:
-    """The one-ply :class:`~agents.player.Player`: ``evaluator(geo)`` returns the :data:`Evaluate`
+    """The one-ply :class:`~agents.kit.player.Player`: ``evaluator(geo)`` returns the :data:`Evaluate`
     to use on boards ``geo``, or None when it has none for that board (then the one-step fallback
     plays). ``last_move`` holds ``stage`` (``one_ply`` or ``fallback``) and ``value``, the chosen
     move's worth to the mover. Raises ``ValueError`` when asked to play a finished game."""

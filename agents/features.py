@@ -1,7 +1,7 @@
 """Hand-made board features and a board encoding for the learned evaluations, on any board.
 
 Two views of a position, both from the point of view of the **side to move** (the owner of
-``Board.position``; see :mod:`agents.board` for the bit layout):
+``Board.position``; see :mod:`agents.engine.board` for the bit layout):
 
 * :func:`features` -- a short vector of counts that means the same thing on every board, so one set
   of weights plays any ConnectX configuration (the board features of Mitchell's checkers learner,
@@ -19,9 +19,9 @@ from functools import cache
 
 import numpy as np
 
-from agents.board import Geometry
+from agents.engine.board import Geometry
+from agents.engine.lines import winning_cells
 from agents.heuristic import window_starts
-from agents.lines import winning_cells
 
 __all__ = ["FEATURES", "features", "planes"]
 
@@ -67,7 +67,7 @@ def _centre_weights(geo: Geometry) -> tuple[tuple[int, float], ...]:
 def features(position: int, mask: int, geo: Geometry) -> np.ndarray:
     """The :data:`FEATURES` of a position: float64 array of shape ``(len(FEATURES),)``.
 
-    ``position`` is the bitboard of the side to move, ``mask`` of all stones (:mod:`agents.board`).
+    ``position`` is the bitboard of the side to move, ``mask`` of all stones (:mod:`agents.engine.board`).
     Counts are raw (not scaled); ``inarow <= 2`` boards count open ``inarow - 2`` windows as empty
     windows.
     """

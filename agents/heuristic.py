@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from agents.board import Geometry, geometry
+from agents.engine.board import Geometry, geometry
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ def window_starts(rows: int, columns: int, inarow: int) -> tuple[tuple[int, int]
 
 def count_windows(stones: int, empty: int, geo: Geometry) -> tuple[int, int]:
     """``(lines, open)``: windows filled by ``stones``, and windows with ``inarow - 1`` of
-    ``stones`` plus one cell of ``empty`` (bit masks in the :mod:`agents.board` layout)."""
+    ``stones`` plus one cell of ``empty`` (bit masks in the :mod:`agents.engine.board` layout)."""
     k = geo.inarow
     lines = opens = 0
     for shift, starts in window_starts(geo.rows, geo.columns, k):

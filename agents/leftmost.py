@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.adapter import Agent, board_from_obs
+from agents.kit.adapter import Agent, board_from_obs
 
 
 def make_agent() -> Agent:

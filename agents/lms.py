@@ -20,10 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import resources
-from agents.adapter import Agent, kaggle_agent
 from agents.afterstates import Evaluate, OnePly
-from agents.board import Geometry
+from agents.engine.board import Geometry
 from agents.features import FEATURES, features
+from agents.kit.adapter import Agent, kaggle_agent
 from agents.weights import load, require
 
 __all__ = ["SCALE", "agent", "evaluator", "inputs", "make_agent", "values"]

@@ -9,7 +9,7 @@ played is the root child with the most visits. This is the baseline that OpenSpi
 (random rollouts) stands for.
 
 Around the search: a winning move is played at once; when the opponent threatens to win, only the
-moves that do not lose at once are searched (:meth:`agents.board.Board.non_losing_moves`). The tree
+moves that do not lose at once are searched (:meth:`agents.engine.board.Board.non_losing_moves`). The tree
 is kept between moves: when the new position lies two plies below the last root, that subtree is
 reused. Time: by default ``actTimeout`` minus a margin a move; the overage bank is never drawn on.
 """
@@ -21,9 +21,9 @@ import random
 import time
 from collections.abc import Callable
 
-from agents.adapter import Agent, Clock, kaggle_agent
-from agents.board import Board, Geometry
-from agents.lines import wins_function
+from agents.engine.board import Board, Geometry
+from agents.engine.lines import wins_function
+from agents.kit.adapter import Agent, Clock, kaggle_agent
 
 __all__ = ["Mcts", "make_agent"]
 
@@ -48,7 +48,7 @@ class _Node:
 
 
 class Mcts:
-    """The UCT :class:`~agents.player.Player` (see the module docstring).
+    """The UCT :class:`~agents.kit.player.Player` (see the module docstring).
 
     ``c``: the exploration constant (default √2); ``rollouts``: iterations a move (then the search
     ignores the clock and, with a ``seed``, repeats itself exactly); ``seconds``: time a move instead

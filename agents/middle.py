@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.adapter import Agent, field
+from agents.kit.adapter import Agent, field
 
 
 def make_agent() -> Agent:

@@ -6,7 +6,7 @@ leaf at depth 0 or when it is terminal (a line on the board, or the board full);
 terminal or not -- is valued by the :data:`~agents.heuristic.MINIMAX` window heuristic from the
 root player's side. Source: https://www.kaggle.com/code/alexisbcook/n-step-lookahead.
 
-Here that is :class:`agents.search.Search` without tactics (and without its transposition table
+Here that is :class:`agents.engine.search.Search` without tactics (and without its transposition table
 below depth 4, where no position recurs) and with the heuristic signed for the side to move
 (negamax: the root player's value at even distances from the root, its negative at odd ones).
 Alpha-beta pruning (Knuth & Moore 1975) with a full window for every root column returns the
@@ -20,15 +20,15 @@ from __future__ import annotations
 import random
 from functools import cache
 
-from agents.adapter import Agent, Clock, kaggle_agent
-from agents.board import Board, Geometry
+from agents.engine.board import Board, Geometry
+from agents.engine.search import Evaluate, Search
 from agents.heuristic import MINIMAX, evaluate
-from agents.search import Evaluate, Search
+from agents.kit.adapter import Agent, Clock, kaggle_agent
 
 
 def course_evaluation(geo: Geometry, root_ply: int) -> Evaluate:
     """The :data:`~agents.heuristic.MINIMAX` heuristic of the player to move at ``root_ply``, as a value
-    for the side to move (:class:`agents.search.Evaluate`): negated at odd distances from the root."""
+    for the side to move (:class:`agents.engine.search.Evaluate`): negated at odd distances from the root."""
 
     def value(position: int, mask: int, ply: int) -> int:
         if (ply ^ root_ply) & 1:
@@ -60,7 +60,7 @@ def minimax_values(board: Board, depth: int = 3) -> dict[int, int]:
 
 
 class Minimax:
-    """The N-step lookahead :class:`~agents.player.Player`: a column of the highest
+    """The N-step lookahead :class:`~agents.kit.player.Player`: a column of the highest
     :func:`minimax_values`, ties broken by ``random.Random(seed)``."""
 
     def __init__(self, depth: int = 3, seed: int | None = None) -> None:

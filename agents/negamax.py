@@ -5,8 +5,8 @@ Scores are always from the point of view of the side to move.
 Each move (:func:`make_agent`), with the garbage collector off:
 
 1. the only legal move, or a move that wins at once;
-2. the opening book (:mod:`agents.book`; 6x7, four in a row) when it knows the position;
-3. exact solving (:mod:`agents.solver`, Pons' algorithm) when at most 36 cells are empty: a child
+2. the opening book (:mod:`agents.engine.book`; 6x7, four in a row) when it knows the position;
+3. exact solving (:mod:`agents.engine.solver`, Pons' algorithm) when at most 36 cells are empty: a child
    that keeps a win, else a draw, found by null-window searches under a deadline; the solver's
    transposition table lives as long as the agent, so once a position is solved the following
    moves are mostly table hits;
@@ -29,17 +29,17 @@ Heuristic search (any ConnectX configuration):
 
 * immediate win, then immediate block, are checked before any search; moves that hand the opponent
   an immediate win are pruned, and a single forced block is played at once (the tactics of
-  :mod:`agents.search`);
-* :class:`agents.search.Search` with tactics and a transposition table: alpha-beta negamax,
+  :mod:`agents.engine.search`);
+* :class:`agents.engine.search.Search` with tactics and a transposition table: alpha-beta negamax,
   centre-first move ordering with the table's best move first, iterative deepening that stops inside
   the time it is given; the result of the deepest completed iteration is played;
 * at the horizon :func:`threat_evaluation` counts the empty winning cells ("threats") of each side,
   twice for threats on the rows that favour their owner (odd rows for the first player, even rows for
   the second: Allis' parity rule), and the stones near the centre; decided positions score
-  ``±(WIN - stones)`` (:data:`agents.search.WIN`) so that faster wins are preferred.
+  ``±(WIN - stones)`` (:data:`agents.engine.search.WIN`) so that faster wins are preferred.
 
-:class:`Negamax` is the :class:`~agents.player.Player`; ``make_agent(**params)`` wraps it as the Kaggle
-callable (:func:`agents.adapter.kaggle_agent`); ``agent = make_agent()``.
+:class:`Negamax` is the :class:`~agents.kit.player.Player`; ``make_agent(**params)`` wraps it as the Kaggle
+callable (:func:`agents.kit.adapter.kaggle_agent`); ``agent = make_agent()``.
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agents.adapter import Agent, Clock, kaggle_agent
-from agents.board import Board, Geometry
-from agents.book import book_move
-from agents.lines import wins_function
-from agents.search import Evaluate, Search
-from agents.solver import Solver
+from agents.engine.board import Board, Geometry
+from agents.engine.book import book_move
+from agents.engine.lines import wins_function
+from agents.engine.search import Evaluate, Search
+from agents.engine.solver import Solver
+from agents.kit.adapter import Agent, Clock, kaggle_agent
 
 __all__ = ["Budget", "Negamax", "agent", "make_agent", "move_budget", "threat_evaluation"]
 
@@ -66,7 +66,7 @@ TABLE_LIMIT = 2_000_000
 
 
 def threat_evaluation(geo: Geometry) -> Evaluate:
-    """The static value (:class:`agents.search.Evaluate`) of the heuristic search, side to move.
+    """The static value (:class:`agents.engine.search.Evaluate`) of the heuristic search, side to move.
 
     ``4 * (threats - opponent's threats) + 4 * (threats on favourable rows - the opponent's)`` plus
     ``w * (stones - opponent's stones)`` per column of weight ``w`` (``round(columns / 2 - distance to
@@ -153,7 +153,7 @@ def move_budget(
 
 
 class Negamax:
-    """The negamax :class:`~agents.player.Player` (see the module docstring and :func:`make_agent`).
+    """The negamax :class:`~agents.kit.player.Player` (see the module docstring and :func:`make_agent`).
 
     ``last_move`` (a dict: ``stage`` in only/draw/win/book/exact/search, ``ply``, ``seconds``, ``depth``)
     describes its last decision, for benchmarks. Solvers and searches live as long as the player.

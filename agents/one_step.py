@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agents.adapter import Agent, board_from_obs
-from agents.board import Board
+from agents.engine.board import Board
 from agents.heuristic import ONE_STEP, evaluate
+from agents.kit.adapter import Agent, board_from_obs
 
 
 def score_moves(board: Board) -> dict[int, int]:

@@ -29,10 +29,10 @@ from __future__ import annotations
 import numpy as np
 
 from agents import resources
-from agents.adapter import Agent, Clock, kaggle_agent
 from agents.afterstates import best_column, one_step_values
-from agents.board import Board, Geometry
+from agents.engine.board import Board, Geometry
 from agents.features import planes
+from agents.kit.adapter import Agent, Clock, kaggle_agent
 from agents.weights import Layers, board_of, layers, load, require
 
 __all__ = ["QNet", "agent", "make_agent", "q_values"]
@@ -54,7 +54,7 @@ def _fits(net: Layers, geo: Geometry) -> bool:
 
 
 class QNet:
-    """The ``q_net`` :class:`~agents.player.Player`. ``weights``: a path, or None for the shipped
+    """The ``q_net`` :class:`~agents.kit.player.Player`. ``weights``: a path, or None for the shipped
     file (read at the first move). ``last_move["stage"]`` is ``"q"`` or ``"fallback"`` (see the
     module docstring). Raises ``ValueError`` when asked to play a finished game."""
 

@@ -14,7 +14,7 @@ Communications of the ACM 38(3), 1995).
 Each move (:class:`Td`), with the garbage collector off: the only legal move, a move that wins at
 once, or the only move that does not let the opponent win at once is played without search (stage
 ``only``/``win``/``block``); on a board where no line fits, the first legal move (``draw``).
-Otherwise :class:`agents.search.Search` (alpha-beta negamax with tactics and a transposition
+Otherwise :class:`agents.engine.search.Search` (alpha-beta negamax with tactics and a transposition
 table) values the leaves with the MLP scaled by :data:`VALUE_SCALE`, strictly inside
 ``±DECIDED``; moves are ordered centre first with the transposition table's best move first, the
 table filled by the search's own iterative deepening. Time: iterative deepening until
@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 
 from agents import resources
-from agents.adapter import Agent, Clock, kaggle_agent
-from agents.board import Board, Geometry
+from agents.engine.board import Board, Geometry
+from agents.engine.search import Evaluate, Search
 from agents.features import features
+from agents.kit.adapter import Agent, Clock, kaggle_agent
 from agents.negamax import move_budget
-from agents.search import Evaluate, Search
 from agents.weights import load, require
 
 __all__ = ["SCALE", "VALUE_SCALE", "Td", "agent", "evaluation", "inputs", "make_agent", "value"]
@@ -53,7 +53,7 @@ SCALE = np.array([8.0, 8.0, 4.0, 4.0, 8.0, 8.0, 4.0, 4.0, 2.0, 2.0])
 6x7 middle games, so that the MLP's inputs are mostly within ``[0, 2]``."""
 
 VALUE_SCALE = 100_000
-"""Search units of a value of 1 (far inside ``agents.search.DECIDED``)."""
+"""Search units of a value of 1 (far inside ``agents.engine.search.DECIDED``)."""
 
 _shipped: list[dict[str, np.ndarray]] = []
 """The shipped weights, read once for all players; a user's file is read by each player that plays
@@ -73,7 +73,7 @@ def value(weights: Mapping[str, np.ndarray], x: np.ndarray) -> np.ndarray:
 
 
 def evaluation(weights: Mapping[str, np.ndarray], geo: Geometry) -> Evaluate:
-    """The search's evaluation (:class:`agents.search.Evaluate`) on ``geo``: :func:`value` of the
+    """The search's evaluation (:class:`agents.engine.search.Evaluate`) on ``geo``: :func:`value` of the
     position for the side to move times :data:`VALUE_SCALE`, rounded to an integer."""
     w1 = np.asarray(weights["w1"], np.float64) / SCALE[:, None]  # folds the input scaling in
     b1 = np.asarray(weights["b1"], np.float64)
@@ -109,7 +109,7 @@ def _load(path: str | None) -> dict[str, np.ndarray]:
 
 
 class Td:
-    """The ``td`` :class:`~agents.player.Player` (see the module docstring for the parameters).
+    """The ``td`` :class:`~agents.kit.player.Player` (see the module docstring for the parameters).
 
     ``last_move`` (a dict: ``stage`` in only/draw/win/block/search, ``ply``, ``depth`` of a search,
     ``seconds``) describes its last decision. Searches (one a board geometry) live as long as the

@@ -25,10 +25,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import resources
-from agents.adapter import Agent, kaggle_agent
 from agents.afterstates import Evaluate, OnePly
-from agents.board import Geometry
+from agents.engine.board import Geometry
 from agents.features import planes
+from agents.kit.adapter import Agent, kaggle_agent
 from agents.weights import Layers, board_of, layers, load, require
 
 __all__ = ["agent", "evaluator", "forward", "make_agent"]

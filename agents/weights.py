@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.board import Geometry, geometry
+from agents.engine.board import Geometry, geometry
 
 __all__ = ["BOARD_KEYS", "Layers", "board_of", "layers", "load", "require", "save"]
 

@@ -1,7 +1,7 @@
 """Where the pure-Python solver stops fitting in a move: the time to choose an exact move, by ply.
 
 For each ply, positions are drawn from Pons' test sets (begin sets for plies up to 14, middle sets
-after), and the agent's exact stage (:meth:`agents.solver.Solver.choose`: weak-solve the children in
+after), and the agent's exact stage (:meth:`agents.engine.solver.Solver.choose`: weak-solve the children in
 move order until one keeps the best outcome class) is timed with a fresh solver, capped at
 ``--cap`` seconds. The opening book must cover the plies where this does not fit in
 ``actTimeout`` (2 s) plus the share of the bank a move may take::
@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from agents.board import Board
-from agents.solver import Solver
+from agents.engine.board import Board
+from agents.engine.solver import Solver
 from benchmarks.pons import DATA, read_set
 
 

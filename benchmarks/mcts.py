@@ -4,7 +4,7 @@ Usage: ``python -m benchmarks.mcts [--seconds 1] [--pairs 0]``
 
 Prints the UCT iterations (one rollout each) a second from a few 6x7 positions, then, with
 ``--pairs N``, plays N game pairs against ``one_step`` (each pair: one opening of the built-in
-balanced suite, colours swapped) in-process through :func:`agents.player.play_game`, with ``mcts``
+balanced suite, colours swapped) in-process through :func:`agents.kit.player.play_game`, with ``mcts``
 given ``--seconds`` a move, and prints its score. Tournaments through the referee measure the same
 with ``connectx run --agents mcts one_step``.
 """
@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents.adapter import Clock, as_player
-from agents.board import Board, geometry
+from agents.engine.board import Board, geometry
+from agents.kit.adapter import Clock, as_player
+from agents.kit.player import play_game
 from agents.mcts import Mcts
-from agents.player import play_game
 from agents.registry import load_agent, parse_spec
 from tournament.openings import check, pair_openings, resolve
 

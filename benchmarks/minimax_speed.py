@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents.board import Board
+from agents.engine.board import Board
 from agents.minimax import minimax_values
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

@@ -29,10 +29,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from agents.adapter import Clock, observation
-from agents.board import Board
+from agents.engine.board import Board
+from agents.engine.solver import SearchAborted
+from agents.kit.adapter import Clock, observation
 from agents.registry import load_agent, parse_spec
-from agents.solver import SearchAborted
 from benchmarks.pons import DATA, SETS, read_set
 
 MINIMAX5 = {"L3_R1": 1.7, "L2_R1": 0.7, "L2_R2": 1.4, "L1_R1": 7.3, "L1_R2": 9.2, "L1_R3": 23.5}

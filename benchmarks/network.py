@@ -16,8 +16,8 @@ import statistics
 import sys
 import time
 
-from agents.adapter import Agent, Clock, observation
-from agents.board import Board
+from agents.engine.board import Board
+from agents.kit.adapter import Agent, Clock, observation
 from agents.registry import load_agent, parse_spec
 from benchmarks.pons import DATA, SETS, read_set
 

@@ -25,9 +25,9 @@ import sys
 import time
 
 from agents import random_agent
-from agents.adapter import as_player
-from agents.board import Board
-from agents.player import play_game
+from agents.engine.board import Board
+from agents.kit.adapter import as_player
+from agents.kit.player import play_game
 from agents.registry import load_agent, parse_spec
 from benchmarks.network import timed_move
 
@@ -36,7 +36,7 @@ SPIN = "while True:\n    pass\n"
 
 def positions(count: int, seed: int) -> list[Board]:
     """``count`` positions of 2 to 30 plies from games of two seeded ``random`` players (played by
-    :func:`agents.player.play_game`), none won and none full."""
+    :func:`agents.kit.player.play_game`), none won and none full."""
     rng = random.Random(seed)
     players = [as_player(random_agent.make_agent(seed=seed + side)) for side in (0, 1)]
     boards: list[Board] = []

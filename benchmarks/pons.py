@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents.solver import SearchAborted, Solver, parse_position
+from agents.engine.solver import SearchAborted, Solver, parse_position
 
 DATA = Path(__file__).parent / "data" / "pons"
 SETS = ["L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3"]
@@ -87,7 +87,7 @@ def run_set(name: str, engine: str, data: Path, limit: int | None, seconds: floa
 
 
 def compare(names: list[str], data: Path, limit: int | None) -> None:
-    """Nodes per second of :mod:`agents.solver` against :mod:`benchmarks.straight_port`, interleaved
+    """Nodes per second of :mod:`agents.engine.solver` against :mod:`benchmarks.straight_port`, interleaved
     position by position on the same machine so that load from other processes hits both alike."""
     from benchmarks import straight_port
 

@@ -3,7 +3,7 @@
 It follows the C++ structure one to one (a ``Position`` class with methods, a ``MoveSorter``
 object doing insertion sort, a fixed-size ``TranspositionTable`` of two Python lists, the search as
 a method), which is how a port looks before any Python-specific tuning. Same algorithm and node
-counts as :mod:`agents.solver` up to the table (lossy here, exact there). Scores from the side to
+counts as :mod:`agents.engine.solver` up to the table (lossy here, exact there). Scores from the side to
 move, Pons' convention (http://blog.gamesolver.org/solving-connect-four/). 6x7 only.
 """
 

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.board import Board
+from agents.engine.board import Board
 from benchmarks.mistakes import outcome_sign
 from tournament.record import GameRecord
 from tournament.store import Store, StoreError

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import TextIO
 
-from agents.board import Board
+from agents.engine.board import Board
 
 __all__ = ["draw", "stone", "wants_colour"]
 

@@ -1,8 +1,8 @@
-"""The person at the terminal as a :class:`~agents.player.Player`, for ``connectx play``.
+"""The person at the terminal as a :class:`~agents.kit.player.Player`, for ``connectx play``.
 
 :class:`HumanPlayer` asks for a column (1-based, as the board is numbered) until the answer is a
 legal move, saying in one line what was wrong with each other answer. Two answers leave the game
-instead of moving, as exceptions out of :func:`agents.player.play_game`: ``u`` (:class:`Undo`: take
+instead of moving, as exceptions out of :func:`agents.kit.player.play_game`: ``u`` (:class:`Undo`: take
 back the person's last move and the agent's reply; the caller replays the game from the moves that
 stand) and ``q`` or the end of input, Ctrl-D (:class:`Quit`). Ctrl-C is Python's
 ``KeyboardInterrupt``, left to the caller.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.adapter import Clock
-from agents.board import Board
+from agents.engine.board import Board
+from agents.kit.adapter import Clock
 
 __all__ = ["HumanPlayer", "Quit", "Undo", "column_of"]
 
@@ -56,7 +56,7 @@ def column_of(answer: str, board: Board) -> int:
 
 
 class HumanPlayer:
-    """A :class:`~agents.player.Player` whose moves are typed: ``ask(prompt) -> answer`` reads one
+    """A :class:`~agents.kit.player.Player` whose moves are typed: ``ask(prompt) -> answer`` reads one
     (``input`` by default; its ``EOFError`` is :class:`Quit`) and ``say(line)`` shows why an answer
     was refused (``print``). ``name`` (e.g. ``"X"``, possibly coloured) goes into the prompt. The
     clock is ignored: a person is not timed."""

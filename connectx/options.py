@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 from typing import NoReturn
 
-from agents.board import Geometry, InvalidBoardError, geometry
+from agents.engine.board import Geometry, InvalidBoardError, geometry
 
 
 class Parser(argparse.ArgumentParser):

@@ -1,8 +1,8 @@
 """``connectx play AGENT``: a person plays one game against an agent at the terminal; it is stored.
 
-The game is :func:`agents.player.play_game`, the project's in-process game loop, between a
+The game is :func:`agents.kit.player.play_game`, the project's in-process game loop, between a
 :class:`~connectx.human.HumanPlayer` and the agent. The agent is called as Kaggle calls it: its
-``agent(obs, config)`` (:func:`agents.adapter.as_player`) with ``actTimeout`` and a 60 s overage
+``agent(obs, config)`` (:func:`agents.kit.adapter.as_player`) with ``actTimeout`` and a 60 s overage
 bank, run in a process of its own behind the tournament's proxy
 (:class:`tournament.sandbox.AgentProcess`), so that an untrusted file agent can read neither the store
 nor this terminal, its prints do not garble the board, and a move that overruns Kaggle's limit is cut
@@ -34,9 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.adapter import Clock, as_player
-from agents.board import Board, Outcome
-from agents.player import play_game
+from agents.engine.board import Board, Outcome
+from agents.kit.adapter import Clock, as_player
+from agents.kit.player import play_game
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo
@@ -135,8 +135,8 @@ class Forfeit(Exception):  # noqa: N818 - an event of the game, like Kaggle's st
 
 
 class AgentSide:
-    """The agent as a :class:`~agents.player.Player`: asks ``proxy`` (an
-    :class:`~tournament.sandbox.AgentProcess`) through :func:`~agents.adapter.as_player` and judges
+    """The agent as a :class:`~agents.kit.player.Player`: asks ``proxy`` (an
+    :class:`~tournament.sandbox.AgentProcess`) through :func:`~agents.kit.adapter.as_player` and judges
     the answer as Kaggle's referee would, raising :class:`Forfeit` instead of returning a bad one."""
 
     def __init__(self, proxy: AgentProcess, label: str, say: Say) -> None:
@@ -171,7 +171,7 @@ def _bank(times: list[float], mark: int, clock: Clock) -> float:
 def _record(
     task: GameTask, moves: list[int], times: list[float], end: Outcome | Forfeit, **timing: object
 ) -> GameRecord:
-    """The record of a finished game, played out (``end`` an :class:`~agents.board.Outcome`) or
+    """The record of a finished game, played out (``end`` an :class:`~agents.engine.board.Outcome`) or
     forfeited by the agent; ``timing`` is ``duration`` and ``started_at``."""
     if isinstance(end, Outcome):
         termination = Termination.DRAW if end.winner is None else Termination.WIN

@@ -11,7 +11,7 @@ draw; ``+N`` it wins with its ``(cells + 2) // 2 - N``-th stone (22 - N on 6x7: 
 higher); ``-N`` it loses, the opponent winning with that stone. ``--weak`` gives only 1 / 0 / -1;
 ``--analyse`` the score of playing each column (``-1000``: a full column, as Pons' program).
 
-The solver is pure Python (:mod:`agents.solver`): a position with many stones takes milliseconds,
+The solver is pure Python (:mod:`agents.engine.solver`): a position with many stones takes milliseconds,
 one with few can take minutes (``4444443``: about a minute; ``4453``: five). While a solve runs
 longer than :data:`QUIET` seconds, the seconds spent so far are shown on stderr; afterwards the
 nodes searched and nodes per second.
@@ -25,8 +25,8 @@ import threading
 import time
 from collections.abc import Iterator
 
-from agents.board import BoardError, InvalidBoardError, geometry
-from agents.solver import Solver, parse_position
+from agents.engine.board import BoardError, InvalidBoardError, geometry
+from agents.engine.solver import Solver, parse_position
 from connectx.options import board_options, check_ranges
 
 INVALID_MOVE = -1000

@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.adapter import DEFAULT_ACT_TIMEOUT
+from agents.kit.adapter import DEFAULT_ACT_TIMEOUT
 from agents.registry import SpecError
 from connectx.options import check_ranges
 from submissions.build import BuildError, build_spec, write

@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.board import InvalidBoardError, geometry
+from agents.engine.board import InvalidBoardError, geometry
 from connectx.options import board_options, check_ranges
 from training.driver import CHUNK, EVALUATIONS, Interrupted, RunError, Settings, run
 from training.learners import LEARNERS

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from agents.adapter import DEFAULT_OVERAGE
+from agents.kit.adapter import DEFAULT_OVERAGE
 from agents.registry import BUILTIN, KAGGLE_BUILTIN
 from reports.results import Results
 from reports.sprt import Sprt

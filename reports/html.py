@@ -22,7 +22,7 @@ import math
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from agents.adapter import DEFAULT_OVERAGE
+from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
 from reports.header import format_seconds
 from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg

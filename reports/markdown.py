@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from agents.adapter import DEFAULT_OVERAGE
+from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
 from reports.frames import notation
 from reports.header import format_seconds
@@ -201,7 +201,7 @@ def render(report: Report) -> str:
         "## Games",
         "",
         "Moves in Pons' notation (1-based columns, the opening included): `echo MOVES | python -m "
-        "agents.solver` scores the final position. The HTML report replays every game.",
+        "agents.engine.solver` scores the final position. The HTML report replays every game.",
         "",
     ]
     records = {record.game_id: record for record in report.records}

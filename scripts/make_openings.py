@@ -11,7 +11,7 @@ in the centre column, mark 2 on top of it, mark 1 in column 5, mark 2 in column 
 
 **Score.** The exact game-theoretic score of the position after the opening, from the point of view
 of the side to move, in Pons' convention (http://blog.gamesolver.org/solving-connect-four/,
-part 2, "test protocol"; the same as :mod:`agents.solver`): 0 for a draw; ``22 - s`` when the side to
+part 2, "test protocol"; the same as :mod:`agents.engine.solver`): 0 for a draw; ``22 - s`` when the side to
 move wins with its ``s``-th stone; minus the winner's score when it loses. The empty board scores +1
 (the first player wins with its 21st and last stone).
 
@@ -65,8 +65,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.board import Board, geometry
-from agents.book import mirror
+from agents.engine.board import Board, geometry
+from agents.engine.book import mirror
 
 __all__ = ["Candidate", "LengthReport", "candidates", "main", "render", "select"]
 
@@ -170,7 +170,7 @@ def select(
     kept when the candidates run out. Raises ``ValueError`` for a bad ``plies``, ``count < 1`` or
     ``margin < 0``.
     """
-    from agents.solver import SearchAborted
+    from agents.engine.solver import SearchAborted
     from training.fast_solver import FastSolver
 
     if count < 1 or margin < 0 or max_nodes < 1:

@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 
 import agents
-from agents.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from submissions import probe
 from submissions.build import provenance
 from submissions.report import CheckReport

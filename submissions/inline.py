@@ -4,7 +4,7 @@ The sources are read and parsed (``ast``), never executed, and every ``import`` 
 in a module -- at the top, inside functions, under ``if TYPE_CHECKING`` -- is classified:
 
 * a module of the agent's own top-level package (``agents``): inlined, with its parent packages;
-  ``from agents import board`` inlines ``agents.board`` when that is a submodule;
+  ``from agents import board`` inlines ``agents.engine.board`` when that is a submodule;
 * ``__future__``, the standard library (``sys.stdlib_module_names``) or :data:`ALLOWED_THIRD_PARTY`
   (numpy, which Kaggle's image provides): left to Python's import;
 * anything else -- another package of this project (``tournament``), ``kaggle_environments``,
@@ -23,7 +23,7 @@ Data files: ``<package>.resources`` is not inlined; the builder generates a repl
 must call ``resources.read("literal-name")`` (or ``read("literal-name")`` imported from it) with a
 string literal, which is how the names to embed are found here; any other use of that module is a
 :class:`BuildError`. A module using ``__file__`` gets a note: in a built file ``__file__`` is a
-pseudo path such as ``<submission>/agents/book.py`` with nothing on disk below it (harmless for a
+pseudo path such as ``<submission>/agents/engine/book.py`` with nothing on disk below it (harmless for a
 default output path, fatal for reading data that way). Imports made by calling
 ``importlib.import_module`` cannot be seen and are not supported.
 """

@@ -10,7 +10,7 @@ Why module objects and a private ``__import__`` rather than one rewritten namesp
 * each inlined module runs in its own ``types.ModuleType`` namespace, so two modules defining the
   same private name (``_search``, ``WIN``...) can never collide, and the module sources stay
   byte-for-byte the package's sources -- nothing is rewritten;
-* the modules are compiled with file names such as ``<submission>/agents/board.py`` and their
+* the modules are compiled with file names such as ``<submission>/agents/engine/board.py`` and their
   lines are put in :mod:`linecache`, so a traceback in Kaggle's log shows the package file, line
   number and line text of the package source;
 * ``import agents.x``, ``from agents.x import y``, ``from . import x`` and ``from .x import y`` are

@@ -10,7 +10,7 @@ import json
 import time
 from pathlib import Path
 
-from agents.adapter import DEFAULT_OVERAGE
+from agents.kit.adapter import DEFAULT_OVERAGE
 from submissions import timing
 from submissions.report import CheckReport, GameResult
 

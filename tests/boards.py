@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from agents.board import Board
+from agents.engine.board import Board
 
 
 def random_board(rng: random.Random, rows: int, columns: int, k: int) -> Board:

@@ -10,8 +10,8 @@ import random
 import pytest
 from kaggle_environments.utils import structify
 
-from agents.adapter import Clock, observation
-from agents.board import Board
+from agents.engine.board import Board
+from agents.kit.adapter import Clock, observation
 from agents.minimax import minimax_values
 from agents.one_step import score_moves
 from agents.registry import BUILTIN

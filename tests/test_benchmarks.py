@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.board import Board
-from agents.solver import Solver
+from agents.engine.board import Board
+from agents.engine.solver import Solver
 from benchmarks.mistakes import is_mistake, outcome_sign, rate_interval
 
 PONS = Path(__file__).parent / "data" / "pons"

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agents.board import (
+from agents.engine.board import (
     Board,
     ColumnFullError,
     GameOverError,
@@ -160,7 +160,7 @@ def test_threats_and_non_losing_moves_agree_with_brute_force(rows, columns, k):
 
 
 def test_wins_function_agrees_with_the_general_formula_on_empty_cells():
-    from agents.lines import _general, wins_function
+    from agents.engine.lines import _general, wins_function
 
     for rows, columns in ((6, 7), (4, 5), (9, 9), (5, 12)):
         geo = geometry(rows, columns, 4)

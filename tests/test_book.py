@@ -1,4 +1,4 @@
-"""The opening book: file format, mirror folding, the packaged data (agents.book) and its generation
+"""The opening book: file format, mirror folding, the packaged data (agents.engine.book) and its generation
 (training.book: the move chooser, building from a log)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.board import Board, geometry
-from agents.book import NO_MOVE, Book, book_move, canonical, load_book, mirror
-from agents.solver import Solver
+from agents.engine.board import Board, geometry
+from agents.engine.book import NO_MOVE, Book, book_move, canonical, load_book, mirror
+from agents.engine.solver import Solver
 from training.book import _Evaluator, build, to_bytes
 
 GEO = geometry(6, 7, 4)

@@ -1,4 +1,4 @@
-"""The numba twin (training.fast_solver) agrees with agents.solver on Pons' test positions; the
+"""The numba twin (training.fast_solver) agrees with agents.engine.solver on Pons' test positions; the
 offline jobs' solver choice (training.solvers)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.solver import SearchAborted, Solver, parse_position
+from agents.engine.solver import SearchAborted, Solver, parse_position
 from training.solvers import weak_solver
 
 pytest.importorskip("numba")

@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from agents.board import Board, geometry
+from agents.engine.board import Board, geometry
 from agents.features import FEATURES, features, planes
 from training.selfplay import play
 

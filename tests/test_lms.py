@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from agents import lms, random_agent
-from agents.adapter import Clock, as_player, observation
-from agents.board import Board, geometry
+from agents.engine.board import Board, geometry
 from agents.features import FEATURES
-from agents.player import play_game
+from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.player import play_game
 from agents.weights import save
 from tests.boards import random_board
 from training.learners.lms import Learner

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.adapter import Clock
-from agents.board import Board
+from agents.engine.board import Board
+from agents.kit.adapter import Clock
 from agents.mcts import Mcts, make_agent
 from agents.registry import load_agent, parse_spec
 

@@ -9,9 +9,9 @@ import time
 import pytest
 
 from agents import negamax
-from agents.adapter import Clock
-from agents.board import Board
-from agents.search import WIN, Search
+from agents.engine.board import Board
+from agents.engine.search import WIN, Search
+from agents.kit.adapter import Clock
 
 
 def _obs(board: Board, overage: float = 0.0) -> dict:
@@ -187,7 +187,7 @@ def test_search_finds_forced_win_in_three() -> None:
 def test_plays_like_the_solution_late_in_the_game() -> None:
     from pathlib import Path
 
-    from agents.solver import Solver
+    from agents.engine.solver import Solver
 
     solver = Solver()
     lines = (Path(__file__).parent / "data" / "pons" / "Test_L3_R1.head").read_text().splitlines()[:8]
@@ -207,8 +207,8 @@ def test_plays_like_the_solution_late_in_the_game() -> None:
 def test_book_move_is_played_when_known(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from agents import book as book_module
-    from agents.book import Book, canonical
+    from agents.engine import book as book_module
+    from agents.engine.book import Book, canonical
 
     board = Board.from_moves("41")
     key, mirrored = canonical(board.position, board.mask, board.geo)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents import negamax
-from agents.board import Board
+from agents.engine.board import Board
 from agents.network import agent as shipped_agent_module  # noqa: F401  (package imports without jax)
 from agents.network.agent import best_move, make_agent, make_agent_from_weights
 from agents.network.features import encode, encode_batch, legal_mask_batch
@@ -123,9 +123,9 @@ def test_iterative_deepening_within_time_takes_a_win_and_blocks(random_weights) 
 
 
 def test_network_players_play_a_whole_game(random_weights) -> None:
-    from agents.adapter import Clock
+    from agents.kit.adapter import Clock
+    from agents.kit.player import play_game
     from agents.network.agent import Network
-    from agents.player import play_game
 
     _, _, weights = random_weights(seed=10)
     players = [Network(weights, search="alphabeta", depth=2), Network(weights, search="none")]
@@ -177,7 +177,7 @@ def test_unknown_parameters() -> None:
 
 
 def test_search_none_is_the_policy_alone(random_weights) -> None:
-    from agents.adapter import Clock
+    from agents.kit.adapter import Clock
     from agents.network.agent import Network, policy_logits
 
     _, _, weights = random_weights(seed=12)
@@ -189,7 +189,7 @@ def test_search_none_is_the_policy_alone(random_weights) -> None:
 
 
 def test_puct_stages(random_weights) -> None:
-    from agents.adapter import Clock
+    from agents.kit.adapter import Clock
     from agents.network.agent import Network
 
     _, _, weights = random_weights(seed=13)
@@ -241,7 +241,7 @@ def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
 def test_puct_gets_the_whole_move_after_a_failed_solve(
     monkeypatch: pytest.MonkeyPatch, random_weights
 ) -> None:
-    from agents.adapter import Clock
+    from agents.kit.adapter import Clock
 
     network_agent = importlib.import_module("agents.network.agent")
     seen = []

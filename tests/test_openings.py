@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.board import geometry
+from agents.engine.board import geometry
 from tournament.game import play_game
 from tournament.openings import OpeningError, pair_openings, parse_openings, random_openings, resolve
 from tournament.schedule import GameTask, Settings, schedule

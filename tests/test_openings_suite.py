@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.board import Board, BoardError, geometry
-from agents.book import mirror
-from agents.solver import Solver
+from agents.engine.board import Board, BoardError, geometry
+from agents.engine.book import mirror
+from agents.engine.solver import Solver
 from tournament.openings import OpeningError, parse_openings, resolve
 
 GEO = geometry(6, 7, 4)

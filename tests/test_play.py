@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.adapter import Clock
-from agents.board import Board
+from agents.engine.board import Board
+from agents.kit.adapter import Clock
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo, column_of
 from tournament.schedule import HUMAN

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from agents import leftmost, random_agent
-from agents.adapter import Clock, as_player, kaggle_agent, observation
-from agents.board import Board, IllegalMoveError, Outcome
-from agents.player import play_game
+from agents.engine.board import Board, IllegalMoveError, Outcome
+from agents.kit.adapter import Clock, as_player, kaggle_agent, observation
+from agents.kit.player import play_game
 
 
 class Column:

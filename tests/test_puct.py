@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.board import Board, geometry
-from agents.puct import Puct
+from agents.engine.board import Board, geometry
+from agents.engine.puct import Puct
 
 GEO = geometry(6, 7, 4)
 

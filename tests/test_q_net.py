@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from agents import random_agent
-from agents.adapter import Clock, as_player, observation
-from agents.board import Board, geometry
+from agents.engine.board import Board, geometry
 from agents.features import planes
-from agents.player import play_game
+from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.player import play_game
 from agents.q_net import make_agent, q_values
 from agents.weights import layers, load, save
 from training.learners import q_net as trainer

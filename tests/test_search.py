@@ -8,11 +8,11 @@ import time
 import pytest
 from test_board import random_board
 
-from agents.board import Board
+from agents.engine.board import Board
+from agents.engine.search import DECIDED, WIN, Search
 from agents.heuristic import MINIMAX, evaluate
 from agents.minimax import course_evaluation
 from agents.negamax import threat_evaluation
-from agents.search import DECIDED, WIN, Search
 
 
 def open_positions(seed: int, count: int) -> list[Board]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.board import ColumnFullError, GameOverError, NotAColumnError
-from agents.lines import wins_function
-from agents.solver import SearchAborted, Solver, analyse, parse_position, solve
+from agents.engine.board import ColumnFullError, GameOverError, NotAColumnError
+from agents.engine.lines import wins_function
+from agents.engine.solver import SearchAborted, Solver, analyse, parse_position, solve
 
 DATA = Path(__file__).parent / "data" / "pons"
 

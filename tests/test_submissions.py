@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from kaggle_environments.agent import get_last_callable
 
-import agents.board
-from agents.board import Board
+import agents.engine.board
+from agents.engine.board import Board
 from agents.registry import BUILTIN, SpecError, load_agent, parse_spec
 from connectx.cli import main
 from submissions import probe
@@ -132,7 +132,8 @@ def test_inlined_modules_are_the_package_sources_verbatim(built):
             assert source == handle.read(), name
     # dependencies first: the entry module last, the package before its modules
     assert names[0] == "agents" and names[-1] == "agents.minimax"
-    assert names.index("agents.board") < names.index("agents.adapter") < names.index("agents.minimax")
+    order = [names.index(m) for m in ("agents.engine.board", "agents.kit.adapter", "agents.minimax")]
+    assert order == sorted(order)
 
 
 def test_building_twice_gives_the_same_bytes_but_the_date_line(monkeypatch):
@@ -158,8 +159,8 @@ def test_kaggles_last_callable_is_the_agent_and_plays_as_the_package_does(built,
     # the inlined modules are private copies: the package's modules were neither used nor replaced
     after = {key: module for key, module in sys.modules.items() if key.split(".")[0] == "agents"}
     assert after == before
-    private = [module for key, module in sys.modules.items() if key.endswith(".agents.board")]
-    assert private and all(module.Board is not agents.board.Board for module in private)
+    private = [module for key, module in sys.modules.items() if key.endswith(".agents.engine.board")]
+    assert private and all(module.Board is not agents.engine.board.Board for module in private)
 
 
 ISOLATED_PLAYER = """

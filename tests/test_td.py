@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from agents.adapter import Clock, as_player, observation
-from agents.board import Board, geometry
-from agents.player import play_game
+from agents.engine.board import Board, geometry
+from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.player import play_game
 from agents.random_agent import make_agent as random_agent
 from agents.td import VALUE_SCALE, Td, evaluation, inputs, make_agent, value
 from agents.weights import load

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from agents import registry
-from agents.board import geometry
+from agents.engine.board import geometry
 from agents.weights import save
 from connectx.cli import main
 from submissions.build import BuildError, build_spec

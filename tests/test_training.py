@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from agents.adapter import Clock
-from agents.board import Board
+from agents.engine.board import Board
+from agents.engine.solver import Solver
+from agents.kit.adapter import Clock
 from agents.network.agent import best_move
 from agents.network.numpy_forward import forward, load_weights
-from agents.solver import Solver
 from training.network.data import FULL, UNSOLVED, NoisyTactical, label_game, noisy_game
 from training.network.examples import book_examples, child_examples, targets
 
@@ -139,7 +139,7 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
 
 
 def test_book_examples_decode_the_book() -> None:
-    from agents.book import load_book
+    from agents.engine.book import load_book
 
     labelled, lost = book_examples()
     book = load_book()
@@ -232,8 +232,8 @@ def test_accuracy_by_ply_scores_a_network_that_always_plays_column_3_and_says_dr
 
 def test_balanced_openings_are_within_the_margin_and_never_the_suites() -> None:
     pytest.importorskip("numba")
-    from agents.board import geometry
-    from agents.book import mirror
+    from agents.engine.board import geometry
+    from agents.engine.book import mirror
     from training.network.data import BALANCED_MARGIN, _suite_keys, balanced_opening
     from training.solvers import weak_solver
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from agents import random_agent, value_net
-from agents.adapter import Clock, as_player, observation
-from agents.board import Board, geometry
+from agents.engine.board import Board, geometry
 from agents.features import planes
-from agents.player import play_game
+from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.player import play_game
 from agents.weights import layers, save
 from tests.boards import random_board
 

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 
-from agents.board import Board, BoardError, Geometry
+from agents.engine.board import Board, BoardError, Geometry
 
 __all__ = ["OpeningError", "pair_openings", "parse_openings", "random_openings", "resolve"]
 

@@ -54,7 +54,7 @@ from multiprocessing.connection import Connection, wait
 
 from threadpoolctl import threadpool_limits
 
-from agents.adapter import DEFAULT_OVERAGE
+from agents.kit.adapter import DEFAULT_OVERAGE
 from tournament import sandbox
 from tournament.game import Environments, play_game
 from tournament.limits import Limits

@@ -2,7 +2,7 @@
 
 * :mod:`training.fast_solver`: the solver compiled with numba (the ``fast`` extra);
   :mod:`training.solvers` picks it, or the pure-Python solver when numba is missing.
-* :mod:`training.book`: generation of the opening book that :mod:`agents.book` reads
+* :mod:`training.book`: generation of the opening book that :mod:`agents.engine.book` reads
   (``python -m training.book``).
 * :mod:`training.network`: data, model and training of the network that :mod:`agents.network` runs
   (``python -m training.network.data``, ``python -m training.network.train``; JAX, flax, optax).

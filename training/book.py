@@ -1,4 +1,4 @@
-"""Generation of the opening book that :mod:`agents.book` reads (offline).
+"""Generation of the opening book that :mod:`agents.engine.book` reads (offline).
 
 Which positions (Pons' opening book, http://blog.gamesolver.org/solving-connect-four/, stores all
 positions up to a ply; we only need the lines our agent can reach):
@@ -8,9 +8,9 @@ positions up to a ply; we only need the lines our agent can reach):
 * as second player, the positions after every opponent move (plies 1, 3, 5, ...).
 
 Lost positions store no move and are not expanded (the agent searches them itself); positions are
-folded by mirror symmetry (:func:`agents.book.canonical`).
+folded by mirror symmetry (:func:`agents.engine.book.canonical`).
 
-The move of a position: in the solver's move order (:func:`agents.solver.move_order`: threats
+The move of a position: in the solver's move order (:func:`agents.engine.solver.move_order`: threats
 created, then centre first), the first child proven below 0 (a win for us; one null-window search a
 child), else the first child proven at most 0 (a draw), else the position is lost.
 
@@ -40,10 +40,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.board import Board, geometry
-from agents.book import BOOK_FILE, HEADER, MAGIC, NO_MOVE, Book, canonical
+from agents.engine.board import Board, geometry
+from agents.engine.book import BOOK_FILE, HEADER, MAGIC, NO_MOVE, Book, canonical
+from agents.engine.solver import move_order
 from agents.resources import DATA_DIR
-from agents.solver import move_order
 from training.solvers import weak_solver
 
 __all__ = ["KNOWN", "build", "generate", "main", "status", "to_bytes"]
@@ -53,7 +53,8 @@ DEFAULT_OUT = DATA_DIR / BOOK_FILE
 
 
 def to_bytes(book: Book) -> bytes:
-    """``book`` in the file format of :mod:`agents.book` (zlib level 9); ``Book.from_bytes`` reads it."""
+    """``book`` in the file format of :mod:`agents.engine.book` (zlib level 9); ``Book.from_bytes``
+    reads it."""
     first, second = (255 if d < 0 else d for d in book.depth)
     header = HEADER.pack(MAGIC, len(book), book.geo.rows, book.geo.columns, first, second)
     body = book.keys.astype("<u8").tobytes() + book.entries.astype(np.uint8).tobytes()

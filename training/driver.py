@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.board import Geometry
+from agents.engine.board import Geometry
 from agents.registry import BUILTIN
 from tournament.openings import random_openings
 from training import curve

@@ -1,7 +1,7 @@
 """How strong a trained agent is: game pairs against fixed opponents, scored as a fraction.
 
 Used by ``connectx train`` (:mod:`training.driver`) and by the network's training
-(:mod:`training.network.train`). Games are played by :func:`agents.player.play_game` under
+(:mod:`training.network.train`). Games are played by :func:`agents.kit.player.play_game` under
 :data:`training.selfplay.UNTIMED`: the agents evaluated during training play a fixed computation per
 move (a forward pass, a one-ply lookahead) and never read the clock, so an untimed game gives the
 same moves on a loaded machine as on an idle one, and a resumed run evaluates exactly as an
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents import one_step, random_agent
-from agents.adapter import Agent, as_player
-from agents.board import Board, Geometry
-from agents.player import play_game
+from agents.engine.board import Board, Geometry
+from agents.kit.adapter import Agent, as_player
+from agents.kit.player import play_game
 from training.selfplay import UNTIMED
 
 __all__ = ["OPPONENTS", "opponent", "paired_score"]
@@ -47,7 +47,7 @@ def paired_score(agent: Agent, other: Agent, geo: Geometry, openings: Sequence[S
     """Score of ``agent`` against ``other``, (wins + draws / 2) / games, in ``2 * len(openings)``
     games on the board ``geo``: each opening (0-based columns; ``()`` the empty board) played once
     with ``agent`` as mark 1 and once as mark 2 (a game pair). Raises ``ValueError``
-    for no openings or an illegal one, :class:`~agents.board.IllegalMoveError` for an illegal move."""
+    for no openings or an illegal one, :class:`~agents.engine.board.IllegalMoveError` for an illegal move."""
     if not openings:
         raise ValueError("paired_score needs at least one opening")
     mine, theirs = as_player(agent), as_player(other)

@@ -1,6 +1,6 @@
 """The solver's algorithm compiled with numba, for offline work (opening book, training data, benchmarks).
 
-Same algorithm as :mod:`agents.solver` (Pons' final solver, http://blog.gamesolver.org/): alpha-beta
+Same algorithm as :mod:`agents.engine.solver` (Pons' final solver, http://blog.gamesolver.org/): alpha-beta
 negamax on bitboards, threat-count move ordering with centre-first ties, pruning of moves that lose
 at once, bound transposition table, null-window bisection. Scores are from the side to move, in
 Pons' convention. Differences that do not change any score: 64-bit bitboards (boards of at most 64
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.board import Geometry, geometry
+from agents.engine.board import Geometry, geometry
 
 __all__ = ["FastSolver"]
 
@@ -35,7 +35,7 @@ def _popcount(x: np.uint64) -> np.int64:
 
 @njit(cache=True, inline="always")
 def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
-    """Cells completing four in a row with ``p`` (same formula as ``agents.lines.wins_function``)."""
+    """Cells completing four in a row with ``p`` (same formula as ``agents.engine.lines.wins_function``)."""
     x = p & (p >> _U(1))
     r = (x << _U(2)) & (p << _U(3))
     s = h
@@ -167,7 +167,7 @@ def _solve(cur, msk, ply, weak, lo, hi, board, bottom, h, size, ncols, tt, sc): 
 
 
 class FastSolver:
-    """numba twin of :class:`agents.solver.Solver` (``inarow == 4``, boards of at most 64 bits).
+    """numba twin of :class:`agents.engine.solver.Solver` (``inarow == 4``, boards of at most 64 bits).
 
     ``table_bits`` sets the transposition table to about ``2**table_bits`` slots (8 bytes each).
     Raises ``ValueError`` for an unsupported geometry. ``nodes`` counts the last solve's negamax calls.
@@ -194,7 +194,7 @@ class FastSolver:
     ) -> int:
         """Score (side to move, Pons' convention) of a position given as bitboards; the game must be on.
 
-        Raises :class:`agents.solver.SearchAborted` past ``max_nodes`` negamax calls (the table keeps
+        Raises :class:`agents.engine.solver.SearchAborted` past ``max_nodes`` negamax calls (the table keeps
         only completed results).
         """
         return self._run(position, mask, ply, weak, 0, 0, max_nodes)
@@ -204,7 +204,7 @@ class FastSolver:
         return self._run(position, mask, ply, False, value - 1, value, max_nodes) >= value
 
     def _run(self, position: int, mask: int, ply: int, weak: bool, lo: int, hi: int, max_nodes: int) -> int:
-        from agents.solver import SearchAborted
+        from agents.engine.solver import SearchAborted
 
         last = self._sc[-1]
         last[-1] = 0

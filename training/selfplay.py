@@ -1,6 +1,6 @@
 """The one training-game loop every learner shares: a game between two players, as a trajectory.
 
-It plays through :func:`agents.player.play_game` (the project's one in-process game loop) with no
+It plays through :func:`agents.kit.player.play_game` (the project's one in-process game loop) with no
 time limit, and records the position after every move, so that a learner can turn the game into
 targets (Monte-Carlo returns, TD errors, transitions) without replaying it.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents.adapter import Clock
-from agents.board import Board, Geometry
-from agents.player import Player, play_game
+from agents.engine.board import Board, Geometry
+from agents.kit.adapter import Clock
+from agents.kit.player import Player, play_game
 
 __all__ = ["Trajectory", "play"]
 
@@ -25,7 +25,7 @@ class Trajectory:
     """A finished training game.
 
     ``moves``: the 0-based columns after the opening; ``positions``/``masks``: the bitboards
-    (:mod:`agents.board`) after each of those moves, ``positions[i]`` being the stones of the side to
+    (:mod:`agents.engine.board`) after each of those moves, ``positions[i]`` being the stones of the side to
     move *after* move ``i`` (the opponent of its mover); ``plies``: the ply after each move;
     ``winner``: the mark that won (1 or 2), or 0 for a draw; ``first_ply``: the opening's length.
     """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.solver import Solver
+from agents.engine.solver import Solver
 
 __all__ = ["weak_solver"]
 
@@ -10,7 +10,7 @@ __all__ = ["weak_solver"]
 def weak_solver(table_bits: int = 24, *, prefer_fast: bool = True):
     """A solver with ``solve_bits(position, mask, ply, weak=...)``, ``at_least(position, mask, ply,
     value)`` and ``nodes``: :class:`training.fast_solver.FastSolver` with ``2**table_bits`` table slots
-    (8 bytes each) when ``prefer_fast`` and numba imports, else :class:`agents.solver.Solver` (about
+    (8 bytes each) when ``prefer_fast`` and numba imports, else :class:`agents.engine.solver.Solver` (about
     30x slower, its table unbounded)."""
     if prefer_fast:
         try:

@@ -1,18 +1,18 @@
 """``network``: the trained policy/value network, searching with PUCT by default (numpy only).
 
 * ``network`` (``search=puct``): each move, a win at once or the only move that does not lose at
-  once is played; then the opening book's move (:func:`agents.book.book_move`) when it holds the
+  once is played; then the opening book's move (:func:`agents.engine.book.book_move`) when it holds the
   position, as negamax does (``book=false`` leaves it out); with at most
   :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells the solver
-  (:meth:`agents.solver.Solver.choose`) tries to prove a move within the time
+  (:meth:`agents.engine.solver.Solver.choose`) tries to prove a move within the time
   :func:`agents.negamax.move_budget` gives it, as negamax does; otherwise, or for the rest of the
-  time, :class:`agents.puct.Puct` searches with the policy as prior and the value head's ``P(win) -
+  time, :class:`agents.engine.puct.Puct` searches with the policy as prior and the value head's ``P(win) -
   P(loss)`` as leaf value (AlphaZero's search; Silver et al., Science 2018), over the moves the solver
   did not prove lost, and plays the most visited move. ``visits=N`` caps the search at N root
   visits; ``exact=false`` leaves the solver out; ``c`` is PUCT's exploration constant.
 * ``network:search=none``: the network alone -- the legal column with the highest policy logit. No
   search and no hand-written rules.
-* ``network:search=alphabeta,depth=N``: :class:`agents.search.Search` N plies deep with the value
+* ``network:search=alphabeta,depth=N``: :class:`agents.engine.search.Search` N plies deep with the value
   head as the evaluation, as in the TD-trained evaluation of KnightCap used inside alpha-beta (Baxter,
   Tridgell & Weaver 1998): the children of a node one ply above the horizon are valued in one batched
   forward pass, moves are ordered by the policy, and the search's tactics score exactly the positions
@@ -41,15 +41,15 @@ from typing import Any
 import numpy as np
 
 from agents import resources
-from agents.adapter import Agent, Clock, kaggle_agent
-from agents.board import Board, geometry
-from agents.book import book_move
+from agents.engine.board import Board, geometry
+from agents.engine.book import book_move
+from agents.engine.puct import Puct
+from agents.engine.search import Search
+from agents.engine.solver import Solver
+from agents.kit.adapter import Agent, Clock, kaggle_agent
 from agents.negamax import EXACT_EMPTY_LIMIT, TABLE_LIMIT, Negamax, move_budget
 from agents.network.features import COLUMNS, INAROW, ROWS, encode_batch
 from agents.network.numpy_forward import Weights, forward, load_weights, value_of
-from agents.puct import Puct
-from agents.search import Search
-from agents.solver import Solver
 
 __all__ = [
     "Network",
@@ -91,7 +91,7 @@ def policy_logits(weights: Mapping[str, np.ndarray], board: Board) -> np.ndarray
 
 
 def network_search(weights: Mapping[str, np.ndarray]) -> Search:
-    """The :class:`agents.search.Search` of the network's board with ``weights``: the value head as the
+    """The :class:`agents.engine.search.Search` of the network's board with ``weights``: the value head as the
     evaluation (one position or a batch), the policy logits as the move order, the clock read at every
     node (a node costs a forward pass)."""
 
@@ -140,7 +140,7 @@ the solver finds there, in 5-20 s; with negamax's cap it lost 3 of 8 games to ``
 
 
 def puct_search(weights: Mapping[str, np.ndarray], c: float = 2.0) -> Puct:
-    """The :class:`agents.puct.Puct` search of the network's board with ``weights``: the policy logits
+    """The :class:`agents.engine.puct.Puct` search of the network's board with ``weights``: the policy logits
     as priors, ``P(win) - P(loss)`` of the value head as the value, one position a forward pass."""
 
     def evaluate(position: int, mask: int, ply: int) -> tuple[list[float], float]:
@@ -168,7 +168,7 @@ def _check(search: str, depth: int, seconds: float, visits: int, c: float) -> No
 
 
 class Network:
-    """The network :class:`~agents.player.Player` on the network's board, a
+    """The network :class:`~agents.kit.player.Player` on the network's board, a
     :class:`~agents.negamax.Negamax` player on any other (see the module docstring for ``search``,
     ``depth``, ``seconds``, ``visits``, ``c``, ``exact`` and ``book``). ``weights`` None: the shipped weights,
     read at the first move (``FileNotFoundError`` if the file is missing). ``last_move`` describes

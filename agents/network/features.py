@@ -1,7 +1,7 @@
 """Network input planes from bitboards (numpy only; shared by training and the agent).
 
 Input planes, shape ``(6, 7, 3)`` per position (channels last, NHWC as flax's ``nn.Conv`` expects),
-for a 6x7 board in :mod:`agents.board`'s layout (bit ``c * 7 + r`` is row ``r``, column ``c``):
+for a 6x7 board in :mod:`agents.engine.board`'s layout (bit ``c * 7 + r`` is row ``r``, column ``c``):
 
 * row index 0 is the **bottom** row (the opposite of Kaggle's ``obs.board``, whose row 0 is the top);
   column index ``c`` is column ``c`` (0-based, as everywhere except Pons' move strings);

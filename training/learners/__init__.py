@@ -17,7 +17,7 @@ import importlib
 from pathlib import Path
 from typing import Any, Protocol
 
-from agents.board import Geometry
+from agents.engine.board import Geometry
 
 __all__ = ["LEARNERS", "Learner", "learner"]
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.adapter import Clock
-from agents.board import Board
-from agents.player import Player
+from agents.engine.board import Board
+from agents.kit.adapter import Clock
+from agents.kit.player import Player
 
 __all__ = ["EpsilonGreedy"]
 
 
 class EpsilonGreedy:
-    """A :class:`~agents.player.Player` that plays a uniformly random legal column with probability
+    """A :class:`~agents.kit.player.Player` that plays a uniformly random legal column with probability
     ``epsilon`` and ``player``'s move otherwise, drawing from ``rng``. ``explored`` records, for
     every move it made in order, whether it was random (Sutton & Barto, *Reinforcement Learning*,
     2nd ed. 2018, sec. 2.2 and 1.5: a learner may skip the updates of exploratory moves)."""

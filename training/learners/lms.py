@@ -23,7 +23,7 @@ import numpy as np
 
 from agents import weights
 from agents.afterstates import OnePly
-from agents.board import Geometry
+from agents.engine.board import Geometry
 from agents.lms import INPUTS, evaluator, inputs
 from training.learners.explore import EpsilonGreedy
 from training.selfplay import Trajectory, play

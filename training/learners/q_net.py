@@ -53,9 +53,9 @@ import numpy as np
 import optax
 
 from agents import weights as weights_file
-from agents.adapter import Clock
-from agents.board import Board, Geometry
+from agents.engine.board import Board, Geometry
 from agents.features import planes
+from agents.kit.adapter import Clock
 from agents.q_net import q_values
 from agents.weights import Layers
 from training.selfplay import Trajectory, play
@@ -136,7 +136,7 @@ _run_block = jax.jit(lambda carry, batches: jax.lax.scan(_update, carry, batches
 
 
 class _Explorer:
-    """The epsilon-greedy self-play :class:`~agents.player.Player` of a :class:`Learner`."""
+    """The epsilon-greedy self-play :class:`~agents.kit.player.Player` of a :class:`Learner`."""
 
     def __init__(self, learner: Learner) -> None:
         self.learner = learner

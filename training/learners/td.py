@@ -27,8 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from agents.adapter import Clock
-from agents.board import Board, Geometry
+from agents.engine.board import Board, Geometry
+from agents.kit.adapter import Clock
 from agents.td import inputs, value
 from agents.weights import save
 from training.selfplay import Trajectory, play
@@ -79,7 +79,7 @@ def _td_update(
 
 
 class _Greedy:
-    """The self-play :class:`~agents.player.Player`: 1-ply search with the learner's current weights,
+    """The self-play :class:`~agents.kit.player.Player`: 1-ply search with the learner's current weights,
     a random legal move with probability ``epsilon``."""
 
     def __init__(self, learner: Learner) -> None:

@@ -26,10 +26,10 @@ import numpy as np
 import optax
 
 from agents import random_agent, weights
-from agents.adapter import as_player
 from agents.afterstates import OnePly
-from agents.board import Geometry
+from agents.engine.board import Geometry
 from agents.features import planes
+from agents.kit.adapter import as_player
 from agents.value_net import evaluator
 from training.learners.explore import EpsilonGreedy
 from training.selfplay import Trajectory, play

@@ -1,7 +1,7 @@
 """Training positions labelled by perfect play (offline; needs the numba solver or is slow).
 
 Positions come from games between two "noisy tactical" players (:class:`NoisyTactical`, played by
-:func:`agents.player.play_game`): each move is uniformly random with probability ``epsilon`` (drawn
+:func:`agents.kit.player.play_game`): each move is uniformly random with probability ``epsilon`` (drawn
 per game from :data:`EPSILONS`), otherwise the player wins at once if it can, blocks the opponent's
 immediate win if it must, avoids moves that let the opponent win at once, and picks at random among
 what is left. The non-terminal positions of each game from ply ``min_ply`` on are labelled from the
@@ -11,7 +11,7 @@ earlier ones) with the weak value of every legal move:
 * ``2``: the move wins at once; ``1``: it keeps a win; ``0``: draw; ``-1``: loss (side to move);
 * ``-2``: column full; ``-3``: not solved (another move wins at once, so the rest are not needed).
 
-A shard is an ``.npz`` of ``position``, ``mask`` (int64 bitboards, :mod:`agents.board` layout), ``ply``
+A shard is an ``.npz`` of ``position``, ``mask`` (int64 bitboards, :mod:`agents.engine.board` layout), ``ply``
 (int8) and ``values`` (int8, ``(n, 7)``); positions are unique within a shard. Boards are 6x7
 (:mod:`agents.network.features`).
 
@@ -23,7 +23,7 @@ few such positions (at plies 6-8 the side to move wins 60-65 % of them and 11-13
 network's early value head learnt that bias (``agents/data/network.md``).
 
 Labels come from :func:`training.solvers.weak_solver` (the numba :class:`training.fast_solver.FastSolver`
-when it imports, else the pure-Python :class:`agents.solver.Solver`, about 30x slower). Command::
+when it imports, else the pure-Python :class:`agents.engine.solver.Solver`, about 30x slower). Command::
 
     python -m training.network.data --out DIR --shards K --shard-size N [--min-ply P] [--seed S]
         [--workers W] [--balanced]
@@ -39,11 +39,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.adapter import Clock
-from agents.board import Board, geometry
-from agents.book import mirror
+from agents.engine.board import Board, geometry
+from agents.engine.book import mirror
+from agents.kit.adapter import Clock
+from agents.kit.player import play_game
 from agents.network.features import COLUMNS, ROWS
-from agents.player import play_game
 from training.solvers import weak_solver
 
 __all__ = [
@@ -75,7 +75,7 @@ UNSOLVED = -3
 
 
 class NoisyTactical:
-    """The noisy tactical :class:`~agents.player.Player` of the module docstring, drawing from ``rng``.
+    """The noisy tactical :class:`~agents.kit.player.Player` of the module docstring, drawing from ``rng``.
 
     With probability ``epsilon`` a uniformly random legal column; otherwise a random immediate win,
     else a random block of an immediate threat, else a random move that does not lose at once (any

@@ -68,7 +68,7 @@ def drawn_opening_values(weights: Mapping[str, np.ndarray]) -> dict[int, tuple[i
     """The value head on the built-in suite's drawn openings (:mod:`tournament.openings`, ``drawn``),
     by the mark to move: ``{mark: (openings, mean of P(win) - P(loss) for that mark)}``. Every one of
     these positions is a draw with perfect play, so a calibrated head gives about 0 for both marks."""
-    from agents.board import Board, geometry
+    from agents.engine.board import Board, geometry
     from agents.network.features import encode_batch
     from agents.network.numpy_forward import forward, value_of
     from tournament.openings import resolve

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.book import NO_MOVE, load_book
+from agents.engine.book import NO_MOVE, load_book
 from agents.network.features import COLUMNS, ROWS
 from training.network.data import FULL, UNSOLVED
 
@@ -59,7 +59,7 @@ def child_examples(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def book_examples() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """The opening book (:mod:`agents.book`, 6x7) as training examples, in two parts.
+    """The opening book (:mod:`agents.engine.book`, 6x7) as training examples, in two parts.
 
     ``labelled``: the positions with a move (won or drawn), as
     :func:`training.network.data.load_shards` returns them, where ``values`` holds the book's weak

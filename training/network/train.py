@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.board import geometry
+from agents.engine.board import geometry
 from agents.network.features import COLUMNS, PLANES, ROWS, encode_batch, legal_mask_batch
 from agents.network.numpy_forward import load_weights
 from training.evaluation import opponent, paired_score

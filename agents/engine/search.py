@@ -1,7 +1,7 @@
 """The alpha-beta game-tree search of the project: negamax with a pluggable evaluation.
 
 Negamax (Knuth & Moore, "An analysis of alpha-beta pruning", Artificial Intelligence 6, 1975) with
-fail-soft alpha-beta pruning on the bitboards of :mod:`agents.board`, a transposition table
+fail-soft alpha-beta pruning on the bitboards of :mod:`agents.engine.board`, a transposition table
 (a ``dict``: position key -> remaining depth, bound kind, value, best column; its best column is
 searched first) and iterative deepening under a deadline. Every searching agent is a configuration
 of :class:`Search`:
@@ -18,7 +18,7 @@ Values are always from the point of view of the **side to move**. With tactics, 
 
 The evaluation is a callable ``evaluate(position, mask, ply) -> value`` (:class:`Evaluate`):
 ``position`` holds the stones of the side to move, ``mask`` all stones, ``ply`` the number of stones
-(:mod:`agents.board`); the value is for the side to move, in the evaluation's own units, and must lie
+(:mod:`agents.engine.board`); the value is for the side to move, in the evaluation's own units, and must lie
 strictly within ``±DECIDED`` when tactics are on. Optional hooks: ``batch`` (:class:`EvaluateBatch`)
 values many positions in one call -- then a node one ply above the horizon values all its children
 in one call, without looking at their own tactics; ``order`` (:class:`Order`) sorts a node's moves
@@ -40,8 +40,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agents.board import Board, Geometry
-from agents.lines import has_line, non_losing, wins_function
+from agents.engine.board import Board, Geometry
+from agents.engine.lines import has_line, non_losing, wins_function
 
 __all__ = ["DECIDED", "WIN", "Evaluate", "EvaluateBatch", "Order", "Search", "SearchResult"]
 

@@ -3,7 +3,7 @@
 Kaggle passes ``obs`` and ``config`` as ``Struct`` objects (dicts with attribute access); users
 calling an agent by hand often pass plain dicts. Both are read here and nowhere else.
 
-* ``obs.board``: flat row-major list, row 0 on top (see :mod:`agents.board`); ``obs.mark``: 1 or 2;
+* ``obs.board``: flat row-major list, row 0 on top (see :mod:`agents.engine.board`); ``obs.mark``: 1 or 2;
   ``obs.remainingOverageTime``: seconds left in the overage bank (Kaggle starts it at 60).
 * ``config.rows``, ``config.columns``, ``config.inarow``; ``config.actTimeout``: seconds per move
   before the bank is drawn on (Kaggle's default 2).
@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agents.board import Board
+from agents.engine.board import Board
 
 if TYPE_CHECKING:
-    from agents.player import Player
+    from agents.kit.player import Player
 
 Agent = Callable[[Any, Any], int]
 """Kaggle's agent signature: ``agent(obs, config) -> column`` (a Python ``int``)."""
@@ -49,9 +49,9 @@ def field(struct: Any, name: str, default: Any = _REQUIRED) -> Any:
 
 
 def board_from_obs(obs: Any, config: Any) -> Board:
-    """The :class:`~agents.board.Board` of an observation, with ``obs.mark`` to move.
+    """The :class:`~agents.engine.board.Board` of an observation, with ``obs.mark`` to move.
 
-    Raises :class:`~agents.board.InvalidBoardError` (a ``ValueError``) for an impossible board or
+    Raises :class:`~agents.engine.board.InvalidBoardError` (a ``ValueError``) for an impossible board or
     configuration, ``KeyError`` when a field is missing. ``obs`` is never modified.
     """
     return Board.from_kaggle(
@@ -113,7 +113,7 @@ def observation(board: Board, clock: Clock) -> tuple[dict[str, Any], dict[str, A
 
 
 class _AgentPlayer:
-    """A Kaggle agent seen as a :class:`~agents.player.Player`."""
+    """A Kaggle agent seen as a :class:`~agents.kit.player.Player`."""
 
     __slots__ = ("agent",)
 
@@ -125,8 +125,8 @@ class _AgentPlayer:
 
 
 def as_player(agent: Agent) -> Player:
-    """The :class:`~agents.player.Player` that asks ``agent(obs, config)`` for each move (its answer is
-    returned as given, so :func:`agents.player.play_game` refuses a column that is not a legal
+    """The :class:`~agents.kit.player.Player` that asks ``agent(obs, config)`` for each move (its answer is
+    returned as given, so :func:`agents.kit.player.play_game` refuses a column that is not a legal
     ``int``)."""
     return _AgentPlayer(agent)
 
@@ -134,7 +134,7 @@ def as_player(agent: Agent) -> Player:
 def kaggle_agent(player: Player) -> Agent:
     """The Kaggle agent ``agent(obs, config) -> int`` that asks ``player`` for each move.
 
-    Raises :class:`~agents.board.InvalidBoardError` for an impossible observation and ``KeyError`` for
+    Raises :class:`~agents.engine.board.InvalidBoardError` for an impossible observation and ``KeyError`` for
     a missing field, as :func:`board_from_obs` does. A player's ``last_move`` dict (what it decided
     last, for benchmarks), when it keeps one, is the agent's ``last_move`` attribute too.
     """

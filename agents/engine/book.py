@@ -21,7 +21,7 @@ import zlib
 
 import numpy as np
 
-from agents.board import Board, Geometry, geometry
+from agents.engine.board import Board, Geometry, geometry
 
 __all__ = ["BOOK_FILE", "HEADER", "MAGIC", "NO_MOVE", "Book", "book_move", "canonical", "load_book", "mirror"]
 
@@ -93,7 +93,7 @@ class Book:
 
     def lookup(self, position: int, mask: int) -> tuple[int | None, int] | None:
         """``(column, value)`` for the side to move, column ``None`` when the position is lost;
-        ``None`` when the position is not in the book. Bitboards as in :mod:`agents.board`."""
+        ``None`` when the position is not in the book. Bitboards as in :mod:`agents.engine.board`."""
         key, mirrored = canonical(position, mask, self.geo)
         i = int(np.searchsorted(self.keys, np.uint64(key)))
         if i >= len(self) or int(self.keys[i]) != key:

@@ -1,6 +1,6 @@
 """The solver's search kernel: one closure per board geometry (see :func:`build_search`).
 
-Scores, algorithm and conventions are those of :mod:`agents.solver`.
+Scores, algorithm and conventions are those of :mod:`agents.engine.solver`.
 
 Where the time goes in pure Python, and what this module does about it (measured with
 ``python -m benchmarks.pons --compare``: 3.7x the nodes per second of a straightforward port,
@@ -25,8 +25,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from agents.board import Geometry
-from agents.lines import wins_function
+from agents.engine.board import Geometry
+from agents.engine.lines import wins_function
 
 __all__ = ["SearchAborted", "WINS_CACHE_LIMIT", "build_search"]
 
@@ -35,7 +35,7 @@ WINS_CACHE_LIMIT = 1_000_000
 
 
 class SearchAborted(Exception):
-    """The search ran past its deadline or node limit (see :meth:`agents.solver.Solver.solve_bits`)."""
+    """The search ran past its deadline or node limit (see :meth:`agents.engine.solver.Solver.solve_bits`)."""
 
 
 def build_search(
@@ -54,7 +54,7 @@ def build_search(
     ``control("nodes")``, ``control("reset")``, ``control("limits", (deadline, max_nodes))``.
 
     ``wins_cache`` maps stones to their winning cells. For four in a row the kernel computes them with
-    an inlined copy of :func:`agents.lines.wins_function` (a call costs about 7 % of the solver's
+    an inlined copy of :func:`agents.engine.lines.wins_function` (a call costs about 7 % of the solver's
     speed); ``tests/test_solver.py`` checks the cache against it.
     """
     size = geo.size
@@ -97,7 +97,7 @@ def build_search(
         empty = board ^ msk
         opp_wins &= empty
         possible = (msk + bottom) & board
-        # agents.lines.non_losing, inlined: a call per node costs about 3 % of the solver's speed.
+        # agents.engine.lines.non_losing, inlined: a call per node costs about 3 % of the solver's speed.
         forced = possible & opp_wins
         if forced:
             if forced & (forced - 1):  # two threats: lost at the opponent's next move

@@ -12,9 +12,9 @@ instead of a random rollout, and adds that value to every node on the path, each
 player who moved into it. A move not yet visited counts the node's own mean as its ``Q`` (first-play
 urgency). The move played is the root move with the most visits.
 
-Game knowledge on the bitboards of :mod:`agents.board`, so the evaluator is never asked about a
+Game knowledge on the bitboards of :mod:`agents.engine.board`, so the evaluator is never asked about a
 decided position: a position whose side to move can win at once is a proven loss for the player who
-moved into it; one with no move that avoids an immediate loss (:func:`agents.lines.non_losing`) a
+moved into it; one with no move that avoids an immediate loss (:func:`agents.engine.lines.non_losing`) a
 proven win; elsewhere only the moves that do not lose at once are children. Proven results go up the
 tree as in MCTS-Solver (Winands, Björnsson & Saito, "Monte-Carlo Tree Search Solver", CG 2008): a node
 with a child that wins is won, one whose children are all proven takes the best of them, and a proven
@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agents.board import Board, Geometry
-from agents.lines import non_losing, wins_function
+from agents.engine.board import Board, Geometry
+from agents.engine.lines import non_losing, wins_function
 
 __all__ = ["CACHE_LIMIT", "Evaluate", "Puct", "PuctResult"]
 
@@ -45,7 +45,7 @@ CACHE_LIMIT = 400_000
 
 class Evaluate(Protocol):
     """Prior logits ``(columns,)`` and value (side to move, in [-1, 1]) of a position whose game is on
-    (bitboards of :mod:`agents.board`: ``position`` the side to move's stones, ``mask`` all stones)."""
+    (bitboards of :mod:`agents.engine.board`: ``position`` the side to move's stones, ``mask`` all stones)."""
 
     def __call__(self, position: int, mask: int, ply: int) -> tuple[Sequence[float], float]: ...
 

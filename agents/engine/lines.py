@@ -1,7 +1,7 @@
 """Lines of ``inarow`` stones on bitboards: the rule that decides a ConnectX game.
 
-Every function takes a bitboard in the :mod:`agents.board` layout (bits column by column, bottom to
-top, one spare bit above each column) and a :class:`~agents.board.Geometry`. Line directions are
+Every function takes a bitboard in the :mod:`agents.engine.board` layout (bits column by column, bottom to
+top, one spare bit above each column) and a :class:`~agents.engine.board.Geometry`. Line directions are
 bit shifts: 1 (vertical), ``height`` (horizontal), ``height + 1`` and ``height - 1`` (the two
 diagonals); the spare bit stops a line from wrapping into the next column.
 
@@ -20,7 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agents.board import Geometry
+    from agents.engine.board import Geometry
 
 __all__ = ["has_line", "winning_cells", "wins_function"]
 

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agents.lines import has_line, non_losing, wins_function
+from agents.engine.lines import has_line, non_losing, wins_function
 
 __all__ = [
     "Board", "BoardError", "ColumnFullError", "GameOverError", "Geometry", "IllegalMoveError",

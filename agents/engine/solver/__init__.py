@@ -10,7 +10,7 @@ move ordering refined by the number of winning cells a move creates (part 10), p
 lose at once (part 9), a transposition table holding upper and lower bounds (parts 7, 11, 12), and
 null-window searches driven by bisection of the score range ("iterative deepening", part 8).
 
-The search kernel and what makes it fast in pure Python: :mod:`agents.solver.kernel`.
+The search kernel and what makes it fast in pure Python: :mod:`agents.engine.solver.kernel`.
 
 Python API: :func:`solve`, :func:`analyse`, :class:`Solver`. The command line is ``connectx solve``
 (:mod:`connectx.solve`), which writes ``moves score`` lines like Pons' ``c4solver``.
@@ -22,7 +22,7 @@ import gc
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agents.board import (
+from agents.engine.board import (
     Board,
     ColumnFullError,
     GameOverError,
@@ -30,8 +30,8 @@ from agents.board import (
     NotAColumnError,
     geometry,
 )
-from agents.lines import has_line, wins_function
-from agents.solver.kernel import SearchAborted, build_search
+from agents.engine.lines import has_line, wins_function
+from agents.engine.solver.kernel import SearchAborted, build_search
 
 __all__ = [
     "STRONG_EMPTY_LIMIT",
@@ -60,7 +60,7 @@ class Solution:
 
 def move_order(position: int, mask: int, geo: Geometry) -> list[int]:
     """Playable columns in the solver's order: most winning cells created first, ties centre first
-    (Pons part 10). ``position``/``mask`` as in :mod:`agents.board`."""
+    (Pons part 10). ``position``/``mask`` as in :mod:`agents.engine.board`."""
     wins = wins_function(geo)
     empty = geo.board ^ mask
     scored = []
@@ -111,7 +111,8 @@ class Solver:
         max_nodes: int = 1 << 62,
         _window: tuple[int, int] | None = None,
     ) -> int:
-        """Score of a position given as bitboards (see :mod:`agents.board`); nodes go to ``self.nodes``.
+        """Score of a position given as bitboards (see :mod:`agents.engine.board`); nodes go to
+        ``self.nodes``.
 
         The game must not be over. ``weak=True`` only finds the sign (-1 loss, 0 draw, 1 win).
         ``deadline`` (``time.perf_counter()`` seconds) and ``max_nodes`` bound the work: past
@@ -179,7 +180,7 @@ class Solver:
     ) -> tuple[int | None, dict[int, int]]:
         """Exact choice of a move under a deadline: ``(column or None, proven weak values of columns)``.
 
-        ``position``/``mask`` as in :mod:`agents.board`, game on, no move winning at once; ``deadline``
+        ``position``/``mask`` as in :mod:`agents.engine.board`, game on, no move winning at once; ``deadline``
         in ``time.perf_counter()`` seconds. Pass 1 looks, in :func:`move_order`, for a child whose
         score is below 0 (a win for the side to move), one null-window search each; pass 2 for a child
         at most 0 (a draw). Children failing pass 2 are proven lost (value -1). In a lost position the
@@ -278,9 +279,9 @@ def _trunc_half(x: int) -> int:
 def parse_position(moves: str | Iterable[int], geo: Geometry) -> Board:
     """The board after ``moves`` on ``geo``; the game must still be on.
 
-    Raises :class:`agents.board.NotAColumnError` (bad digit), :class:`agents.board.ColumnFullError`,
-    :class:`agents.board.GameOverError` (a move after a line, or the position is already won or the
-    board full), all subclasses of ``ValueError``.
+    Raises :class:`agents.engine.board.NotAColumnError` (bad digit),
+    :class:`agents.engine.board.ColumnFullError`, :class:`agents.engine.board.GameOverError` (a move
+    after a line, or the position is already won or the board full), all subclasses of ``ValueError``.
     """
     if isinstance(moves, str):
         board = Board.from_moves("", rows=geo.rows, columns=geo.columns, inarow=geo.inarow)

@@ -1,8 +1,8 @@
 """Players and the one game loop that plays them outside Kaggle's referee.
 
-A :class:`Player` chooses a column for a :class:`~agents.board.Board` under a
-:class:`~agents.adapter.Clock`. Kaggle's ``agent(obs, config)`` is an adapter at the edge:
-:func:`agents.adapter.as_player` turns an agent into a player, :func:`agents.adapter.kaggle_agent` a
+A :class:`Player` chooses a column for a :class:`~agents.engine.board.Board` under a
+:class:`~agents.kit.adapter.Clock`. Kaggle's ``agent(obs, config)`` is an adapter at the edge:
+:func:`agents.kit.adapter.as_player` turns an agent into a player, :func:`agents.kit.adapter.kaggle_agent` a
 player into an agent. :func:`play_game` is the one loop in which players meet in-process -- for
 benchmarks, training data, learners and terminal play. Tournaments do not use it: they play every game
 through kaggle-environments, which enforces the time limits and scores misbehaviour.
@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agents.adapter import Clock
-from agents.board import Board, Outcome
+from agents.engine.board import Board, Outcome
+from agents.kit.adapter import Clock
 
 __all__ = ["GameResult", "Player", "play_game"]
 
@@ -38,7 +38,7 @@ class Player(Protocol):
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """A game played by :func:`play_game`: ``moves`` (0-based columns, the opening included when the
-    board it started from knows its moves, see :attr:`Board.moves <agents.board.Board.moves>`),
+    board it started from knows its moves, see :attr:`Board.moves <agents.engine.board.Board.moves>`),
     ``seconds`` each player's move took (one entry per move after the opening) and ``outcome``."""
 
     moves: tuple[int, ...]
@@ -66,7 +66,7 @@ def play_game(
     ``clock.overage`` (never below 0); nothing is enforced -- a slow player is not stopped.
     ``on_move(board, seconds)`` is called after every move with the position it made.
 
-    Raises :class:`~agents.board.IllegalMoveError` (a ``ValueError``) when a player returns a move that
+    Raises :class:`~agents.engine.board.IllegalMoveError` (a ``ValueError``) when a player returns a move that
     is not a legal column, and ``ValueError`` when ``players`` is not two players or the opening is
     already over.
     """
