@@ -2,7 +2,8 @@
 
 * ``build SPEC [-o PATH]`` writes the single-file submission of an agent spec (``negamax``,
   ``minimax:depth=4``; see :mod:`agents.registry`), then checks it unless ``--no-check``;
-* ``check PATH`` proves a file the way Kaggle loads it (:mod:`submissions.check`).
+* ``check PATH`` proves a file the way Kaggle loads it (:mod:`submissions.check`) and says plainly
+  whether Kaggle would forfeit it, with the overage bank each game used.
 
 Exit status: 0 built and/or passed; 1 the check failed; 2 bad input -- an unknown spec, a spec that
 cannot be built (a ``.py`` file, a Kaggle built-in, an agent importing what a submission cannot),
@@ -15,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.kit.adapter import DEFAULT_ACT_TIMEOUT
+from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from agents.registry import SpecError
 from connectx.options import check_ranges
 from submissions.build import BuildError, build_spec, write
@@ -44,7 +45,17 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--no-check", action="store_true", help="do not check the written file")
     _check_options(build)
     build.set_defaults(handler=_build)
-    check = commands.add_parser("check", help="play a submission file the way Kaggle loads it")
+    check = commands.add_parser(
+        "check",
+        help="play a submission file the way Kaggle loads it: would Kaggle forfeit it?",
+        description="Play PATH the way Kaggle loads it (a fresh python -I process, our packages "
+        "unimportable): the validation episode against itself, then games against kaggle's random and "
+        "negamax. Says PASS or FAIL and whether Kaggle would forfeit the agent. A move may take "
+        "actTimeout; Kaggle draws the time beyond it (loading the file counts in move one) from a 60 s "
+        "overage bank each agent has in each game, and forfeits an agent that overdraws it: the report "
+        "shows the bank each game used and left, warning when a game used more than half of it. "
+        "Exit status 0 passed, 1 failed, 2 bad input.",
+    )
     check.add_argument("path", type=Path, help="the .py file to check")
     _check_options(check)
     check.set_defaults(handler=_check)
@@ -88,7 +99,8 @@ def _check_file(path: Path, args: argparse.Namespace) -> int:
     if path.is_file():
         print(
             f"checking {path} as Kaggle loads it: the validation episode, then {args.games} game(s) "
-            f"against each of kaggle's random and negamax, actTimeout {args.act_timeout:g} s ...",
+            f"against each of kaggle's random and negamax, actTimeout {args.act_timeout:g} s and a "
+            f"{DEFAULT_OVERAGE:g} s overage bank a game ...",
             flush=True,
         )
     report = check_file(

@@ -27,10 +27,21 @@ The file **fails** when
   loading and every move must fit. ``"bank"``: only Kaggle's own verdict (an overdrawn bank is
   ``TIMEOUT``/``INVALID``).
 
-Losing a game is not a failure. Warnings: moves taking at least 80 % of
-``actTimeout``, and the overage drawn from the bank (the most one agent drew in one game). Times are
-Kaggle's own measurements (seconds, ``perf_counter`` around each call) in a process that is not
-otherwise busy: on a loaded machine they are longer.
+Losing a game is not a failure. The verdict says plainly whether Kaggle would forfeit the agent:
+it would when Kaggle's referee forfeited it in a game of the check, when the file does not compile,
+or when the check hung (with the default ``timeout``); a file failing only the time policy is one
+Kaggle would not forfeit in these games; a check that could not isolate the file, or whose process
+died, cannot tell (:mod:`submissions.verdict`).
+
+The overage bank, by Kaggle's rule (:mod:`submissions.timing`): each agent has 60 s of it in each
+game, a move's time beyond ``actTimeout`` (loading the file included in move one) is drawn from it,
+and Kaggle forfeits an agent that overdraws it. The report states, for every game, the bank each
+agent of the file used and had left, its slowest move and its moves over ``actTimeout``; then the
+slowest move of all games, the share of moves over ``actTimeout`` and the most bank a game used.
+Warnings (not failures): moves taking at least 80 % of ``actTimeout``, moves over it, and a game
+that used more than half of the bank (a longer game could overdraw it). Times are Kaggle's own
+measurements (seconds, ``perf_counter`` around each call) in a process that is not otherwise busy:
+on a loaded machine they are longer.
 
 This module runs the probe; :mod:`submissions.verdict` turns its events into the
 :class:`~submissions.report.CheckReport`, with :mod:`submissions.timing` (move times, warnings);
@@ -110,16 +121,18 @@ def check_file(
     text = source.read_bytes()
     origin = provenance(text.decode("utf-8", errors="replace"))
     base = {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}
+    failed = {**base, "passed": False, "forfeit": True, "time_policy": time_policy}
     try:
         compile(text, str(source), "exec", dont_inherit=True)
     except SyntaxError as error:
         reason = (f"the file does not compile: {type(error).__name__} at line {error.lineno}: {error.msg}; "
                   f"Kaggle's loader fails alike at the first move")
-        return CheckReport(**base, passed=False, reasons=(reason,), seconds=time.perf_counter() - started)
+        return CheckReport(**failed, reasons=(reason,), seconds=time.perf_counter() - started)
     except ValueError as error:  # e.g. a null byte
         reason = f"the file does not compile: {error}; Kaggle's loader fails alike at the first move"
-        return CheckReport(**base, passed=False, reasons=(reason,), seconds=time.perf_counter() - started)
-    timeout = default_timeout(games, act_timeout) if timeout is None else timeout
+        return CheckReport(**failed, reasons=(reason,), seconds=time.perf_counter() - started)
+    longest = default_timeout(games, act_timeout)
+    timeout = longest if timeout is None else timeout
     packages = sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file())
     with tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
         work = Path(tmp)
@@ -154,5 +167,12 @@ def check_file(
             crash, hung = "", True
         events = read_events(out)
     return verdict(
-        base, events, time_policy=time_policy, crash=crash, hung=hung, timeout=timeout, started=started
+        base,
+        events,
+        time_policy=time_policy,
+        crash=crash,
+        hung=hung,
+        timeout=timeout,
+        started=started,
+        hang_forfeits=timeout >= longest,
     )

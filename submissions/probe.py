@@ -12,10 +12,11 @@ holding an unrelated ``agents.py`` to ``sys.path``).
 Each game is one ``kaggle_environments.make("connectx", configuration=...).run([...])`` with the
 file's **path** among the agents, so Kaggle's own ``build_agent`` / ``get_last_callable`` load it
 lazily at its first move and Kaggle's referee times every call (``env.logs[step][agent]
-["duration"]``, seconds, loading included on the first call). The games: the validation episode
-(the file against itself), then ``games`` against each opponent, colours alternating. The probe
-stops after the first game in which the file ends ``ERROR``, ``INVALID`` or ``TIMEOUT``, or one of
-its moves took longer than ``stop_over`` seconds (unless that is null).
+["duration"]``, seconds, loading included on the first call) and keeps each agent's overage bank
+(``remainingOverageTime``, reported as ``banks``: the seconds left at the end). The games: the
+validation episode (the file against itself), then ``games`` against each opponent, colours
+alternating. The probe stops after the first game in which the file ends ``ERROR``, ``INVALID``
+or ``TIMEOUT``, or one of its moves took longer than ``stop_over`` seconds (unless that is null).
 
 After the games the file is loaded once more with ``get_last_callable``, as Kaggle's loader does
 at the first move but without calling the agent, to time its module level on its own and name its
@@ -190,6 +191,7 @@ def main(argv):
             "statuses": statuses,
             "rewards": [state.reward for state in final],
             "durations": [_durations(env, index) for index in range(len(agents))],
+            "banks": [state.observation.get("remainingOverageTime") for state in final],
             "plies": sum(1 for cell in final[0].observation.board if cell),
             "seconds": time.perf_counter() - started,
             "stderr": {str(i): _stderr(env, i) for i in ours if statuses[i] in BAD},

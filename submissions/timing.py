@@ -2,6 +2,12 @@
 
 Times are Kaggle's own measurements: seconds, ``perf_counter`` around each agent call
 (``env.logs[step][agent]["duration"]``), loading the file included in its first call.
+
+Kaggle's rule, which :func:`bank_used` applies: each agent has its own overage bank of
+``remainingOverageTime`` seconds (60 by default) in each game; a move may take ``actTimeout``, and
+the time it takes beyond that is drawn from the bank; a move that draws more than is left ends the
+agent (Kaggle's ``TIMEOUT``, a forfeit). So in one game an agent is forfeited exactly when the sum of
+its moves' times beyond ``actTimeout`` exceeds the bank.
 """
 
 from __future__ import annotations
@@ -19,6 +25,10 @@ if TYPE_CHECKING:
 NEAR_LIMIT = 0.2
 """A move within this fraction of ``actTimeout`` (≥ 80 % of it) is flagged."""
 
+BANK_WARNING = 0.5
+"""A game in which one agent of the file used more than this fraction of its overage bank is
+warned about: a longer game could overdraw it."""
+
 
 @dataclass(frozen=True, slots=True)
 class MoveTimes:
@@ -26,7 +36,8 @@ class MoveTimes:
     first game (the file loaded in a fresh process; None without moves); ``first_moves``: the slowest
     first move of any game; ``slowest`` and where it was (``slowest_where``); ``moves`` counted,
     ``near_limit`` of them at ≥ 80 % of ``actTimeout``, ``over_limit`` beyond it; ``overage``: the
-    most seconds beyond ``actTimeout`` one agent of the file drew from its bank in one game."""
+    most seconds one agent of the file drew from its overage bank in one game, and where
+    (``overage_where``: the game's label and the mark, "" when no game drew on the bank)."""
 
     first_move: float | None = None
     first_moves: float | None = None
@@ -36,24 +47,74 @@ class MoveTimes:
     near_limit: int = 0
     over_limit: int = 0
     overage: float = 0.0
+    overage_where: str = ""
 
 
-def overdrawn(times: Sequence[float], act_timeout: float) -> float:
-    """Seconds of ``times`` (one agent's moves in one game) beyond ``act_timeout``: what the moves
-    drew from the overage bank."""
+@dataclass(frozen=True, slots=True)
+class AgentTimes:
+    """One agent of the file in one game against Kaggle's clock (seconds).
+
+    ``mark``: 1 or 2; ``moves``: its calls (the last may be the one Kaggle forfeited it at);
+    ``slowest``: its slowest call (None without calls); ``over_limit``: calls longer than
+    ``actTimeout``; ``bank_used``: seconds drawn from the overage bank (:func:`bank_used`);
+    ``bank_left``: what was left of the ``bank`` seconds at the end, negative when overdrawn (then
+    Kaggle forfeited it: ``overdrawn`` is True).
+    """
+
+    mark: int
+    moves: int
+    slowest: float | None
+    over_limit: int
+    bank_used: float
+    bank_left: float
+
+    @property
+    def overdrawn(self) -> bool:
+        """The agent drew more than its bank held: Kaggle ends it with ``TIMEOUT``."""
+        return self.bank_left < 0
+
+
+def bank_used(times: Sequence[float], act_timeout: float) -> float:
+    """Seconds that ``times`` (one agent's moves in one game, seconds each) drew from the overage
+    bank by Kaggle's rule: the sum of each move's time beyond ``act_timeout`` (a quicker move puts
+    nothing back). Never negative."""
     return sum(max(0.0, t - act_timeout) for t in times)
+
+
+def agent_times(
+    game: GameResult, act_timeout: float, bank: float = DEFAULT_OVERAGE
+) -> tuple[AgentTimes, ...]:
+    """One :class:`AgentTimes` for each agent of the file in ``game`` (two in self-play), by mark,
+    with ``act_timeout`` and a ``bank`` of that many seconds (Kaggle's default 60)."""
+    out = []
+    for index in sorted(game.ours):
+        times = game.durations[index]
+        used = bank_used(times, act_timeout)
+        out.append(
+            AgentTimes(
+                mark=index + 1,
+                moves=len(times),
+                slowest=max(times, default=None),
+                over_limit=sum(t > act_timeout for t in times),
+                bank_used=used,
+                bank_left=bank - used,
+            )
+        )
+    return tuple(out)
 
 
 def move_times(games: Sequence[GameResult], act_timeout: float) -> MoveTimes:
     """The :class:`MoveTimes` of the file's moves in ``games`` (in the order played)."""
     first_move = first_moves = slowest = None
-    slowest_where, near, over, moves, overage = "", 0, 0, 0, 0.0
+    slowest_where, overage_where, near, over, moves, overage = "", "", 0, 0, 0, 0.0
     for game in games:
         for index in game.ours:
             times = game.durations[index]
             if not times:
                 continue
-            overage = max(overage, overdrawn(times, act_timeout))
+            used = bank_used(times, act_timeout)
+            if used > overage:
+                overage, overage_where = used, f"{game.label}, mark {index + 1}"
             over += sum(t > act_timeout for t in times)
             if first_move is None:
                 first_move = times[0]
@@ -63,11 +124,23 @@ def move_times(games: Sequence[GameResult], act_timeout: float) -> MoveTimes:
                 near += seconds >= (1 - NEAR_LIMIT) * act_timeout
                 if slowest is None or seconds > slowest:
                     slowest, slowest_where = seconds, f"{game.label}, mark {index + 1}, move {move}"
-    return MoveTimes(first_move, first_moves, slowest, slowest_where, moves, near, over, overage)
+    return MoveTimes(
+        first_move=first_move,
+        first_moves=first_moves,
+        slowest=slowest,
+        slowest_where=slowest_where,
+        moves=moves,
+        near_limit=near,
+        over_limit=over,
+        overage=overage,
+        overage_where=overage_where,
+    )
 
 
-def warnings(times: MoveTimes, act_timeout: float) -> list[str]:
-    """Lines on moves near or over ``act_timeout`` (not failures: the bank may be planned on)."""
+def warnings(times: MoveTimes, act_timeout: float, bank: float = DEFAULT_OVERAGE) -> list[str]:
+    """Lines on moves near or over ``act_timeout`` seconds and on a game that used more than
+    :data:`BANK_WARNING` of the ``bank`` (seconds): not failures, Kaggle allows them and an agent
+    may plan on the bank."""
     out = []
     if times.near_limit:
         out.append(
@@ -76,8 +149,13 @@ def warnings(times: MoveTimes, act_timeout: float) -> list[str]:
         )
     if times.over_limit:
         out.append(
-            f"{times.over_limit} moves took longer than actTimeout {act_timeout:g} s, drawing up to "
-            f"{times.overage:.1f} s of the {DEFAULT_OVERAGE:.0f} s overage bank in one game"
-            + (": over half of it" if times.overage > DEFAULT_OVERAGE / 2 else "")
+            f"{times.over_limit} of {times.moves} moves took longer than actTimeout {act_timeout:g} s: "
+            f"allowed, their excess drew on the {bank:g} s overage bank (see the games)"
+        )
+    if times.overage > BANK_WARNING * bank:
+        out.append(
+            f"{times.overage_where} used {times.overage:.2f} s of the {bank:g} s overage bank "
+            f"({100 * times.overage / bank:.0f} %), more than half: a longer game, or a busier machine, "
+            f"could overdraw it, and Kaggle would then forfeit the agent (TIMEOUT)"
         )
     return out

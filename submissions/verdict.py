@@ -1,7 +1,14 @@
 """From the probe's events to a verdict: why a game fails the file, and the :class:`CheckReport`.
 
 The events are the JSON lines :mod:`submissions.probe` writes (``isolation``, ``start``, ``game``,
-``load``, ``done``); what fails a file is listed in :mod:`submissions.check`.
+``load``, ``done``); what fails a file is listed in :mod:`submissions.check`. Each reason is of one
+of three kinds, and the report's verdict names the first reason of the gravest kind present:
+
+* a **forfeit**: Kaggle ended the file ``ERROR``, ``INVALID`` or ``TIMEOUT`` in a game, or the
+  check hung with a timeout no shorter than the longest Kaggle lets the games last;
+* the check **could not tell**: it could not make the project unimportable, project modules were
+  imported, its process died or ended without a result (or hung within a shorter timeout);
+* the **time policy** failed the file although Kaggle would not forfeit it in these games.
 """
 
 from __future__ import annotations
@@ -13,6 +20,9 @@ from pathlib import Path
 from agents.kit.adapter import DEFAULT_OVERAGE
 from submissions import timing
 from submissions.report import CheckReport, GameResult
+
+BAD = ("ERROR", "INVALID", "TIMEOUT")
+"""Kaggle's statuses that forfeit an agent."""
 
 
 def read_events(path: Path) -> list[dict]:
@@ -47,7 +57,7 @@ def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str,
                 details.append(f"{where}, Kaggle's log:\n{trace}")
             return f"{where} ERROR at {when}{loading}: {last}", details
         if status == "INVALID":
-            spent = timing.overdrawn(times, act_timeout)
+            spent = timing.bank_used(times, act_timeout)
             if spent > DEFAULT_OVERAGE:
                 return (
                     f"{where} INVALID: its moves overdrew the {DEFAULT_OVERAGE:.0f} s overage bank "
@@ -65,7 +75,12 @@ def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str,
                 f"int naming a non-full column"
             ), details
         if status == "TIMEOUT":
-            return f"{where} TIMEOUT at its move {len(times)} ({max(times, default=0):.2f} s)", details
+            used = timing.bank_used(times, act_timeout)
+            why = ""
+            if used > DEFAULT_OVERAGE:
+                why = (f": its moves drew {used:.2f} s beyond actTimeout {act_timeout:g} s, more than the "
+                       f"{DEFAULT_OVERAGE:g} s overage bank")
+            return f"{where} TIMEOUT at its move {len(times)} ({max(times, default=0):.2f} s){why}", details
         if time_policy == "strict":
             for move, seconds in enumerate(times, start=1):
                 if seconds > act_timeout:
@@ -88,6 +103,7 @@ def _game(event: dict, problem: str) -> GameResult:
         plies=event["plies"],
         seconds=event["seconds"],
         problem=problem,
+        banks=tuple(event.get("banks", ())),
     )
 
 
@@ -100,12 +116,17 @@ def verdict(
     hung: bool,
     timeout: float,
     started: float,
+    hang_forfeits: bool = True,
 ) -> CheckReport:
     """The report of a probe that wrote ``events``. ``base``: the report's ``path``, ``size``,
-    ``act_timeout`` and ``origin``; ``crash``: the probe's stderr when it exited non-zero ("" else);
-    ``hung``: it was killed after ``timeout`` seconds; ``started``: ``perf_counter`` at the start."""
+    ``act_timeout`` and ``origin``; ``time_policy``: see :mod:`submissions.check`; ``crash``: the
+    probe's stderr when it exited non-zero ("" else); ``hung``: it was killed after ``timeout``
+    seconds; ``started``: ``perf_counter`` at the start; ``hang_forfeits``: ``timeout`` was at least
+    the longest Kaggle lets the games last, so a hang is a call Kaggle would time out."""
     act_timeout = base["act_timeout"]
-    reasons: list[str] = []
+    forfeits: list[str] = []  # the kinds of reason, in the module docstring's order
+    unsure: list[str] = []
+    policy: list[str] = []
     details: list[str] = []
     results: list[GameResult] = []
     isolated: bool | None = None
@@ -118,7 +139,7 @@ def verdict(
             isolated = not any(event["importable"].values())
             if not isolated:
                 found = [name for name, yes in event["importable"].items() if yes]
-                reasons.append(f"could not make the project's packages unimportable in the probe: {found}")
+                unsure.append(f"could not make the project's packages unimportable in the probe: {found}")
         elif kind == "start":
             running = event["label"]
         elif kind == "game":
@@ -126,38 +147,42 @@ def verdict(
             problem, more = game_problem(event, act_timeout, time_policy)
             details += more
             if problem:
-                reasons.append(problem)
+                bad = any(event["statuses"][index] in BAD for index in event["ours"])
+                (forfeits if bad else policy).append(problem)
             results.append(_game(event, problem))
         elif kind == "load":
             load = event["seconds"]
             last_callable = event.get("name", "")
             if time_policy != "bank" and "error" not in event and load > act_timeout:
-                reasons.append(
+                policy.append(
                     f"loading the file (its module level, run by Kaggle's loader) took {load:.3f} s, over "
                     f"actTimeout {act_timeout:g} s: Kaggle runs it inside the first move"
                 )
         elif kind == "done" and event["leaks"]:
-            reasons.append(f"modules of the project were imported during the check: {event['leaks']}")
+            unsure.append(f"modules of the project were imported during the check: {event['leaks']}")
     where = f" during the game {running!r}" if running else ""
     if hung:
-        reasons.append(
+        (forfeits if hang_forfeits else unsure).append(
             f"the check did not finish within {timeout:.0f} s{where}: an agent call that never "
             f"returns hangs Kaggle's referee"
         )
     elif crash:
-        reasons.append(f"the check's process died{where}: " + crash.splitlines()[-1])
+        unsure.append(f"the check's process died{where}: " + crash.splitlines()[-1])
         details.append(crash)
     elif not any(event["event"] == "done" for event in events):
-        reasons.append(
+        unsure.append(
             f"the check's process ended without a result{where}: did the file end the process "
             f"(sys.exit, os._exit)?"
         )
     times = timing.move_times(results, act_timeout)
+    reasons = forfeits + unsure + policy
     return CheckReport(
         **base,
         passed=not reasons,
+        forfeit=True if forfeits else None if unsure else False,
+        time_policy=time_policy,
         reasons=tuple(reasons),
-        warnings=tuple(timing.warnings(times, act_timeout)),
+        warnings=tuple(timing.warnings(times, act_timeout, DEFAULT_OVERAGE)),
         games=tuple(results),
         times=times,
         last_callable=last_callable,

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 import tokenize
 import traceback
 import zlib
@@ -26,9 +27,11 @@ import agents.engine.board
 from agents.engine.board import Board
 from agents.registry import BUILTIN, SpecError, load_agent, parse_spec
 from connectx.cli import main
-from submissions import probe
+from submissions import probe, timing
 from submissions.build import BuildError, body_of, build_module, build_spec, header_fields, provenance, write
 from submissions.check import PROJECT_ROOT, check_file
+from submissions.report import GameResult, format_report
+from submissions.verdict import verdict
 from tournament.record import Termination
 from tournament.runner import run_games
 from tournament.schedule import GameTask
@@ -380,6 +383,159 @@ def test_build_prints_only_what_the_user_can_act_on(tmp_path, capsys):
     assert set(capsys.readouterr().out.splitlines()[1:]) == notes
 
 
+# ---- the verdict and the report, from hand-built probe events (no game is played) ----
+
+ISOLATED = {"event": "isolation", "removed": [], "importable": {"agents": False}, "isolated": True}
+
+
+def game_event(label: str, ours: list[int], durations: list[list[float]], statuses=("DONE", "DONE"),
+               rewards=(1, -1), number: int = 0) -> dict:
+    """A ``game`` event as :mod:`submissions.probe` writes it (seconds per call in ``durations``)."""
+    agents = ["/tmp/main.py" if i in ours else "negamax" for i in range(2)]
+    return {
+        "event": "game", "game": number, "label": label, "agents": agents, "ours": ours,
+        "statuses": list(statuses), "rewards": list(rewards), "durations": durations,
+        "plies": sum(len(d) for d in durations), "seconds": 1.0, "stderr": {}, "invalid": {},
+    }
+
+
+def probe_events(*games: dict, load: float = 0.01) -> list[dict]:
+    """The events of a probe that played ``games`` and ended normally."""
+    events = [ISOLATED]
+    for game in games:
+        events += [{"event": "start", "game": game["game"], "label": game["label"]}, game]
+    return events + [{"event": "load", "name": "agent", "seconds": load}, {"event": "done", "leaks": []}]
+
+
+def judge(events: list[dict], *, time_policy: str = "load", crash: str = "", hung: bool = False,
+          hang_forfeits: bool = True):
+    base = {"path": "/tmp/main.py", "size": 1000, "act_timeout": 2.0, "origin": ""}
+    return verdict(base, events, time_policy=time_policy, crash=crash, hung=hung, timeout=100.0,
+                   started=time.perf_counter(), hang_forfeits=hang_forfeits)
+
+
+def row(printed: str, label: str) -> str:
+    """The rest of the first line of ``printed`` that starts with ``label``, blanks squeezed to one."""
+    line = next(line.strip() for line in printed.splitlines() if line.strip().startswith(label))
+    return " ".join(line[len(label):].split())
+
+
+VALIDATION = "validation episode (the file against itself)"
+QUICK = [0.1, 0.2, 0.1]
+
+
+def test_the_bank_follows_kaggles_rule_a_quicker_move_puts_nothing_back():
+    assert timing.bank_used([0.5, 2.5, 3.0, 1.0], 2.0) == pytest.approx(1.5)
+    result = GameResult("g", ("/tmp/main.py", "negamax"), (0,), ("DONE", "DONE"), (1, -1),
+                        ((0.5, 2.5, 3.0, 1.0), (0.1,)), 5, 1.0)
+    (mine,) = timing.agent_times(result, 2.0)
+    assert (mine.mark, mine.moves, mine.slowest, mine.over_limit) == (1, 4, 3.0, 2)
+    assert mine.bank_used == pytest.approx(1.5) and mine.bank_left == pytest.approx(58.5)
+    assert not mine.overdrawn
+    (late,) = timing.agent_times(result, 2.0, bank=1.0)
+    assert late.overdrawn and late.bank_left == pytest.approx(-0.5)
+
+
+def test_the_report_states_each_games_bank_and_sums_them_up():
+    events = probe_events(
+        game_event(VALIDATION, [0, 1], [[0.3, 5.1, 0.2], [1.0, 2.0, 3.0]]),
+        game_event("vs kaggle-random, file first", [0], [[0.1, 0.1], [0.0, 0.0]], number=1),
+        game_event("vs kaggle-negamax, file second", [1], [[0.0, 0.0], QUICK], rewards=(-1, 1), number=2),
+    )
+    report = judge(events)
+    assert report.passed and report.forfeit is False
+    printed = format_report(report)
+    lines = printed.splitlines()
+    assert lines[0] == (
+        "PASS: Kaggle would not forfeit this agent in these games (the most bank a game used: 3.10 s of 60 s)"
+    )
+    assert row(printed, "game ") == "result moves slowest over 2 s bank used bank left"
+    assert row(printed, VALIDATION) == "mark 1 won"
+    assert row(printed, "the file as mark 1") == "3 5.100 s 1 3.10 s 56.90 s"
+    assert row(printed, "the file as mark 2") == "3 3.000 s 1 1.00 s 59.00 s"
+    assert row(printed, "vs kaggle-random, file first") == "win 2 0.100 s 0 0.00 s 60.00 s"
+    assert row(printed, "vs kaggle-negamax, file second") == "win 3 0.200 s 0 0.00 s 60.00 s"
+    assert ("  summary:      slowest move 5.100 s; 2 of 11 moves (18.2 %) over actTimeout 2 s; most bank a "
+            "game used 3.10 s of 60 s (5.2 %)") in lines
+    assert report.times.overage_where == f"{VALIDATION}, mark 1"
+    assert not any("more than half" in warning for warning in report.warnings)
+
+
+def test_a_game_that_used_more_than_half_of_the_bank_is_a_warning_not_a_failure():
+    thirty_one = [0.5, 20.0, 15.0]  # 18 + 13 s beyond actTimeout 2 s
+    report = judge(probe_events(game_event("vs kaggle-negamax, file first", [0], [thirty_one, QUICK])))
+    assert report.passed, report.reasons
+    (warning,) = [warning for warning in report.warnings if "more than half" in warning]
+    assert warning.startswith(
+        "vs kaggle-negamax, file first, mark 1 used 31.00 s of the 60 s overage bank (52 %), more than half"
+    )
+    assert "a longer game" in warning and "Kaggle would then forfeit the agent" in warning
+    printed = format_report(report)
+    assert f"  warning:      {warning}" in printed.splitlines()
+    assert row(printed, "vs kaggle-negamax, file first").endswith(" 31.00 s 29.00 s")
+    under = judge(probe_events(game_event("vs kaggle-negamax, file first", [0], [[0.5, 20.0, 11.0], QUICK])))
+    assert not any("more than half" in warning for warning in under.warnings)
+
+
+def test_an_overdrawn_bank_is_a_forfeit_in_plain_words():
+    over = [30.0, 30.0, 7.0]  # 28 + 28 + 5 = 61 s beyond actTimeout 2 s
+    event = game_event("vs kaggle-negamax, file first", [0], [over, QUICK], statuses=("TIMEOUT", "DONE"),
+                       rewards=(None, 1))
+    report = judge(probe_events(event))
+    assert not report.passed and report.forfeit is True
+    printed = format_report(report)
+    assert printed.splitlines()[0] == (
+        "FAIL: Kaggle would forfeit this agent: vs kaggle-negamax, file first: mark 1 TIMEOUT at its move 3 "
+        "(30.00 s): its moves drew 61.00 s beyond actTimeout 2 s, more than the 60 s overage bank"
+    )
+    assert row(printed, "vs kaggle-negamax, file first") == "forfeit (TIMEOUT) 3 30.000 s 3 61.00 s overdrawn"
+
+
+def test_failing_the_time_policy_alone_is_not_a_forfeit():
+    slow_load = probe_events(game_event(VALIDATION, [0, 1], [[2.6, 0.1], [0.1, 0.1]]), load=2.5)
+    report = judge(slow_load)
+    assert not report.passed and report.forfeit is False
+    assert format_report(report).splitlines()[0] == (
+        "FAIL: Kaggle would not forfeit this agent in these games, but --time-policy load fails it: loading "
+        "the file (its module level, run by Kaggle's loader) took 2.500 s, over actTimeout 2 s: Kaggle runs "
+        "it inside the first move"
+    )
+    assert judge(slow_load, time_policy="bank").passed
+    strict = judge(probe_events(game_event(VALIDATION, [0, 1], [[0.1, 2.2], [0.1]])), time_policy="strict")
+    assert strict.forfeit is False
+    assert format_report(strict).splitlines()[0].startswith(
+        "FAIL: Kaggle would not forfeit this agent in these games, but --time-policy strict fails it: "
+        f"{VALIDATION}: mark 1 move 2 took 2.200 s"
+    )
+
+
+def test_a_forfeit_is_named_before_a_policy_failure_and_the_rest_follow():
+    raised = game_event(VALIDATION, [0, 1], [[2.6], []], statuses=("ERROR", "DONE"), rewards=(None, 1))
+    raised["stderr"] = {"0": "Traceback (most recent call last):\nValueError: bad\n"}
+    report = judge(probe_events(raised, load=2.5))
+    lines = format_report(report).splitlines()
+    forfeit = f"{VALIDATION}: mark 1 ERROR at its move 1: ValueError: bad"
+    assert lines[0] == f"FAIL: Kaggle would forfeit this agent: {forfeit}"
+    assert lines[1].startswith("  also:         loading the file (its module level")
+    assert row("\n".join(lines), VALIDATION) == "mark 1 forfeit (ERROR)"
+
+
+def test_a_check_that_died_or_hung_says_what_it_can_tell():
+    started = probe_events()[:1] + [{"event": "start", "game": 0, "label": VALIDATION}]
+    died = judge(started, crash="exit status 3 and nothing on stderr")
+    assert died.forfeit is None
+    assert format_report(died).splitlines()[0] == (
+        "FAIL: the check could not tell whether Kaggle would forfeit this agent: the check's process died "
+        f"during the game '{VALIDATION}': exit status 3 and nothing on stderr"
+    )
+    assert "  games:        none played" in format_report(died).splitlines()
+    hung = judge(started, hung=True)
+    assert hung.forfeit is True
+    assert format_report(hung).startswith("FAIL: Kaggle would forfeit this agent: the check did not finish")
+    assert judge(started, hung=True, hang_forfeits=False).forfeit is None
+
+
+
 # ---- checks: each plays through kaggle-environments in a fresh `python -I` process ----
 
 
@@ -391,12 +547,14 @@ def test_build_then_check_passes_and_reports_size_and_times(tmp_path, capsys):
     assert status == 0, printed
     assert printed.startswith(f"built {out}: leftmost, {out.stat().st_size} bytes")
     assert f"checking {out} as Kaggle loads it" in printed
-    assert f"PASS  {out}" in printed
+    assert "PASS: Kaggle would not forfeit this agent in these games (the most bank a game used: " in printed
+    assert f"  file:         {out}\n" in printed
     assert "project packages verified unimportable" in printed
     assert "last callable: agent" in printed
     for label in ("validation episode", "vs kaggle-random", "vs kaggle-negamax"):
         assert label in printed
-    assert "first move:" in printed and "slowest move:" in printed and "near limit:" in printed
+    assert "first move:" in printed and "summary:      slowest move " in printed and "near limit:" in printed
+    assert "    game " in printed and " bank used  bank left" in printed
 
 
 @pytest.mark.slow
@@ -412,19 +570,20 @@ def test_negamax_passes_the_validation_episode(built):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("fixture", "reason"),
+    ("fixture", "reason", "forfeit"),
     [
-        ("syntax_error.py", "does not compile: SyntaxError at line 4"),
-        ("raises.py", "mark 1 ERROR at its move 1: RuntimeError: boom from the fixture"),
-        ("numpy_int.py", "mark 1 INVALID at its move 1: returned np.int64(3) (numpy.int64): not a Python"),
-        ("slow_module.py", "loading the file (its module level, run by Kaggle's loader) took 1."),
-        ("exits.py", "exit status 3 and nothing on stderr: did the file end the process"),
+        ("syntax_error.py", "does not compile: SyntaxError at line 4", True),
+        ("raises.py", "mark 1 ERROR at its move 1: RuntimeError: boom from the fixture", True),
+        ("numpy_int.py", "mark 1 INVALID at its move 1: returned np.int64(3) (numpy.int64): not a", True),
+        ("slow_module.py", "loading the file (its module level, run by Kaggle's loader) took 1.", False),
+        ("exits.py", "exit status 3 and nothing on stderr: did the file end the process", None),
     ],
 )
-def test_check_fails_clearly_on_a_broken_file(fixture, reason):
+def test_check_fails_clearly_on_a_broken_file(fixture, reason, forfeit):
     report = check_file(BROKEN / fixture, games=0, act_timeout=0.5)
     assert not report.passed
-    assert any(reason in text for text in report.reasons), report.reasons
+    assert reason in report.reasons[0], report.reasons
+    assert report.forfeit is forfeit
 
 
 @pytest.mark.slow
@@ -432,7 +591,12 @@ def test_time_policy_decides_whether_a_slow_later_move_fails():
     relaxed = check_file(BROKEN / "slow_second_move.py", games=0, act_timeout=0.5)
     assert relaxed.passed, relaxed.reasons
     assert 0.2 < relaxed.times.overage < 1.0
-    assert any("drawing up to" in warning for warning in relaxed.warnings)
+    assert any("took longer than actTimeout 0.5 s: allowed" in warning for warning in relaxed.warnings)
+    (game,) = relaxed.games
+    # the bank computed from the move times is what Kaggle's referee had left (remainingOverageTime)
+    for agent in timing.agent_times(game, 0.5):
+        assert agent.over_limit == 1 and 0.2 < agent.bank_used < 1.0
+        assert game.banks[agent.mark - 1] == pytest.approx(agent.bank_left, abs=1e-5)
     strict = check_file(BROKEN / "slow_second_move.py", games=0, act_timeout=0.5, time_policy="strict")
     assert not strict.passed
     assert "mark 1 move 2 took 0." in strict.reasons[0]
