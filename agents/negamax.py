@@ -2,33 +2,34 @@
 
 Scores are always from the point of view of the side to move.
 
-Each move (:func:`make_agent`), with the garbage collector off:
+Each move (:func:`make_agent`), with the garbage collector off, the stages of :mod:`agents.kit`
+first:
 
-1. the only legal move, or a move that wins at once;
+1. the only legal move, a move that wins at once, or the only move that does not lose at once
+   (:func:`agents.kit.tactics.tactical_move`);
 2. the opening book (:mod:`agents.engine.book`; 6x7, four in a row) when it knows the position;
 3. exact solving (:mod:`agents.engine.solver`, Pons' algorithm) when at most 36 cells are empty: a child
    that keeps a win, else a draw, found by null-window searches under a deadline; the solver's
    transposition table lives as long as the agent, so once a position is solved the following
-   moves are mostly table hits;
+   moves are mostly table hits (2 and 3: :class:`agents.kit.solved.SolvedPositions`);
 4. otherwise, or when the deadline comes first, the heuristic search below over the moves not
    proven lost.
 
-Time (:func:`move_budget`): ``actTimeout`` minus a margin, and for exact solving a share of the
-overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game, 10 % later),
-but never more than ``longest - actTimeout`` of it, so that no move takes more than ``longest``
-(4 s by default); a failed exact solve still leaves the heuristic half of the free time. The bank
-is never overdrawn. Why the cap: off the book (from an opening it does not know, or as second
-player after the centre opening, where it keeps no move since the position is lost) exact solving
-at plies 6-12 took 5-19 s of bank a move, and two moves in three of those ran into the deadline,
-the heuristic choosing anyway. With the cap, in gauntlets against ``mcts`` and ``network`` the
-largest move fell from 19.0 to 3.9 s and the bank drawn in a game from 11-33 to 4-7 s (on
+Time (:func:`agents.kit.budget.move_budget`): ``actTimeout`` minus a margin, and for exact solving a
+share of the overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game,
+10 % later), but never more than ``longest - actTimeout`` of it, so that no move takes more than
+``longest`` (4 s by default); a failed exact solve still leaves the heuristic half of the free time.
+The bank is never overdrawn. Why the cap: off the book (from an opening it does not know, or as
+second player after the centre opening, where it keeps no move since the position is lost) exact
+solving at plies 6-12 took 5-19 s of bank a move, and two moves in three of those ran into the
+deadline, the heuristic choosing anyway. With the cap, in gauntlets against ``mcts`` and ``network``
+the largest move fell from 19.0 to 3.9 s and the bank drawn in a game from 11-33 to 4-7 s (on
 average), while the mistakes on Pons' early positions (L1 sets, a fresh 60 s bank for each,
 ``python -m benchmarks.mistakes``) went from 7 to 10 in 74, within noise.
 
-Heuristic search (any ConnectX configuration):
+Heuristic search (any ConnectX configuration), what is negamax's own:
 
-* immediate win, then immediate block, are checked before any search; moves that hand the opponent
-  an immediate win are pruned, and a single forced block is played at once (the tactics of
+* moves that hand the opponent an immediate win are pruned (the tactics of
   :mod:`agents.engine.search`);
 * :class:`agents.engine.search.Search` with tactics and a transposition table: alpha-beta negamax,
   centre-first move ordering with the table's best move first, iterative deepening that stops inside
@@ -44,25 +45,18 @@ callable (:func:`agents.kit.adapter.kaggle_agent`); ``agent = make_agent()``.
 
 from __future__ import annotations
 
-import gc
 import time
-from dataclasses import dataclass
-from typing import Any
 
 from agents.engine.board import Board, Geometry
-from agents.engine.book import book_move
 from agents.engine.lines import wins_function
 from agents.engine.search import Evaluate, Search
-from agents.engine.solver import Solver
 from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.budget import collector_paused, move_budget
+from agents.kit.record import MoveRecord
+from agents.kit.solved import SolvedPositions
+from agents.kit.tactics import tactical_move
 
-__all__ = ["Budget", "Negamax", "agent", "make_agent", "move_budget", "threat_evaluation"]
-
-EXACT_EMPTY_LIMIT = 36
-"""Exact solving is tried only with at most this many empty cells (6x7: from ply 6 on)."""
-
-TABLE_LIMIT = 2_000_000
-"""Transposition-table entries (about 80 bytes each) kept by the agent's solver before clearing."""
+__all__ = ["Negamax", "agent", "make_agent", "threat_evaluation"]
 
 
 def threat_evaluation(geo: Geometry) -> Evaluate:
@@ -100,63 +94,12 @@ def threat_evaluation(geo: Geometry) -> Evaluate:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """Seconds for one move from its start: exact solving stops at ``solve``; the heuristic search
-    then runs until ``total``, and at least ``fallback`` seconds when exact solving used the bank."""
-
-    solve: float
-    total: float
-    fallback: float
-
-    def search_deadline(self, start: float, after_solving: bool) -> float:
-        """When the search that follows exact solving must stop (``time.perf_counter()`` seconds;
-        ``start`` the move's): at ``start + total``, but no sooner than ``fallback`` seconds from now
-        when exact solving ran and failed (``after_solving``), 0.05 s otherwise."""
-        now = time.perf_counter()
-        return now + max(self.fallback if after_solving else 0.05, start + self.total - now)
-
-
-def move_budget(
-    clock: Clock,
-    ply: int,
-    size: int,
-    *,
-    margin: float = 0.15,
-    reserve: float = 3.0,
-    share: float = 0.3,
-    longest: float = 4.0,
-    bank_fallback: bool = False,
-) -> Budget:
-    """Split this move's time (all in seconds).
-
-    ``base = actTimeout - margin`` is always available. Exact solving may use half of it plus, from
-    the overage bank, ``extra``: a ``share`` of what exceeds ``reserve`` seconds in the first two
-    thirds of the game (where exact solving costs most), a third of that share later, and never more
-    than ``longest - actTimeout``. The heuristic fallback gets the rest of ``base``, and at least half
-    of ``base`` after a failed exact solve (a shallow heuristic search is where early mistakes come
-    from). A move thus takes at most ``base + extra <= max(base, longest - margin)`` seconds plus the
-    call's overhead, and ``extra <= share * (bank - reserve)``: the bank is never overdrawn.
-
-    ``bank_fallback``: the bank, rather than exact solving's half of ``base``, pays for the fallback's
-    other half: up to half of ``base`` moves from ``solve`` to ``fallback``, so that a failed solve
-    leaves the fallback search the whole of ``base`` when ``extra`` covers it. The move's longest time
-    stays ``base + extra``. For searches that play much better with a whole move than with half of one
-    (the network's PUCT), where the solver's 1 s less out of many matters little.
-    """
-    base = max(0.05, clock.act_timeout - margin)
-    spare = max(0.0, clock.overage - reserve)
-    extra = spare * (share if ply < size * 2 // 3 else share / 3)
-    extra = min(extra, max(0.0, longest - clock.act_timeout))
-    moved = min(extra, 0.5 * base) if bank_fallback else 0.0
-    return Budget(solve=0.5 * base + extra - moved, total=base, fallback=0.5 * base + moved)
-
-
 class Negamax:
     """The negamax :class:`~agents.kit.player.Player` (see the module docstring and :func:`make_agent`).
 
-    ``last_move`` (a dict: ``stage`` in only/draw/win/book/exact/search, ``ply``, ``seconds``, ``depth``)
-    describes its last decision, for benchmarks. Solvers and searches live as long as the player.
+    ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
+    first), stage only/draw/win/block/book/exact/search, with the ``depth`` and ``nodes`` of a search.
+    Solvers and searches live as long as the player.
     """
 
     def __init__(
@@ -177,68 +120,37 @@ class Negamax:
             raise ValueError("longest must be > 0")
         self.max_depth = None if max_depth is None else int(max_depth)
         self.margin = margin
-        self.book = book
-        self.exact = exact
         self.share = float(share)
         self.longest = float(longest)
-        self.last_move: dict[str, Any] = {}
-        self._solvers: dict[Geometry, Solver] = {}
+        self.last_move: MoveRecord | None = None
+        self._solved = SolvedPositions(book=book, exact=exact)
         self._searches: dict[Geometry, Search] = {}
 
     def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile); the board is left as it was."""
+        """The column to play (garbage collector off meanwhile); the board is left as it was. Raises
+        ``ValueError`` when the game is over."""
         start = time.perf_counter()
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            self.last_move.clear()
-            column = self._choose(board, clock, start)
-            self.last_move["seconds"] = time.perf_counter() - start
-            return column
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        with collector_paused():
+            self.last_move = self._choose(board, clock, start)
+        return self.last_move.column
 
-    def _choose(self, board: Board, clock: Clock, start: float) -> int:
+    def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
+        move = tactical_move(board)
+        if move is not None:
+            return MoveRecord.since(start, board, *move)
         geo = board.geo
-        legal = board.legal_moves()
-        if len(legal) == 1:
-            return self._note("only", legal[0], board.ply)
-        if not geo.winnable:  # no line fits: every game is a draw and a search would only spend the bank
-            return self._note("draw", legal[0], board.ply)
-        mine = board.winning_moves()
-        if mine:
-            return self._note("win", board.columns(mine)[0], board.ply)
-        column = book_move(board) if self.book else None
-        if column is not None:
-            return self._note("book", column, board.ply)
         budget = move_budget(
             clock, board.ply, geo.size, margin=self.margin, share=self.share, longest=self.longest
         )
-        allowed: list[int] | None = None
-        if self.exact and geo.size - board.ply <= EXACT_EMPTY_LIMIT:
-            solver = self._solvers.get(geo)
-            if solver is None:
-                solver = self._solvers[geo] = Solver(
-                    geo.rows, geo.columns, geo.inarow, table_limit=TABLE_LIMIT
-                )
-            deadline = start + budget.solve
-            column, values = solver.choose(board.position, board.mask, board.ply, deadline=deadline)
-            if column is not None:
-                return self._note("exact", column, board.ply)
-            allowed = [c for c in legal if values.get(c) != -1]
+        verdict = self._solved.choose(board, start + budget.solve)
+        if verdict.move is not None:
+            return MoveRecord.since(start, board, *verdict.move)
         search = self._searches.get(geo)
         if search is None:
             search = self._searches[geo] = Search(geo, threat_evaluation(geo))
-        deadline = budget.search_deadline(start, after_solving=allowed is not None)
-        result = search.best(board, depth=self.max_depth, deadline=deadline, allowed=allowed)
-        self.last_move["depth"] = result.depth
-        return self._note("search", result.column, board.ply)
-
-    def _note(self, stage: str, column: int, ply: int) -> int:
-        self.last_move["stage"] = stage
-        self.last_move["ply"] = ply
-        return column
+        deadline = budget.search_deadline(start, after_solving=verdict.allowed is not None)
+        result = search.best(board, depth=self.max_depth, deadline=deadline, allowed=verdict.allowed)
+        return MoveRecord.since(start, board, "search", result.column, depth=result.depth, nodes=result.nodes)
 
 
 def make_agent(
@@ -261,7 +173,8 @@ def make_agent(
     overage bank (above a 3 s reserve) one move may spend on exact solving; ``longest``: seconds a
     move may take, bank included, before exact solving gives up (the bank it draws is at most
     ``longest - actTimeout``). Unknown keyword parameters raise ``TypeError``; bad values
-    ``ValueError``. The agent's ``last_move`` attribute is the player's (see :class:`Negamax`).
+    ``ValueError``. After each move the agent's ``last_move`` attribute is the player's (see
+    :class:`Negamax`).
     """
     return kaggle_agent(
         Negamax(max_depth=max_depth, margin=margin, book=book, exact=exact, share=share, longest=longest)

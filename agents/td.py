@@ -13,14 +13,15 @@ Communications of the ACM 38(3), 1995).
 
 Each move (:class:`Td`), with the garbage collector off: the only legal move, a move that wins at
 once, or the only move that does not let the opponent win at once is played without search (stage
-``only``/``win``/``block``); on a board where no line fits, the first legal move (``draw``).
-Otherwise :class:`agents.engine.search.Search` (alpha-beta negamax with tactics and a transposition
-table) values the leaves with the MLP scaled by :data:`VALUE_SCALE`, strictly inside
-``±DECIDED``; moves are ordered centre first with the transposition table's best move first, the
-table filled by the search's own iterative deepening. Time: iterative deepening until
-``actTimeout`` minus ``margin`` (``move_budget(...).total`` of :mod:`agents.negamax`; the overage
-bank is never drawn on), or until ``seconds`` when given; ``depth`` caps the depth, and alone
-(``seconds`` 0) makes every move one search of exactly that depth.
+``only``/``win``/``block``); on a board where no line fits, the first legal move (``draw``): the
+tactics of :func:`agents.kit.tactics.tactical_move`. Otherwise :class:`agents.engine.search.Search`
+(alpha-beta negamax with tactics and a transposition table) values the leaves with the MLP scaled by
+:data:`VALUE_SCALE`, strictly inside ``±DECIDED``; moves are ordered centre first with the
+transposition table's best move first, the table filled by the search's own iterative deepening.
+Time: iterative deepening until ``actTimeout`` minus ``margin`` (``move_budget(...).total`` of
+:mod:`agents.kit.budget`; the overage bank is never drawn on), or until ``seconds`` when given;
+``depth`` caps the depth, and alone (``seconds`` 0) makes every move one search of exactly that
+depth.
 
 Weights: ``agents/data/td.npz`` (:mod:`agents.weights`, read through :func:`agents.resources.read`),
 or a file given as ``weights=PATH``; read at the first move and cached. The shipped weights:
@@ -30,11 +31,8 @@ or a file given as ``weights=PATH``; read at the first move and cached. The ship
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -43,7 +41,9 @@ from agents.engine.board import Board, Geometry
 from agents.engine.search import Evaluate, Search
 from agents.features import features
 from agents.kit.adapter import Agent, Clock, kaggle_agent
-from agents.negamax import move_budget
+from agents.kit.budget import collector_paused, move_budget
+from agents.kit.record import MoveRecord
+from agents.kit.tactics import tactical_move
 from agents.weights import load, require
 
 __all__ = ["SCALE", "VALUE_SCALE", "Td", "agent", "evaluation", "inputs", "make_agent", "value"]
@@ -88,18 +88,6 @@ def evaluation(weights: Mapping[str, np.ndarray], geo: Geometry) -> Evaluate:
     return evaluate
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The garbage collector off, then as it was: a collection inside a search would stall the clock."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _load(path: str | None) -> dict[str, np.ndarray]:
     if path is not None:
         return load(path, shipped=lambda: resources.read("td.npz"))
@@ -111,9 +99,10 @@ def _load(path: str | None) -> dict[str, np.ndarray]:
 class Td:
     """The ``td`` :class:`~agents.kit.player.Player` (see the module docstring for the parameters).
 
-    ``last_move`` (a dict: ``stage`` in only/draw/win/block/search, ``ply``, ``depth`` of a search,
-    ``seconds``) describes its last decision. Searches (one a board geometry) live as long as the
-    player. Raises ``ValueError`` for a negative ``depth``, ``seconds`` or ``margin``.
+    ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
+    first), stage only/draw/win/block/search, with the ``depth`` and ``nodes`` of a search. Searches
+    (one a board geometry) live as long as the player. Raises ``ValueError`` for a negative
+    ``depth``, ``seconds`` or ``margin``.
     """
 
     def __init__(
@@ -128,32 +117,22 @@ class Td:
         self.depth = depth
         self.seconds = float(seconds)
         self.margin = float(margin)
-        self.last_move: dict[str, Any] = {}
+        self.last_move: MoveRecord | None = None
         self._searches: dict[Geometry, Search] = {}
 
     def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile); the board is left as it was."""
+        """The column to play (garbage collector off meanwhile); the board is left as it was. Raises
+        ``ValueError`` when the game is over."""
         start = time.perf_counter()
-        self.last_move.clear()
-        self.last_move["ply"] = board.ply
-        with _collector_paused():
-            column = self._choose(board, clock, start)
-        self.last_move["seconds"] = time.perf_counter() - start
-        return column
+        with collector_paused():
+            self.last_move = self._choose(board, clock, start)
+        return self.last_move.column
 
-    def _choose(self, board: Board, clock: Clock, start: float) -> int:
+    def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
+        move = tactical_move(board)
+        if move is not None:
+            return MoveRecord.since(start, board, *move)
         geo = board.geo
-        legal = board.legal_moves()
-        if len(legal) == 1:
-            return self._note("only", legal[0])
-        if not geo.winnable:
-            return self._note("draw", legal[0])
-        wins = board.winning_moves()
-        if wins:
-            return self._note("win", board.columns(wins)[0])
-        safe = board.columns(board.non_losing_moves())
-        if len(safe) == 1:
-            return self._note("block", safe[0])
         search = self._searches.get(geo)
         if search is None:
             evaluate = evaluation(_load(self.weights), geo)
@@ -163,12 +142,7 @@ class Td:
         else:
             seconds = self.seconds or move_budget(clock, board.ply, geo.size, margin=self.margin).total
             result = search.best(board, depth=self.depth or None, deadline=start + seconds)
-        self.last_move["depth"] = result.depth
-        return self._note("search", result.column)
-
-    def _note(self, stage: str, column: int) -> int:
-        self.last_move["stage"] = stage
-        return column
+        return MoveRecord.since(start, board, "search", result.column, depth=result.depth, nodes=result.nodes)
 
 
 def make_agent(

@@ -7,8 +7,8 @@ import importlib
 import numpy as np
 import pytest
 
-from agents import negamax
 from agents.engine.board import Board
+from agents.kit.budget import Budget, move_budget
 from agents.network import agent as shipped_agent_module  # noqa: F401  (package imports without jax)
 from agents.network.agent import best_move, make_agent, make_agent_from_weights
 from agents.network.features import encode, encode_batch, legal_mask_batch
@@ -185,7 +185,7 @@ def test_search_none_is_the_policy_alone(random_weights) -> None:
     for moves in ("", "4", "4453", "3344551"):
         board = Board.from_moves(moves)
         assert player.play(board, Clock()) == int(np.argmax(policy_logits(weights, board)))
-        assert player.last_move["stage"] == "policy"
+        assert player.last_move.stage == "policy"
 
 
 def test_puct_stages(random_weights) -> None:
@@ -195,19 +195,19 @@ def test_puct_stages(random_weights) -> None:
     _, _, weights = random_weights(seed=13)
     player = Network(weights, visits=30)
     assert player.play(Board.from_moves("112233"), Clock()) == 3
-    assert player.last_move["stage"] == "win"
+    assert player.last_move.stage == "win"
     assert player.play(Board.from_moves("11223"), Clock()) == 3
-    assert player.last_move["stage"] == "only"
+    assert player.last_move.stage == "block"
     assert player.play(Board(), Clock()) == 3  # the opening book's move
-    assert player.last_move["stage"] == "book"
+    assert player.last_move.stage == "book"
     without_book = Network(weights, visits=30, book=False)
     without_book.play(Board(), Clock())
-    assert without_book.last_move["stage"] == "puct"
+    assert without_book.last_move.stage == "puct"
     player.play(Board.from_moves("4453"), Clock())  # a position the book does not hold
-    assert player.last_move["stage"] == "puct" and player.last_move["visits"] == 30
+    assert player.last_move.stage == "puct" and player.last_move.visits == 30
     late = Board.from_moves("52753311433677442422121")  # from Pons' L2_R1: the solver decides in time
     player.play(late, Clock())
-    assert player.last_move["stage"] == "exact"
+    assert player.last_move.stage == "exact"
     Network(weights, visits=30, exact=False).play(late, Clock())
 
 
@@ -215,7 +215,9 @@ def test_other_configurations_are_played_by_negamax(random_weights) -> None:
     _, _, weights = random_weights(seed=8)
     board = Board.from_moves("1122", rows=5, columns=7, inarow=3)  # mark 1 wins at column 3 (index 2)
     config = {**CONFIG, "rows": 5, "inarow": 3, "actTimeout": 0.3}
-    assert make_agent_from_weights(weights)(_obs(board), config) == 2
+    agent = make_agent_from_weights(weights)
+    assert agent(_obs(board), config) == 2
+    assert agent.last_move.stage == "win"  # type: ignore[attr-defined]  # the negamax player's record
 
 
 def test_registry_knows_network() -> None:
@@ -246,8 +248,8 @@ def test_puct_gets_the_whole_move_after_a_failed_solve(
     network_agent = importlib.import_module("agents.network.agent")
     seen = []
 
-    def spy(*args: object, **kwargs: object) -> negamax.Budget:
-        budget = negamax.move_budget(*args, **kwargs)
+    def spy(*args: object, **kwargs: object) -> Budget:
+        budget = move_budget(*args, **kwargs)
         seen.append(budget)
         return budget
 

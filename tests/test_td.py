@@ -45,9 +45,9 @@ def test_plays_a_legal_int_on_any_board(config) -> None:
 def test_root_rules_win_then_block_without_search() -> None:
     agent = make_agent(depth=3)
     win = Board.from_moves("443355")  # first player: columns 2 or 6 (1-based) complete the bottom row
-    assert agent(*observation(win, Clock())) in (1, 5) and agent.last_move["stage"] == "win"
+    assert agent(*observation(win, Clock())) in (1, 5) and agent.last_move.stage == "win"
     block = Board.from_moves("41424")  # three in column 4: the second player's only move not losing
-    assert agent(*observation(block, Clock())) == 3 and agent.last_move["stage"] == "block"
+    assert agent(*observation(block, Clock())) == 3 and agent.last_move.stage == "block"
 
 
 def test_a_saved_weights_file_is_the_evaluation_the_search_uses(tmp_path) -> None:
@@ -60,7 +60,7 @@ def test_a_saved_weights_file_is_the_evaluation_the_search_uses(tmp_path) -> Non
     children = {c: -evaluate(board.opponent, board.mask | board.move_cell(c), 3) for c in board.legal_moves()}
     agent = make_agent(weights=str(path), depth=1)
     assert agent(*observation(board, Clock())) == max(children, key=children.get)
-    assert agent.last_move["stage"] == "search"
+    assert agent.last_move.stage == "search"
     x = inputs(board.position, board.mask, board.geo)
     assert evaluate(board.position, board.mask, 2) == round(VALUE_SCALE * float(value(arrays, x)))
 

@@ -135,13 +135,15 @@ def kaggle_agent(player: Player) -> Agent:
     """The Kaggle agent ``agent(obs, config) -> int`` that asks ``player`` for each move.
 
     Raises :class:`~agents.engine.board.InvalidBoardError` for an impossible observation and ``KeyError`` for
-    a missing field, as :func:`board_from_obs` does. A player's ``last_move`` dict (what it decided
-    last, for benchmarks), when it keeps one, is the agent's ``last_move`` attribute too.
+    a missing field, as :func:`board_from_obs` does. When the player keeps a ``last_move`` (how it
+    chose, for benchmarks: a :class:`~agents.kit.record.MoveRecord`), the agent's ``last_move``
+    attribute is the player's after each move.
     """
 
     def agent(obs: Any, config: Any) -> int:
-        return int(player.play(board_from_obs(obs, config), Clock.from_kaggle(obs, config)))
+        column = int(player.play(board_from_obs(obs, config), Clock.from_kaggle(obs, config)))
+        if hasattr(player, "last_move"):
+            agent.last_move = player.last_move  # type: ignore[attr-defined]
+        return column
 
-    if isinstance(getattr(player, "last_move", None), dict):
-        agent.last_move = player.last_move  # type: ignore[attr-defined]
     return agent

@@ -1,14 +1,15 @@
 """``network``: the trained policy/value network, searching with PUCT by default (numpy only).
 
-* ``network`` (``search=puct``): each move, a win at once or the only move that does not lose at
-  once is played; then the opening book's move (:func:`agents.engine.book.book_move`) when it holds the
-  position, as negamax does (``book=false`` leaves it out); with at most
-  :data:`agents.negamax.EXACT_EMPTY_LIMIT` empty cells the solver
+* ``network`` (``search=puct``): each move, the moves of :func:`agents.kit.tactics.tactical_move`
+  (the only legal move, a win at once, the only move that does not lose at once) are played; then,
+  as negamax does (:class:`agents.kit.solved.SolvedPositions`), the opening book's move
+  (:func:`agents.engine.book.book_move`) when it holds the position (``book=false`` leaves it out),
+  and with at most :data:`agents.kit.solved.EXACT_EMPTY_LIMIT` empty cells the solver
   (:meth:`agents.engine.solver.Solver.choose`) tries to prove a move within the time
-  :func:`agents.negamax.move_budget` gives it, as negamax does; otherwise, or for the rest of the
-  time, :class:`agents.engine.puct.Puct` searches with the policy as prior and the value head's ``P(win) -
-  P(loss)`` as leaf value (AlphaZero's search; Silver et al., Science 2018), over the moves the solver
-  did not prove lost, and plays the most visited move. ``visits=N`` caps the search at N root
+  :func:`agents.kit.budget.move_budget` gives it; otherwise, or for the rest of the time,
+  :class:`agents.engine.puct.Puct` searches with the policy as prior and the value head's
+  ``P(win) - P(loss)`` as leaf value (AlphaZero's search; Silver et al., Science 2018), over the
+  moves the solver did not prove lost, and plays the most visited move. ``visits=N`` caps the search at N root
   visits; ``exact=false`` leaves the solver out; ``c`` is PUCT's exploration constant.
 * ``network:search=none``: the network alone -- the legal column with the highest policy logit. No
   search and no hand-written rules.
@@ -20,7 +21,7 @@
   move's time.
 
 Time: ``actTimeout`` minus :data:`PUCT_MARGIN` a move, or ``seconds`` when given, plus the share of
-the overage bank :func:`agents.negamax.move_budget` lets exact solving draw, up to :data:`LONGEST`
+the overage bank :func:`agents.kit.budget.move_budget` lets exact solving draw, up to :data:`LONGEST`
 seconds a move. After a failed solve PUCT gets the whole move (``bank_fallback``): the bank, not half
 of PUCT's time, pays for exact solving.
 
@@ -33,7 +34,6 @@ must play every configuration).
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -42,12 +42,14 @@ import numpy as np
 
 from agents import resources
 from agents.engine.board import Board, geometry
-from agents.engine.book import book_move
 from agents.engine.puct import Puct
 from agents.engine.search import Search
-from agents.engine.solver import Solver
 from agents.kit.adapter import Agent, Clock, kaggle_agent
-from agents.negamax import EXACT_EMPTY_LIMIT, TABLE_LIMIT, Negamax, move_budget
+from agents.kit.budget import collector_paused, move_budget
+from agents.kit.record import MoveRecord
+from agents.kit.solved import SolvedPositions
+from agents.kit.tactics import tactical_move
+from agents.negamax import Negamax
 from agents.network.features import COLUMNS, INAROW, ROWS, encode_batch
 from agents.network.numpy_forward import Weights, forward, load_weights, value_of
 
@@ -134,7 +136,7 @@ PUCT_MARGIN = 0.25
 
 LONGEST = 20.0
 """Seconds a move may take, bank included, while the solver tries to prove it (``longest`` of
-:func:`agents.negamax.move_budget`, whose share of the bank is the tighter bound with a 60 s bank).
+:func:`agents.kit.budget.move_budget`, whose share of the bank is the tighter bound with a 60 s bank).
 Higher than negamax's 4 s: off the book at plies 6-12 PUCT with this network misses wins that only
 the solver finds there, in 5-20 s; with negamax's cap it lost 3 of 8 games to ``mcts``."""
 
@@ -170,12 +172,13 @@ def _check(search: str, depth: int, seconds: float, visits: int, c: float) -> No
 class Network:
     """The network :class:`~agents.kit.player.Player` on the network's board, a
     :class:`~agents.negamax.Negamax` player on any other (see the module docstring for ``search``,
-    ``depth``, ``seconds``, ``visits``, ``c``, ``exact`` and ``book``). ``weights`` None: the shipped weights,
-    read at the first move (``FileNotFoundError`` if the file is missing). ``last_move`` describes
-    the last decision (``stage``: win/only/book/exact/puct/alphabeta/policy; ``visits``, ``reused`` and
-    ``simulations`` of a PUCT search; ``seconds``). Raises ``ValueError`` for an unknown search, a
-    negative number, ``depth`` without alpha-beta or ``visits`` without PUCT, and when asked to play
-    a finished game. The PUCT tree and the solver's table live as long as the player."""
+    ``depth``, ``seconds``, ``visits``, ``c``, ``exact`` and ``book``). ``weights`` None: the shipped
+    weights, read at the first move (``FileNotFoundError`` if the file is missing). ``last_move``: the
+    :class:`~agents.kit.record.MoveRecord` of the last decision (None before the first; the negamax
+    player's on another board), stage only/win/block/book/exact/puct/alphabeta/policy, with the
+    ``visits``, ``reused`` and ``simulations`` of a PUCT search. Raises ``ValueError`` for an unknown
+    search, a negative number, ``depth`` without alpha-beta or ``visits`` without PUCT, and when
+    asked to play a finished game. The PUCT tree and the solver's table live as long as the player."""
 
     def __init__(
         self,
@@ -195,61 +198,46 @@ class Network:
         self.seconds = seconds
         self.visits = visits
         self.c = float(c)
-        self.exact = exact
-        self.book = book
-        self.last_move: dict[str, object] = {}
+        self.last_move: MoveRecord | None = None
+        self._solved = SolvedPositions(book=book, exact=exact)
         self._fallback: Negamax | None = None
         self._puct: Puct | None = None
-        self._solver: Solver | None = None
 
     def play(self, board: Board, clock: Clock) -> int:
+        """The column to play (garbage collector off meanwhile: the PUCT tree makes many small
+        objects); the board is left as it was. Raises ``ValueError`` when the game is over."""
         start = time.perf_counter()
         if board.geo != GEOMETRY:
             if self._fallback is None:
                 self._fallback = Negamax()
-            return self._fallback.play(board, clock)
+            column = self._fallback.play(board, clock)
+            self.last_move = self._fallback.last_move
+            return column
         if board.winner() is not None:
             raise ValueError("the game is already over")
         weights = _shipped_weights() if self.weights is None else self.weights
-        self.last_move.clear()
-        self.last_move["ply"] = board.ply
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # the PUCT tree makes many small objects; collections would stall the clock
-        try:
-            column = self._choose(weights, board, clock, start)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-        self.last_move["seconds"] = time.perf_counter() - start
-        return column
+        with collector_paused():
+            self.last_move = self._choose(weights, board, clock, start)
+        return self.last_move.column
 
-    def _choose(self, weights: Mapping[str, np.ndarray], board: Board, clock: Clock, start: float) -> int:
+    def _choose(
+        self, weights: Mapping[str, np.ndarray], board: Board, clock: Clock, start: float
+    ) -> MoveRecord:
         if self.search == "none":
-            return self._note("policy", best_move(weights, board))
+            return MoveRecord.since(start, board, "policy", best_move(weights, board))
         if self.search == "alphabeta":
             seconds = self.seconds or (0.0 if self.depth else clock.act_timeout - PUCT_MARGIN)
-            return self._note("alphabeta", best_move(weights, board, self.depth, seconds))
-        wins = board.winning_moves()
-        if wins:
-            return self._note("win", board.columns(wins)[0])
-        safe = board.non_losing_moves()
-        if safe and len(board.columns(safe)) == 1:
-            return self._note("only", board.columns(safe)[0])
-        column = book_move(board) if self.book else None
-        if column is not None:
-            return self._note("book", column)
+            return MoveRecord.since(start, board, "alphabeta", best_move(weights, board, self.depth, seconds))
+        move = tactical_move(board)
+        if move is not None:
+            return MoveRecord.since(start, board, *move)
         budget = move_budget(
             clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN, longest=LONGEST, bank_fallback=True
         )
-        allowed = None
-        if self.exact and GEOMETRY.size - board.ply <= EXACT_EMPTY_LIMIT:
-            if self._solver is None:
-                self._solver = Solver(table_limit=TABLE_LIMIT)
-            deadline = start + budget.solve
-            column, values = self._solver.choose(board.position, board.mask, board.ply, deadline=deadline)
-            if column is not None:
-                return self._note("exact", column)
-            allowed = [c for c in board.legal_moves() if values.get(c) != -1] or None
+        verdict = self._solved.choose(board, start + budget.solve)
+        if verdict.move is not None:
+            return MoveRecord.since(start, board, *verdict.move)
+        allowed = verdict.allowed or None  # PUCT searches every move when the solver proved all lost
         if self._puct is None:
             self._puct = puct_search(weights, self.c)
         if self.seconds:
@@ -257,12 +245,15 @@ class Network:
         else:
             deadline = budget.search_deadline(start, after_solving=allowed is not None)
         result = self._puct.run(board, deadline=deadline, visits=self.visits or None, allowed=allowed)
-        self.last_move.update(visits=result.visits, reused=result.reused, simulations=result.simulations)
-        return self._note("puct", result.column)
-
-    def _note(self, stage: str, column: int) -> int:
-        self.last_move["stage"] = stage
-        return column
+        return MoveRecord.since(
+            start,
+            board,
+            "puct",
+            result.column,
+            visits=result.visits,
+            reused=result.reused,
+            simulations=result.simulations,
+        )
 
 
 def make_agent_from_weights(weights: Mapping[str, np.ndarray] | None, **params: Any) -> Agent:

@@ -1,0 +1,57 @@
+"""How a player chose its last move: :class:`MoveRecord`, kept as the player's ``last_move``.
+
+Benchmarks and tests read it (which stage decides how often, how deep the search went, how long a
+move took); :func:`agents.kit.adapter.kaggle_agent` shows it as the agent's ``last_move`` too.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from agents.engine.board import Board
+
+__all__ = ["MoveRecord"]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """One decision: the ``stage`` that chose ``column`` (0-based) at ``ply`` (stones on the board),
+    in ``seconds`` (wall clock, from the start of the player's ``play``).
+
+    Stages of the kit: ``only``, ``draw``, ``win``, ``block`` (:mod:`agents.kit.tactics`), ``book``,
+    ``exact`` (:mod:`agents.kit.solved`); a player's own search names its stage (``search``,
+    ``puct``...). What a search adds, None otherwise: ``depth`` (plies of the deepest completed
+    alpha-beta iteration) and ``nodes`` searched; for a tree search, the root's ``visits``, those
+    ``reused`` from the previous move's tree and the ``simulations`` run.
+    """
+
+    stage: str
+    ply: int
+    column: int
+    seconds: float
+    depth: int | None = None
+    nodes: int | None = None
+    visits: int | None = None
+    reused: int | None = None
+    simulations: int | None = None
+
+    @classmethod
+    def since(
+        cls,
+        start: float,
+        board: Board,
+        stage: str,
+        column: int,
+        *,
+        depth: int | None = None,
+        nodes: int | None = None,
+        visits: int | None = None,
+        reused: int | None = None,
+        simulations: int | None = None,
+    ) -> MoveRecord:
+        """The record of ``column`` chosen by ``stage`` on ``board``, the move having started at
+        ``start`` (``time.perf_counter()`` seconds) and ending now."""
+        return cls(
+            stage, board.ply, column, time.perf_counter() - start, depth, nodes, visits, reused, simulations
+        )
