@@ -11,10 +11,12 @@ draw; ``+N`` it wins with its ``(cells + 2) // 2 - N``-th stone (22 - N on 6x7: 
 higher); ``-N`` it loses, the opponent winning with that stone. ``--weak`` gives only 1 / 0 / -1;
 ``--analyse`` the score of playing each column (``-1000``: a full column, as Pons' program).
 
-The solver is pure Python (:mod:`agents.engine.solver`): a position with many stones takes milliseconds,
-one with few can take minutes (``4444443``: about a minute; ``4453``: five). While a solve runs
-longer than :data:`QUIET` seconds, the seconds spent so far are shown on stderr; afterwards the
-nodes searched and nodes per second.
+The solver is pure Python (:mod:`agents.engine.solver`) over the solved game's opening databases
+(the ``bitbully-databases`` package): on 6x7 every position takes at most seconds (``-a ''``, the
+seven columns of the empty board, about 3 s), since the search stops at the databases' 12-stone
+positions. Without the databases, or on another board, a position with few stones can take minutes
+(``4453``: about four). While a solve runs longer than :data:`QUIET` seconds, the seconds spent so far
+are shown on stderr; afterwards the nodes searched and nodes per second.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ INVALID_MOVE = -1000
 """Score printed for a full column with ``--analyse`` (Pons' ``Solver::INVALID_MOVE``)."""
 
 FEW_STONES = 10
-"""Positions with fewer stones than this get a note up front that solving them can take minutes."""
+"""Without the databases, positions with fewer stones than this on a board of 42 cells or more get a
+note up front that solving them can take minutes."""
 
 QUIET = 3.0
 """Seconds a solve runs before its progress is shown on stderr."""
@@ -157,7 +160,7 @@ def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"{where}: invalid position {moves!r}: {error}", file=sys.stderr)
             status = 1
             continue
-        if board.ply < FEW_STONES and (args.rows, args.columns, args.inarow) == (6, 7, 4):
+        if board.ply < FEW_STONES and solver.database is None and geo.size >= 42:
             print(
                 f"{moves or '(empty board)'}: {board.ply} stones; positions with fewer than {FEW_STONES} "
                 f"can take minutes in pure Python",

@@ -47,9 +47,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agents.engine.solver.databases import PACKED_FILE
 from agents.registry import BUILTIN, parse_spec
 from agents.weights import load
 from submissions import runtime
+from submissions.databases import packed_database
 from submissions.inline import RESOURCES, BuildError, ModuleSource, collect
 
 __all__ = [
@@ -195,7 +197,9 @@ def build_module(
     ``weights``: the path of a weights file (:mod:`agents.weights`), embedded as the agent's own data
     file ``<module>.npz`` (the one it reads by ``resources.read("<module>.npz")``, ``<module>`` the
     last part of ``entry``) in place of the package's, so the built agent plays those weights
-    without the parameter. ``spec`` is the text shown in the header (default: ``entry``). Other data
+    without the parameter. An agent that reads the opening databases gets them packed
+    (:func:`submissions.databases.packed_database`: the win/draw/loss book, 2 MB in the file).
+    ``spec`` is the text shown in the header (default: ``entry``). Other data
     files named in ``resources.read`` calls are read through the package's own
     ``<package>.resources.read``. Raises :class:`~submissions.inline.BuildError` (a ``ValueError``)
     when the agent cannot be one file (see :mod:`submissions.inline`) or ``weights`` cannot be
@@ -210,6 +214,8 @@ def build_module(
     package = entry.partition(".")[0]
     warnings: list[str] = []
     files = _weights_file(entry, found.resources, params.pop("weights", None))
+    if PACKED_FILE in found.resources:
+        files.update(packed_database())
     if found.uses_resources:
         reader = __import__(f"{package}.{RESOURCES}", fromlist=["read"]).read
         for name in found.resources:

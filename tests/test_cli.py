@@ -246,9 +246,20 @@ def test_solve_reads_stdin_and_refuses_a_bad_line_alone(monkeypatch, capsys):
     assert "line 1: invalid position '4453x'" in captured.err
 
 
-def test_solve_warns_that_few_stones_can_take_minutes(capsys):
+def test_solve_warns_that_few_stones_can_take_minutes_without_the_databases(capsys, monkeypatch):
+    from agents.engine.solver import databases
+
+    monkeypatch.setattr(databases, "_loaded", [None])
     assert main(["solve", "44444433"]) == 0
     assert "8 stones; positions with fewer than 10" in capsys.readouterr().err
+
+
+def test_solve_answers_the_empty_board_from_the_databases(capsys):
+    pytest.importorskip("bitbully_databases")
+    assert main(["solve", "-a", ""]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(" -2 -1 0 1 0 -1 -2  best: column 4, mark 1 to move wins with its 21st stone")
+    assert "can take minutes" not in err
 
 
 def test_connectx_sits_above_the_packages_and_tournament_does_not_import_reports():

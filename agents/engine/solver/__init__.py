@@ -31,6 +31,7 @@ from agents.engine.board import (
     geometry,
 )
 from agents.engine.lines import has_line, wins_function
+from agents.engine.solver.databases import Database, load_database
 from agents.engine.solver.kernel import SearchAborted, build_search
 
 __all__ = [
@@ -82,13 +83,26 @@ class Solver:
     """
 
     def __init__(
-        self, rows: int = 6, columns: int = 7, inarow: int = 4, *, table_limit: int = 4_000_000
+        self,
+        rows: int = 6,
+        columns: int = 7,
+        inarow: int = 4,
+        *,
+        table_limit: int = 4_000_000,
+        databases: bool | Database = True,
     ) -> None:
         self.geo = geometry(rows, columns, inarow)
         self.table: dict[int, int] = {}
         self.table_limit = table_limit
         self.nodes = 0
-        self._negamax, self._control, self._wins_cache = build_search(self.geo, self.table)
+        if isinstance(databases, Database):
+            self.database: Database | None = databases
+        else:
+            self.database = load_database() if databases else None
+        if (rows, columns, inarow) != (6, 7, 4):
+            self.database = None
+        leaf, leaf_ply = (self.database.score, self.database.ply) if self.database else (None, -1)
+        self._negamax, self._control, self._wins_cache = build_search(self.geo, self.table, leaf, leaf_ply)
         self._wins = wins_function(self.geo)
 
     def reset(self) -> None:
@@ -120,6 +134,8 @@ class Solver:
         by bisection of the score range, probing near 0 first (Pons part 8).
         """
         geo = self.geo
+        if not weak and _window is None and not self.exact_from(ply):
+            raise ValueError(f"exact scores at ply {ply} need the distance database; ask for weak=True")
         if len(self.table) > self.table_limit:
             self.table.clear()
         self._control("reset")
@@ -167,7 +183,10 @@ class Solver:
     ) -> bool:
         """True when the score of the position (bitboards, game on) is ``>= value``: one null-window
         search ``(value - 1, value)``, cheaper than a weak solve (which may need two). Limits and
-        errors as :meth:`solve_bits`."""
+        errors as :meth:`solve_bits`; ``ValueError`` for a ``value`` other than 0 or 1 where only the
+        signs of scores are known (:meth:`exact_from`)."""
+        if value not in (0, 1) and not self.exact_from(ply):
+            raise ValueError(f"scores at ply {ply} are known only as win, draw or loss")
         if self._wins(position) & (mask + self.geo.bottom) & self.geo.board:
             return (self.geo.size + 1 - ply) // 2 >= value
         score = self.solve_bits(
@@ -175,19 +194,34 @@ class Solver:
         )
         return score >= value
 
-    def choose(
-        self, position: int, mask: int, ply: int, *, deadline: float = float("inf")
-    ) -> tuple[int | None, dict[int, int]]:
-        """Exact choice of a move under a deadline: ``(column or None, proven weak values of columns)``.
+    def exact_from(self, ply: int) -> bool:
+        """Whether :meth:`solve_bits` can give exact scores (not only their signs) at ``ply``: always,
+        but before the database's ply when the database holds only wins, draws and losses."""
+        return self.database is None or self.database.exact or ply > self.database.ply
 
-        ``position``/``mask`` as in :mod:`agents.engine.board`, game on, no move winning at once; ``deadline``
-        in ``time.perf_counter()`` seconds. Pass 1 looks, in :func:`move_order`, for a child whose
-        score is below 0 (a win for the side to move), one null-window search each; pass 2 for a child
-        at most 0 (a draw). Children failing pass 2 are proven lost (value -1). In a lost position the
-        longest loss is chosen when every child can be strongly solved in time (with at most
-        :data:`STRONG_EMPTY_LIMIT` empty cells). The column is ``None`` when the deadline came first or
-        a lost position has more empty cells: the caller's heuristic then chooses among the columns
-        not proven lost.
+    def choose(
+        self,
+        position: int,
+        mask: int,
+        ply: int,
+        *,
+        deadline: float = float("inf"),
+        refine_deadline: float | None = None,
+    ) -> tuple[int | None, dict[int, int]]:
+        """Perfect choice of a move under a deadline: ``(column or None, proven weak values of columns)``.
+
+        ``position``/``mask`` as in :mod:`agents.engine.board`, game on, no move winning at once;
+        deadlines in ``time.perf_counter()`` seconds. Pass 1 looks, in :func:`move_order`, for a child
+        whose score is below 0 (a win for the side to move), one null-window search each; pass 2 for
+        a child at most 0 (a draw). Children failing pass 2 are proven lost (value -1). The column
+        found keeps the position's value (perfect play in the weak sense). A position of the database
+        (:attr:`database`) has a known value, and only the pass for that value runs.
+
+        Then, until ``refine_deadline`` (default ``deadline``), the choice is refined to the best
+        score (:meth:`refine`): the fastest win, or in a lost position the slowest loss. When the
+        refinement runs out of time a win or draw keeps the column of the passes, and a lost position
+        returns ``None``. The column is also ``None`` when ``deadline`` came first: the caller's
+        heuristic then chooses among the columns not proven lost.
         """
         geo = self.geo
         values: dict[int, int] = {}
@@ -199,34 +233,57 @@ class Solver:
             children[column] = mask | move
             if ply + 1 == geo.size:
                 values[column] = 0
+        found = None  # a column keeping the value
+        known = self.database.score(position, mask) if self.database and ply == self.database.ply else None
         try:
-            for column in order:  # pass 1: a win?
+            for column in order if known is None or known > 0 else ():  # pass 1: a win?
                 if column not in values and not self.at_least(
                     other, children[column], ply + 1, 0, deadline=deadline
                 ):
                     values[column] = 1
-                    return column, values
-            for column in order:  # pass 2: a draw?
-                if column in values:
+                    found = column
+                    break
+            else:
+                for column in order if known is None or known == 0 else ():  # pass 2: a draw?
+                    if column not in values:
+                        drawn = not self.at_least(other, children[column], ply + 1, 1, deadline=deadline)
+                        values[column] = 0 if drawn else -1
                     if values[column] == 0:
-                        return column, values
-                    continue
-                if self.at_least(other, children[column], ply + 1, 1, deadline=deadline):
-                    values[column] = -1
-                else:
-                    values[column] = 0
-                    return column, values
+                        found = column
+                        break
         except SearchAborted:
             return None, values
-        if geo.size - ply > STRONG_EMPTY_LIMIT:
-            return None, values
-        scores: dict[int, int] = {}
-        for column in order:  # lost: prefer the longest resistance
-            try:
-                scores[column] = -self.solve_bits(other, children[column], ply + 1, deadline=deadline)
-            except SearchAborted:
-                return None, values
-        return max(order, key=lambda c: scores[c]), values
+        if known is not None and known < 0:
+            values.update((column, -1) for column in order)
+        if found is not None and values[found] == 0:
+            return found, values  # every draw is as good
+        best = self.refine(position, mask, ply, deadline=refine_deadline or deadline)
+        return (found if best is None else best), values
+
+    def refine(self, position: int, mask: int, ply: int, *, deadline: float = float("inf")) -> int | None:
+        """The column of the best score: the fastest win, the slowest loss. ``None`` when the deadline
+        comes first or exact scores are not available (:meth:`exact_from`). Bitboards as in
+        :mod:`agents.engine.board`, game on, no move winning at once.
+
+        One bisection gives the position's score ``s``; then, in :func:`move_order`, the first child
+        whose score is at most ``-s`` (so exactly ``-s``) is the move: a null-window search each,
+        mostly answered by the transposition table that the bisection filled.
+        """
+        if not self.exact_from(ply):
+            return None
+        geo = self.geo
+        other = position ^ mask
+        try:
+            score = self.solve_bits(position, mask, ply, deadline=deadline)
+            for column in move_order(position, mask, geo):
+                child = mask | ((mask + geo.bottom_cells[column]) & geo.column_masks[column])
+                if ply + 1 == geo.size:
+                    return column  # the last cell: a draw
+                if not self.at_least(other, child, ply + 1, -score + 1, deadline=deadline):
+                    return column
+        except SearchAborted:
+            return None
+        return None
 
     def solve(self, moves: str | Iterable[int], *, weak: bool = False) -> Solution:
         """Solve the position reached by ``moves`` (Pons' notation string, or 0-based columns).

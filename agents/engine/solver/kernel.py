@@ -39,9 +39,15 @@ class SearchAborted(Exception):
 
 
 def build_search(
-    geo: Geometry, table: dict[int, int]
+    geo: Geometry,
+    table: dict[int, int],
+    leaf: Callable[[int, int], int | None] | None = None,
+    leaf_ply: int = -1,
 ) -> tuple[Callable[..., int], Callable[..., int], dict[int, int]]:
     """The search closures for one geometry: ``(negamax, control, wins_cache)``.
+
+    ``leaf(cur, mask)``, when given, scores every node at ``leaf_ply`` instead of searching it (the
+    opening databases, :mod:`agents.engine.solver.databases`); a ``None`` from it means "search on".
 
     ``negamax(cur, mask, ply, alpha, beta, opp_wins) -> score`` where ``cur`` holds the stones of the
     side to move, ``mask`` all stones and ``opp_wins`` the opponent's winning cells (any superset
@@ -82,6 +88,7 @@ def build_search(
     deadline = float("inf")
     max_nodes = 1 << 62
     perf = time.perf_counter
+    score_leaf = leaf or (lambda cur, msk: None)
 
     def check() -> None:
         nonlocal check_at
@@ -94,6 +101,10 @@ def build_search(
         nodes += 1
         if nodes >= check_at:
             check()
+        if ply == leaf_ply:
+            score = score_leaf(cur, msk)
+            if score is not None:
+                return score
         empty = board ^ msk
         opp_wins &= empty
         possible = (msk + bottom) & board
