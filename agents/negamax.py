@@ -1,4 +1,4 @@
-"""``negamax``: opening book, exact solving, then alpha-beta negamax with iterative deepening.
+"""``negamax``: perfect play (the solved game's databases, exact solving), else alpha-beta negamax.
 
 Scores are always from the point of view of the side to move.
 
@@ -7,12 +7,15 @@ first:
 
 1. the only legal move, a move that wins at once, or the only move that does not lose at once
    (:func:`agents.kit.tactics.tactical_move`);
-2. the opening book (:mod:`agents.engine.book`; 6x7, four in a row) when it knows the position;
-3. exact solving (:mod:`agents.engine.solver`, Pons' algorithm) when at most 36 cells are empty: a child
-   that keeps a win, else a draw, found by null-window searches under a deadline; the solver's
-   transposition table lives as long as the agent, so once a position is solved the following
-   moves are mostly table hits (2 and 3: :class:`agents.kit.solved.SolvedPositions`);
-4. otherwise, or when the deadline comes first, the heuristic search below over the moves not
+2. exact solving (:mod:`agents.engine.solver`, Pons' algorithm, :class:`agents.kit.solved.SolvedPositions`):
+   a child that keeps a win, else a draw, found by null-window searches under a deadline, then,
+   within ``actTimeout``, the fastest win or the slowest loss. On 6x7 the search stops at the solved
+   game's 12-stone positions (:mod:`agents.engine.solver.databases`), so this is perfect play from
+   the empty board on. Without the databases, our opening book (:mod:`agents.engine.book`) answers
+   first, and the solver runs only when at most 36 cells are empty. The solver's transposition table
+   lives as long as the agent, so once a position is solved the following moves are mostly table
+   hits;
+3. otherwise, or when the deadline comes first, the heuristic search below over the moves not
    proven lost.
 
 Time (:func:`agents.kit.budget.move_budget`): ``actTimeout`` minus a margin, and for exact solving a
@@ -142,7 +145,7 @@ class Negamax:
         budget = move_budget(
             clock, board.ply, geo.size, margin=self.margin, share=self.share, longest=self.longest
         )
-        verdict = self._solved.choose(board, start + budget.solve)
+        verdict = self._solved.choose(board, start + budget.solve, refine_deadline=start + budget.total)
         if verdict.move is not None:
             return MoveRecord.since(start, board, *verdict.move)
         search = self._searches.get(geo)

@@ -149,9 +149,12 @@ def test_tactics_refuse_a_finished_game() -> None:
 # solved positions
 
 
-def test_the_book_answers_first(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_databases_the_book_answers_first(monkeypatch: pytest.MonkeyPatch) -> None:
     from agents.engine import book as book_module
     from agents.engine.book import Book, canonical
+    from agents.engine.solver import databases
+
+    monkeypatch.setattr(databases, "_loaded", [None])  # as if bitbully-databases were not installed
 
     board = Board.from_moves("41")
     key, mirrored = canonical(board.position, board.mask, board.geo)
@@ -161,6 +164,17 @@ def test_the_book_answers_first(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(book_module, "_cached", fake)
     assert SolvedPositions().choose(board, deadline=0.0) == Verdict(("book", 5), None)
     assert SolvedPositions(book=False).choose(board, deadline=0.0) == Verdict(None, None)  # 40 empty
+
+
+def test_with_the_databases_the_solver_plays_the_fastest_win_from_the_first_move() -> None:
+    pytest.importorskip("bitbully_databases")
+    stage = SolvedPositions()
+    assert stage.choose(Board(), deadline=math.inf) == Verdict(("exact", 3), None)
+    # 32164625: columns 3 and 4 (1-based) both win, column 3 with the 11th stone, 4 with the 18th
+    assert stage.choose(Board.from_moves("32164625"), deadline=math.inf) == Verdict(("exact", 2), None)
+    # 4453 is lost for mark 1; columns 3, 6 and 7 lose last (score -2 against -3 to -5)
+    verdict = stage.choose(Board.from_moves("4453"), deadline=math.inf)
+    assert verdict.move is not None and verdict.move[1] in (2, 5, 6)
 
 
 def test_exact_solving_proves_a_late_move() -> None:
@@ -180,10 +194,13 @@ class FakeSolver:
     made: list[tuple[int, ...]] = []
     lost: tuple[int, ...] = ()
 
-    def __init__(self, rows: int, columns: int, inarow: int, *, table_limit: int) -> None:
+    def __init__(self, rows: int, columns: int, inarow: int, *, table_limit: int, databases: bool) -> None:
         self.made.append((rows, columns, inarow, table_limit))
+        self.database = None
 
-    def choose(self, position: int, mask: int, ply: int, *, deadline: float) -> tuple[None, dict[int, int]]:
+    def choose(
+        self, position: int, mask: int, ply: int, *, deadline: float, refine_deadline: float | None
+    ) -> tuple[None, dict[int, int]]:
         return None, {c: -1 for c in self.lost}
 
 

@@ -174,11 +174,14 @@ def test_plays_like_the_solution_late_in_the_game() -> None:
         assert (chosen > 0) - (chosen < 0) == sign, moves
 
 
-def test_book_move_is_played_when_known(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_databases_a_book_move_is_played_when_known(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
     from agents.engine import book as book_module
     from agents.engine.book import Book, canonical
+    from agents.engine.solver import databases
+
+    monkeypatch.setattr(databases, "_loaded", [None])  # as if bitbully-databases were not installed
 
     board = Board.from_moves("41")
     key, mirrored = canonical(board.position, board.mask, board.geo)

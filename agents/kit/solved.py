@@ -1,8 +1,11 @@
-"""The solved-positions stage: the opening book's move, else a move proven by exact solving.
+"""The solved-positions stage: a move proven by exact solving, over the solved game's databases.
 
-A thin stage over :func:`agents.engine.book.book_move` (6x7, four in a row) and
-:meth:`agents.engine.solver.Solver.choose` (Pons' algorithm, any board) that players run after
-:func:`agents.kit.tactics.tactical_move` and before their own search: :class:`SolvedPositions`.
+A thin stage over :meth:`agents.engine.solver.Solver.choose` (Pons' algorithm, any board) that
+players run after :func:`agents.kit.tactics.tactical_move` and before their own search:
+:class:`SolvedPositions`. On 6x7 the solver stops at the opening databases' 12-stone positions
+(:mod:`agents.engine.solver.databases`), so every position is solved in time, from the empty board
+on; without the databases, our own opening book (:func:`agents.engine.book.book_move`) answers the
+positions it holds and the solver the rest, with at most :data:`EXACT_EMPTY_LIMIT` empty cells.
 """
 
 from __future__ import annotations
@@ -45,22 +48,30 @@ class SolvedPositions:
         self.exact = exact
         self._solvers: dict[Geometry, Solver] = {}
 
-    def choose(self, board: Board, deadline: float) -> Verdict:
-        """The book's move when it knows ``board`` (game on, no move winning at once); else, with at
-        most :data:`EXACT_EMPTY_LIMIT` empty cells, :meth:`Solver.choose
-        <agents.engine.solver.Solver.choose>` until ``deadline`` (``time.perf_counter()`` seconds): a
-        move that keeps a win, else a draw, else in a lost position the longest resistance. When
-        neither decides, the :class:`Verdict` tells the search which moves are left."""
-        column = book_move(board) if self.book else None
-        if column is not None:
-            return Verdict(("book", column), None)
+    def choose(self, board: Board, deadline: float, refine_deadline: float | None = None) -> Verdict:
+        """A perfect move for ``board`` (game on, no move winning at once), or what is left to search.
+
+        :meth:`Solver.choose <agents.engine.solver.Solver.choose>` until ``deadline``
+        (``time.perf_counter()`` seconds) finds a move that keeps a win, else a draw, and until
+        ``refine_deadline`` (default ``deadline``) the fastest win or the slowest loss. Without the
+        databases (``book`` off, another board, the package not installed), the opening book's move
+        comes first, and the solver runs only with at most :data:`EXACT_EMPTY_LIMIT` empty cells.
+        When neither decides, the :class:`Verdict` tells the search which moves are left."""
         geo = board.geo
-        if not self.exact or geo.size - board.ply > EXACT_EMPTY_LIMIT:
-            return Verdict(None, None)
         solver = self._solvers.get(geo)
-        if solver is None:
-            solver = self._solvers[geo] = Solver(geo.rows, geo.columns, geo.inarow, table_limit=TABLE_LIMIT)
-        column, values = solver.choose(board.position, board.mask, board.ply, deadline=deadline)
+        if solver is None and self.exact:
+            solver = self._solvers[geo] = Solver(
+                geo.rows, geo.columns, geo.inarow, table_limit=TABLE_LIMIT, databases=self.book
+            )
+        if solver is None or solver.database is None:
+            column = book_move(board) if self.book else None
+            if column is not None:
+                return Verdict(("book", column), None)
+            if solver is None or geo.size - board.ply > EXACT_EMPTY_LIMIT:
+                return Verdict(None, None)
+        column, values = solver.choose(
+            board.position, board.mask, board.ply, deadline=deadline, refine_deadline=refine_deadline
+        )
         if column is not None:
             return Verdict(("exact", column), None)
         return Verdict(None, tuple(c for c in board.legal_moves() if values.get(c) != -1))

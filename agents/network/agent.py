@@ -234,7 +234,7 @@ class Network:
         budget = move_budget(
             clock, board.ply, GEOMETRY.size, margin=PUCT_MARGIN, longest=LONGEST, bank_fallback=True
         )
-        verdict = self._solved.choose(board, start + budget.solve)
+        verdict = self._solved.choose(board, start + budget.solve, refine_deadline=start + budget.total)
         if verdict.move is not None:
             return MoveRecord.since(start, board, *verdict.move)
         allowed = verdict.allowed or None  # PUCT searches every move when the solver proved all lost
