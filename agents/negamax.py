@@ -147,7 +147,7 @@ class Negamax:
         )
         verdict = self._solved.choose(board, start + budget.solve, refine_deadline=start + budget.total)
         if verdict.move is not None:
-            return MoveRecord.since(start, board, *verdict.move)
+            return MoveRecord.since(start, board, *verdict.move, nodes=verdict.nodes or None)
         search = self._searches.get(geo)
         if search is None:
             search = self._searches[geo] = Search(geo, threat_evaluation(geo))

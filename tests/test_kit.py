@@ -197,6 +197,7 @@ class FakeSolver:
     def __init__(self, rows: int, columns: int, inarow: int, *, table_limit: int, databases: bool) -> None:
         self.made.append((rows, columns, inarow, table_limit))
         self.database = None
+        self.nodes = 0
 
     def choose(
         self, position: int, mask: int, ply: int, *, deadline: float, refine_deadline: float | None

@@ -10,7 +10,7 @@ positions it holds and the solver the rest, with at most :data:`EXACT_EMPTY_LIMI
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agents.engine.board import Board, Geometry
 from agents.engine.book import book_move
@@ -29,10 +29,12 @@ TABLE_LIMIT = 2_000_000
 class Verdict:
     """What :meth:`SolvedPositions.choose` found: ``move``, ``(stage, column)`` with stage ``book`` or
     ``exact``, when one of them chose; otherwise ``allowed``, the legal columns (increasing) the solver
-    did not prove lost -- empty when it proved them all lost, None when it did not run."""
+    did not prove lost -- empty when it proved them all lost, None when it did not run; ``nodes``, the
+    solver's nodes for this move."""
 
     move: tuple[str, int] | None
     allowed: tuple[int, ...] | None
+    nodes: int = field(default=0, compare=False)
 
 
 class SolvedPositions:
@@ -73,5 +75,5 @@ class SolvedPositions:
             board.position, board.mask, board.ply, deadline=deadline, refine_deadline=refine_deadline
         )
         if column is not None:
-            return Verdict(("exact", column), None)
-        return Verdict(None, tuple(c for c in board.legal_moves() if values.get(c) != -1))
+            return Verdict(("exact", column), None, solver.nodes)
+        return Verdict(None, tuple(c for c in board.legal_moves() if values.get(c) != -1), solver.nodes)

@@ -236,7 +236,7 @@ class Network:
         )
         verdict = self._solved.choose(board, start + budget.solve, refine_deadline=start + budget.total)
         if verdict.move is not None:
-            return MoveRecord.since(start, board, *verdict.move)
+            return MoveRecord.since(start, board, *verdict.move, nodes=verdict.nodes or None)
         allowed = verdict.allowed or None  # PUCT searches every move when the solver proved all lost
         if self._puct is None:
             self._puct = puct_search(weights, self.c)

@@ -79,7 +79,10 @@ class Solver:
     ``Solver(rows=6, columns=7, inarow=4, table_limit=4_000_000)``; the table (a dict, about 100 bytes
     an entry) is cleared when it exceeds ``table_limit`` entries at the start of a solve. Reuse one
     solver across positions of a game: the table stays valid (scores depend only on the position).
-    ``nodes`` counts the negamax calls of the last :meth:`solve` (or :meth:`analyse`).
+    ``nodes`` counts the negamax calls of the last :meth:`solve` (or :meth:`analyse`, :meth:`choose`),
+    ``searched`` those of the solver's life. ``databases``: True for the best opening database
+    installed (:func:`~agents.engine.solver.databases.load_database`; 6x7 only), False for none, or
+    a :class:`~agents.engine.solver.databases.Database`; the search stops at its positions.
     """
 
     def __init__(
@@ -95,6 +98,7 @@ class Solver:
         self.table: dict[int, int] = {}
         self.table_limit = table_limit
         self.nodes = 0
+        self.searched = 0
         if isinstance(databases, Database):
             self.database: Database | None = databases
         else:
@@ -167,6 +171,7 @@ class Solver:
                     low = r
         finally:
             self.nodes = self._control("nodes")
+            self.searched += self.nodes
             if gc_was_enabled:
                 gc.enable()
         return ((low > 0) - (low < 0)) if weak else low
@@ -233,6 +238,7 @@ class Solver:
             children[column] = mask | move
             if ply + 1 == geo.size:
                 values[column] = 0
+        searched = self.searched
         found = None  # a column keeping the value
         known = self.database.score(position, mask) if self.database and ply == self.database.ply else None
         try:
@@ -252,12 +258,14 @@ class Solver:
                         found = column
                         break
         except SearchAborted:
+            self.nodes = self.searched - searched
             return None, values
         if known is not None and known < 0:
             values.update((column, -1) for column in order)
-        if found is not None and values[found] == 0:
-            return found, values  # every draw is as good
-        best = self.refine(position, mask, ply, deadline=refine_deadline or deadline)
+        best = None
+        if found is None or values[found] != 0:  # every draw is as good
+            best = self.refine(position, mask, ply, deadline=refine_deadline or deadline)
+        self.nodes = self.searched - searched
         return (found if best is None else best), values
 
     def refine(self, position: int, mask: int, ply: int, *, deadline: float = float("inf")) -> int | None:
