@@ -1,12 +1,12 @@
-"""Speed and strength of ``mcts`` (UCT with random rollouts).
+"""Speed and strength of ``mcts`` (the PUCT search of :mod:`agents.engine.puct` with random rollouts).
 
 Usage: ``python -m benchmarks.mcts [--seconds 1] [--pairs 0]``
 
-Prints the UCT iterations (one rollout each) a second from a few 6x7 positions, then, with
-``--pairs N``, plays N game pairs against ``one_step`` (each pair: one opening of the built-in
-balanced suite, colours swapped) in-process through :func:`agents.kit.player.play_game`, with ``mcts``
-given ``--seconds`` a move, and prints its score. Tournaments through the referee measure the same
-with ``connectx run --agents mcts one_step``.
+Prints the simulations (one random rollout each, unless they end in a proven position) a second from
+a few 6x7 positions, then, with ``--pairs N``, plays N game pairs against ``one_step`` (each pair:
+one opening of the built-in balanced suite, colours swapped) in-process through
+:func:`agents.kit.player.play_game`, with ``mcts`` given ``--seconds`` a move, and prints its score.
+Tournaments through the referee measure the same with ``connectx run --agents mcts one_step``.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=0, help="game pairs against one_step (default none)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    print(f"{'position':14s} {'iterations':>10s} {'per second':>11s}")
+    print(f"{'position':14s} {'simulations':>11s} {'per second':>11s}")
     for name, moves in POSITIONS.items():
         player = Mcts(seconds=args.seconds, seed=args.seed)
         player.play(Board.from_moves(moves), Clock())
-        done, seconds = player.last_move["iterations"], player.last_move["seconds"]
-        print(f"{name:14s} {done:10,d} {done / seconds:11,.0f}", flush=True)
+        done, seconds = player.last_move.simulations, player.last_move.seconds
+        print(f"{name:14s} {done:11,d} {done / seconds:11,.0f}", flush=True)
     if args.pairs:
         geo = geometry(6, 7, 4)
         _, suite = resolve("auto", geo, pairs=args.pairs, seed=args.seed)

@@ -1,12 +1,15 @@
-"""The UCT agent: tactics at the root, search results, reuse of the tree, parameters."""
+"""The Monte Carlo tree search agent: tactics at the root, the rollout evaluator, search results,
+reuse of the tree, parameters."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 
 from agents.engine.board import Board
 from agents.kit.adapter import Clock
-from agents.mcts import Mcts, make_agent
+from agents.mcts import Mcts, make_agent, rollouts
 from agents.registry import load_agent, parse_spec
 
 CLOCK = Clock()
@@ -15,9 +18,23 @@ CLOCK = Clock()
 def test_takes_a_win_and_blocks_a_threat_without_searching() -> None:
     player = Mcts(rollouts=10, seed=1)
     assert player.play(Board.from_moves("445566"), CLOCK) in (2, 6)  # bottom row X X X: complete it
-    assert player.last_move["stage"] == "win"
+    assert player.last_move.stage == "win"
     assert player.play(Board.from_moves("17273"), CLOCK) == 3  # O must block the bottom row at column 4
-    assert player.last_move["stage"] == "only"
+    assert player.last_move.stage == "block"
+
+
+@pytest.mark.parametrize(
+    ("moves", "rows", "columns", "value"),
+    [
+        ("11", 2, 2, 1.0),  # two in a row on 2x2: the one legal move wins for the side to move
+        ("2", 1, 3, -1.0),  # on 1x3: O takes an end, X the other beside its centre stone
+        ("1", 1, 2, 0.0),  # on 1x2: O fills the board with no line
+    ],
+)
+def test_the_rollout_values_the_side_to_move(moves: str, rows: int, columns: int, value: float) -> None:
+    board = Board.from_moves(moves, rows=rows, columns=columns, inarow=2)
+    logits, result = rollouts(board.geo, random.Random(0))(board.position, board.mask, board.ply)
+    assert list(logits) == [0.0] * columns and result == value
 
 
 def test_finds_the_open_three_that_wins() -> None:
@@ -25,11 +42,11 @@ def test_finds_the_open_three_that_wins() -> None:
     # three, a win in two moves whatever O does.
     player = Mcts(rollouts=3000, seed=1)
     assert player.play(Board.from_moves("4455"), CLOCK) in (2, 5)
-    assert player.last_move["stage"] == "search" and player.last_move["iterations"] == 3000
+    assert player.last_move.stage == "search"
 
 
 def test_a_fixed_number_of_rollouts_with_a_seed_repeats_itself() -> None:
-    boards = [Board.from_moves(moves) for moves in ("", "4", "4453", "3344556")]
+    boards = [Board.from_moves(moves) for moves in ("", "4", "4453", "1234567")]
     runs = [[Mcts(rollouts=300, seed=7).play(board, CLOCK) for board in boards] for _ in range(2)]
     assert runs[0] == runs[1]
 
@@ -38,18 +55,20 @@ def test_the_tree_is_kept_for_the_next_move() -> None:
     player = Mcts(rollouts=2000, seed=3)
     board = Board()
     board.push(player.play(board, CLOCK))
+    assert player.last_move.visits == 2000 == 1 + player.last_move.simulations
     board.push(3)  # the reply the tree has explored most: the centre
     player.play(board, CLOCK)
-    assert player.last_move["reused"] > 0
+    reused = player.last_move.reused
+    assert reused > 0 and player.last_move.simulations == 2000 - 1 - reused  # visits add up
     player.play(Board.from_moves("1111"), CLOCK)  # an unrelated position starts a new tree
-    assert player.last_move["reused"] == 0
+    assert player.last_move.reused == 0
 
 
-def test_the_clock_bounds_a_move() -> None:
-    player = Mcts(seconds=0.05, seed=1)
-    player.play(Board(), CLOCK)
-    assert player.last_move["iterations"] > 0
-    assert player.last_move["seconds"] < 1.0  # 20x the budget: a bound, not a timing
+def test_plays_other_boards() -> None:
+    player = Mcts(rollouts=500, seed=2)
+    board = Board.from_moves("3", rows=4, columns=5, inarow=3)
+    assert board.can_play(player.play(board, CLOCK))
+    assert player.play(Board.from_moves("44"), CLOCK) in range(7)  # a new search for the 6x7 board
 
 
 @pytest.mark.parametrize("params", [{"c": -1.0}, {"rollouts": 0}, {"seconds": 0.0}])
@@ -64,4 +83,4 @@ def test_the_registry_builds_it_from_a_spec() -> None:
     obs = {"board": board.to_kaggle(), "mark": board.mark, "remainingOverageTime": 60, "step": 2}
     move = agent(obs, {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2})
     assert type(move) is int and board.can_play(move)
-    assert agent.last_move["stage"] == "search" and agent.last_move["iterations"] == 50  # the player's
+    assert agent.last_move.stage == "search" and agent.last_move.visits == 50  # the player's

@@ -1,11 +1,12 @@
-"""PUCT search: proofs in the tree, the prior and the value steering it, budgets, root moves, reuse."""
+"""PUCT search: proofs in the tree, the prior and the value steering it, budgets, root moves, reuse,
+the evaluator asked once a new node and :func:`cached`."""
 
 from __future__ import annotations
 
 import pytest
 
 from agents.engine.board import Board, geometry
-from agents.engine.puct import Puct
+from agents.engine.puct import Puct, cached
 
 GEO = geometry(6, 7, 4)
 
@@ -50,13 +51,30 @@ def test_the_value_steers_the_search() -> None:
 def test_a_visit_budget_is_met_exactly_and_repeats_itself() -> None:
     board = Board.from_moves("4453")
     results = [Puct(GEO, uniform).run(board, visits=300) for _ in range(2)]
-    assert results[0].visits == 300 and results[0].simulations == 299
+    assert results[0].visits == 300 and results[0].simulations == 299 and results[0].reused == 0
     assert results[0] == results[1]
+
+
+def test_visits_add_up_across_moves() -> None:
+    # The root counts one visit of its own, the visits kept from the last tree and one a simulation.
+    search = Puct(GEO, uniform)
+    board = Board()
+    first = search.run(board, visits=400)
+    board.push(first.column)
+    board.push(3)
+    second = search.run(board, visits=700)
+    assert first.visits == 1 + first.simulations
+    assert second.visits == 700 == 1 + second.reused + second.simulations
 
 
 def test_never_chooses_a_move_that_loses_at_once() -> None:
     # O (to move) must block column 4 (1-based); every other move lets X win at once.
     assert Puct(GEO, uniform).run(Board.from_moves("11223"), visits=50).column == 3
+
+
+def test_refuses_a_position_won_at_once() -> None:
+    with pytest.raises(ValueError, match="wins at once"):
+        Puct(GEO, uniform).run(Board.from_moves("445566"), visits=10)
 
 
 def test_allowed_restricts_the_root() -> None:
@@ -75,15 +93,18 @@ def test_the_tree_is_kept_between_moves() -> None:
     assert search.run(Board.from_moves("1111"), visits=50).reused == 0
 
 
-def test_a_position_is_evaluated_once() -> None:
+def test_the_evaluator_is_asked_once_a_new_node_and_cached_once_a_position() -> None:
     seen: list[int] = []
 
     def counting(position: int, mask: int, ply: int) -> tuple[list[float], float]:
         seen.append(position + mask)
         return [0.0] * 7, 0.0
 
-    Puct(GEO, counting).run(Board.from_moves("44"), visits=2000)
-    assert len(seen) == len(set(seen)) > 100  # transpositions hit the cache
+    result = Puct(GEO, counting).run(Board.from_moves("44"), visits=2000)
+    assert result.visits >= len(seen) > len(set(seen)) > 100  # the root, then one a simulation at most
+    seen.clear()
+    Puct(GEO, cached(counting)).run(Board.from_moves("44"), visits=2000)
+    assert len(seen) == len(set(seen)) > 100
 
 
 def test_other_geometries() -> None:

@@ -1,16 +1,18 @@
-"""PUCT: Monte Carlo tree search guided by a policy prior and a value estimate, in the AlphaZero style.
+"""PUCT: Monte Carlo tree search guided by a prior over the moves and a value of the positions.
 
-Silver et al., "Mastering the game of Go without human knowledge" (Nature 550, 2017) and "A general
-reinforcement learning algorithm that masters chess, shogi and Go through self-play" (Science 362,
-2018): each simulation walks down the tree choosing the move ``a`` of highest
+Monte Carlo tree search (Kocsis & Szepesvári, "Bandit based Monte-Carlo Planning", ECML 2006) with
+the selection rule of AlphaZero (Silver et al., "Mastering the game of Go without human knowledge",
+Nature 550, 2017, and "A general reinforcement learning algorithm that masters chess, shogi and Go
+through self-play", Science 362, 2018): each simulation walks down the tree choosing the move ``a``
+of highest
 
     Q(a) + c * P(a) * sqrt(N) / (1 + N(a))
 
 (``Q`` the mean value of the move for the side choosing, in [-1, 1]; ``P`` the prior; ``N(a)`` its
-visits; ``N`` the node's), adds the position it reaches to the tree, values it with the evaluator
-instead of a random rollout, and adds that value to every node on the path, each from the view of the
-player who moved into it. A move not yet visited counts the node's own mean as its ``Q`` (first-play
-urgency). The move played is the root move with the most visits.
+visits; ``N`` the node's) where UCT chooses by ``Q(a) + c * sqrt(ln N / N(a))``, adds the position
+it reaches to the tree, values it with the evaluator, and adds that value to every node on the
+path, each from the view of the player who moved into it. A move not yet visited counts the node's
+own mean as its ``Q`` (first-play urgency). The move played is the root move with the most visits.
 
 Game knowledge on the bitboards of :mod:`agents.engine.board`, so the evaluator is never asked about a
 decided position: a position whose side to move can win at once is a proven loss for the player who
@@ -18,12 +20,16 @@ moved into it; one with no move that avoids an immediate loss (:func:`agents.eng
 proven win; elsewhere only the moves that do not lose at once are children. Proven results go up the
 tree as in MCTS-Solver (Winands, Björnsson & Saito, "Monte-Carlo Tree Search Solver", CG 2008): a node
 with a child that wins is won, one whose children are all proven takes the best of them, and a proven
-node is valued exactly. Evaluations are cached by position (a transposition table of the evaluator),
-and the tree is kept between moves when the new position lies below the last root.
+node is valued exactly. The tree is kept between moves when the new position lies below the last root.
 
 The evaluator is a callable ``evaluate(position, mask, ply) -> (logits, value)``
 (:class:`Evaluate`): ``logits`` one prior logit a column (the search takes the softmax over the
 children), ``value`` the expected result for the side to move in [-1, 1] (1 win, 0 draw, -1 loss).
+The search asks it once for every node it adds; :func:`cached` keeps the answers of a deterministic
+evaluator for the transpositions. Two evaluators serve this one search, as in OpenSpiel's MCTS (an
+``Evaluator`` gives ``prior`` and ``evaluate``): the trained network's policy and value
+(:func:`agents.network.agent.puct_search`) and a uniform prior with the result of a random playout
+(:func:`agents.mcts.rollouts`), which makes the search the Monte Carlo tree search of ``mcts``.
 """
 
 from __future__ import annotations
@@ -37,10 +43,10 @@ from typing import Protocol
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import non_losing, wins_function
 
-__all__ = ["CACHE_LIMIT", "Evaluate", "Puct", "PuctResult"]
+__all__ = ["CACHE_LIMIT", "Evaluate", "Puct", "PuctResult", "cached"]
 
 CACHE_LIMIT = 400_000
-"""Evaluations kept (about 300 bytes each) before the cache is cleared."""
+"""Answers :func:`cached` keeps (about 300 bytes each) before it drops them all."""
 
 
 class Evaluate(Protocol):
@@ -48,6 +54,24 @@ class Evaluate(Protocol):
     (bitboards of :mod:`agents.engine.board`: ``position`` the side to move's stones, ``mask`` all stones)."""
 
     def __call__(self, position: int, mask: int, ply: int) -> tuple[Sequence[float], float]: ...
+
+
+def cached(evaluate: Evaluate) -> Evaluate:
+    """``evaluate`` answering each position once: its answers kept by position (a transposition table
+    of the evaluator), all dropped when :data:`CACHE_LIMIT` are kept. Only for an evaluator whose
+    answer depends on the position alone."""
+    table: dict[int, tuple[Sequence[float], float]] = {}
+
+    def lookup(position: int, mask: int, ply: int) -> tuple[Sequence[float], float]:
+        key = position + mask
+        hit = table.get(key)
+        if hit is None:
+            if len(table) >= CACHE_LIMIT:
+                table.clear()
+            hit = table[key] = evaluate(position, mask, ply)
+        return hit
+
+    return lookup
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +109,8 @@ class Puct:
     """PUCT search of one geometry with ``evaluate`` (see the module docstring).
 
     ``c``: the exploration constant (default 2.0, the value that made the fewest mistakes on Pons'
-    test sets with the shipped network; see :mod:`benchmarks.network`). The tree and the evaluation
-    cache live as long as the object. Raises ``ValueError`` for ``c < 0``.
+    test sets with the shipped network; see :mod:`benchmarks.network`). The tree lives as long as the
+    object. Raises ``ValueError`` for ``c < 0``.
     """
 
     def __init__(self, geo: Geometry, evaluate: Evaluate, c: float = 2.0) -> None:
@@ -96,7 +120,6 @@ class Puct:
         self.evaluate = evaluate
         self.c = float(c)
         self._wins = wins_function(geo)
-        self._cache: dict[int, tuple[Sequence[float], float]] = {}
         self._root: _Node | None = None
 
     def run(
@@ -111,7 +134,9 @@ class Puct:
         (``time.perf_counter()`` seconds) or until the root has ``visits`` visits, whichever comes
         first (at least one simulation); ``allowed`` restricts the root's moves (None: all that do
         not lose at once). Stops early once the root's result is proven. Raises ``ValueError`` when
-        the board is of another geometry or ``allowed`` names no legal column."""
+        the board is of another geometry, the side to move wins at once or ``allowed`` names no legal
+        column. The tree is many small objects: callers pause the garbage collector
+        (:func:`agents.kit.budget.collector_paused`)."""
         if board.geo != self.geo:
             raise ValueError("the board's geometry is not the search's")
         root = self._root_for(board, allowed)
@@ -157,11 +182,14 @@ class Puct:
     ) -> tuple[_Node, float]:
         """A new node for the position ``cur``/``msk`` (side to move's stones, all stones) reached
         by a move that did not end the game, and its value for the player who moved into it. Proven
-        when the side to move wins at once (-1 for that player) or cannot avoid an immediate loss
-        (+1); at the root every legal move is then a child instead."""
+        when the side to move wins at once (-1 for that player; at the root, ``ValueError``) or cannot
+        avoid an immediate loss (+1; at the root every legal move is then a child instead). A node
+        that is not proven therefore has no move that wins at once."""
         geo = self.geo
         possible = (msk + geo.bottom) & geo.board
-        if not at_root and self._wins(cur) & possible:
+        if self._wins(cur) & possible:
+            if at_root:
+                raise ValueError("the side to move wins at once")
             return _Node(key, [], [], -1), -1.0
         threats = self._wins(cur ^ msk) & ~msk & geo.board
         safe = non_losing(possible, threats)
@@ -169,47 +197,39 @@ class Puct:
             if not at_root:
                 return _Node(key, [], [], 1), 1.0
             safe = possible
-        columns = [c for c in range(geo.columns) if safe & geo.column_masks[c]]
-        logits, value = self._evaluation(cur, msk, ply, key)
-        top = max(logits[c] for c in columns)
-        weights = [math.exp(logits[c] - top) for c in columns]
+        masks = geo.column_masks
+        columns = [c for c in range(geo.columns) if safe & masks[c]]
+        logits, value = self.evaluate(cur, msk, ply)
+        chosen = [logits[c] for c in columns]
+        top = max(chosen)
+        weights = [math.exp(logit - top) for logit in chosen]
         total = sum(weights)
         return _Node(key, columns, [w / total for w in weights], None), -value
 
-    def _evaluation(self, cur: int, msk: int, ply: int, key: int) -> tuple[Sequence[float], float]:
-        hit = self._cache.get(key)
-        if hit is None:
-            if len(self._cache) >= CACHE_LIMIT:
-                self._cache.clear()
-            hit = self._cache[key] = self.evaluate(cur, msk, ply)
-        return hit
-
     def _simulate(self, root: _Node, cur: int, msk: int, ply: int) -> None:
-        """One simulation from ``root`` (the position ``cur``/``msk`` at ``ply``)."""
+        """One simulation from ``root`` (the position ``cur``/``msk`` at ``ply``). No node walked
+        through has a move that wins at once (see :meth:`_expand`), so a new child is a game that goes
+        on or, on a full board, a draw."""
         geo = self.geo
+        bottoms, masks, size, select = geo.bottom_cells, geo.column_masks, geo.size, self._select
         node, path = root, [root]
         while True:
             if node.proven is not None:
                 value = float(node.proven)
                 break
-            index = self._select(node)
+            index = select(node)
             column = node.columns[index]
-            cell = (msk + geo.bottom_cells[column]) & geo.column_masks[column]
+            cell = (msk + bottoms[column]) & masks[column]
+            cur, msk, ply = cur ^ msk, msk | cell, ply + 1
             child = node.children[index]
             if child is not None:
                 node = child
                 path.append(node)
-                cur, msk, ply = cur ^ msk, msk | cell, ply + 1
                 continue
-            won = self._wins(cur) & cell
-            cur, msk, ply = cur ^ msk, msk | cell, ply + 1
-            key = cur + msk
-            if won:
-                child, value = _Node(key, [], [], 1), 1.0
-            elif ply == geo.size:
-                child, value = _Node(key, [], [], 0), 0.0
+            if ply == size:
+                child, value = _Node(cur + msk, [], [], 0), 0.0
             else:
-                child, value = self._expand(cur, msk, ply, key)
+                child, value = self._expand(cur, msk, ply, cur + msk)
             node.children[index] = child
             path.append(child)
             break
@@ -217,21 +237,24 @@ class Puct:
             visited.visits += 1
             visited.total += value
             value = -value
-        for visited in reversed(path[:-1]):
-            if not _prove(visited):
-                break
+        if path[-1].proven is not None:
+            for visited in reversed(path[:-1]):
+                if not _prove(visited):
+                    break
 
     def _select(self, node: _Node) -> int:
         """Index of the child of highest PUCT score (see the module docstring)."""
         scale = self.c * math.sqrt(node.visits)
-        first_play = -node.total / node.visits if node.visits else 0.0
+        first_play = -node.total / node.visits  # a node is visited before it is walked through
+        priors = node.priors
         best, best_score = 0, -math.inf
         for i, child in enumerate(node.children):
             if child is None:
-                score = first_play + scale * node.priors[i]
+                score = first_play + scale * priors[i]
+            elif child.proven is None:
+                score = child.total / child.visits + scale * priors[i] / (1 + child.visits)
             else:
-                q = child.proven if child.proven is not None else child.total / child.visits
-                score = q + scale * node.priors[i] / (1 + child.visits)
+                score = child.proven + scale * priors[i] / (1 + child.visits)
             if score > best_score:
                 best, best_score = i, score
         return best

@@ -42,7 +42,7 @@ import numpy as np
 
 from agents import resources
 from agents.engine.board import Board, geometry
-from agents.engine.puct import Puct
+from agents.engine.puct import Puct, cached
 from agents.engine.search import Search
 from agents.kit.adapter import Agent, Clock, kaggle_agent
 from agents.kit.budget import collector_paused, move_budget
@@ -142,14 +142,15 @@ the solver finds there, in 5-20 s; with negamax's cap it lost 3 of 8 games to ``
 
 
 def puct_search(weights: Mapping[str, np.ndarray], c: float = 2.0) -> Puct:
-    """The :class:`agents.engine.puct.Puct` search of the network's board with ``weights``: the policy logits
-    as priors, ``P(win) - P(loss)`` of the value head as the value, one position a forward pass."""
+    """The :class:`agents.engine.puct.Puct` search of the network's board with ``weights``: the policy
+    logits as priors, ``P(win) - P(loss)`` of the value head as the value, one position a forward
+    pass, each position's answer kept (:func:`agents.engine.puct.cached`)."""
 
     def evaluate(position: int, mask: int, ply: int) -> tuple[list[float], float]:
         policy, value = _forward(weights, [position], [mask])
         return policy[0].tolist(), float(value_of(value)[0])
 
-    return Puct(GEOMETRY, evaluate, c)
+    return Puct(GEOMETRY, cached(evaluate), c)
 
 
 def _check(search: str, depth: int, seconds: float, visits: int, c: float) -> None:
