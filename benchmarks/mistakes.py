@@ -5,7 +5,7 @@ best available. The best class is the sign of the position's score in Pons' file
 move keeps is the negated :func:`child_outcome` of the position after it (in a lost position no
 move is a mistake and nothing is checked). :func:`child_outcome` asks
 :func:`agents.engine.solver.solve` (``weak=True``) about positions of at most
-:data:`DATABASE_STONES` stones and the numba twin of the solver (:mod:`training.fast_solver`, or
+:data:`DATABASE_STONES` stones and the numba twin of the solver (:mod:`agents.engine.solver.fast`, or
 the pure-Python solver without numba) about later ones, under ``--max-nodes`` (a position beyond it
 is reported as unchecked). A move that raises, or returns anything but a legal column, loses the
 game on Kaggle: a mistake unless the position was lost.

@@ -47,13 +47,13 @@ def run_set(name: str, engine: str, data: Path, limit: int | None, seconds: floa
     solved = correct = nodes = 0
     elapsed = 0.0
     if engine == "numba":
-        from training.fast_solver import FastSolver
+        from agents.engine.solver.fast import FastSolver
 
         fast = FastSolver()
         warm = parse_position(cases[0][0], fast.geo)
         fast.solve_bits(warm.position, warm.mask, warm.ply)  # compile outside the timing
     else:
-        solver = Solver()
+        solver = Solver(databases=False, fast=False)  # the pure-Python core alone
     for moves, expected in cases:
         if engine == "numba":
             fast.reset()
@@ -91,7 +91,7 @@ def compare(names: list[str], data: Path, limit: int | None) -> None:
     position by position on the same machine so that load from other processes hits both alike."""
     from benchmarks import straight_port
 
-    ours = Solver()
+    ours = Solver(databases=False, fast=False)
     plain = straight_port.Solver()
     totals = {"ours": [0, 0.0], "plain": [0, 0.0]}
     for name in names:

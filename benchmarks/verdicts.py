@@ -2,7 +2,7 @@
 
 Reads a tournament directory written by ``connectx run`` (:class:`tournament.store.Store`). Each
 played-out game (no forfeit) in which ``--agent`` scored less than 1 is replayed with the numba
-solver (:class:`training.fast_solver.FastSolver`, needs numba; four in a row, boards of at most 64
+solver (:class:`agents.engine.solver.fast.FastSolver`, needs numba; four in a row, boards of at most 64
 bits): the weak value (1 win, 0 draw, -1 loss) of the position the opening left, from the agent's
 side, and every move of either side that lowered its mover's outcome class -- a *mistake* in
 AlphaZero.jl's sense (:mod:`benchmarks.mistakes`). A game with no mistake of the agent's was lost or
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     if not played:
         print(f"verdicts: {args.agent!r} played no game in {args.run}", file=sys.stderr)
         return 2
-    from training.fast_solver import FastSolver
+    from agents.engine.solver.fast import FastSolver
 
     task = played[0].task
     try:

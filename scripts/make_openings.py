@@ -1,6 +1,6 @@
 """Build the built-in suite of balanced 6x7 openings, ``tournament/data/openings-6x7.txt``.
 
-Run from the repository root (one process, one core; numba needed, the ``fast`` extra)::
+Run from the repository root (one process, one core; numba, a dependency, needed)::
 
     .venv/bin/python -m scripts.make_openings            # 28 minutes on one core
 
@@ -21,7 +21,7 @@ position and its mirror image (column ``c`` <-> ``8 - c``) form one candidate, w
 that reaches them (transpositions count once). Each candidate is written as its canonical move
 string: the lexicographically smallest string of ``n`` moves that reaches the position or its mirror
 image. The candidates of a length are sorted by that string and shuffled by ``--seed``; they are then
-solved exactly in that order with the numba solver (:class:`training.fast_solver.FastSolver`, fresh
+solved exactly in that order with the numba solver (:class:`agents.engine.solver.fast.FastSolver`, fresh
 transposition table for each, so one candidate's result never depends on the others) until
 ``count`` of them have ``|score| <= margin``. A candidate whose solve needs more than
 ``--max-nodes`` negamax calls is skipped (counted in the summary). Everything is deterministic: node
@@ -49,7 +49,7 @@ first whitespace-separated token of each non-comment, non-blank line
 
 **Errors.** Bad command-line options make :mod:`argparse` exit with status 2 and a message.
 :func:`candidates` and :func:`select` raise ``ValueError`` for a length outside 1-10, a negative
-margin or a count below 1. Importing numba fails with ``ImportError`` when the ``fast`` extra is not
+margin or a count below 1. Importing numba (a dependency) fails with ``ImportError`` where it is not
 installed.
 """
 
@@ -171,7 +171,7 @@ def select(
     ``margin < 0``.
     """
     from agents.engine.solver import SearchAborted
-    from training.fast_solver import FastSolver
+    from agents.engine.solver.fast import FastSolver
 
     if count < 1 or margin < 0 or max_nodes < 1:
         raise ValueError("count and max_nodes must be >= 1 and margin >= 0")
@@ -226,7 +226,7 @@ def render(reports: Sequence[LengthReport], *, margin: int, command: str, date: 
         "Readers take the first whitespace-separated token of each non-comment, non-blank line.",
         "",
         f"Made {date} by: {command}",
-        "(training.fast_solver.FastSolver, one process; see the docstring of scripts/make_openings.py).",
+        "(agents.engine.solver.fast.FastSolver, one process; see the docstring of scripts/make_openings.py).",
         f"Margin: |score| <= {margin} (with 2: a draw, or a win that comes only with the winner's 20th or",
         "21st stone; the empty board is +1). Neither side has four in a row or a winning move.",
         "Candidates: every such position of the given length, a position and its mirror image (column",

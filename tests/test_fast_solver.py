@@ -1,8 +1,9 @@
-"""The numba twin (training.fast_solver) agrees with agents.engine.solver on Pons' test positions; the
+"""The numba twin (agents.engine.solver.fast) agrees with agents.engine.solver on Pons' test positions; the
 offline jobs' solver choice (training.solvers)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from agents.engine.solver import SearchAborted, Solver, parse_position
 from training.solvers import weak_solver
 
 pytest.importorskip("numba")
-from training.fast_solver import FastSolver  # noqa: E402
+from agents.engine.solver.fast import FastSolver  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "pons"
 
@@ -24,7 +25,7 @@ def _cases(name: str, count: int) -> list[tuple[str, int]]:
 @pytest.mark.parametrize("name", ["Test_L3_R1.head", "Test_L2_R1.head", "Test_L1_R1.head"])
 def test_scores_equal_the_pure_python_solvers_and_pons(name: str) -> None:
     fast = FastSolver(table_bits=16)
-    solver = Solver()
+    solver = Solver(fast=False)
     for moves, score in _cases(name, 5):
         solver.reset()
         pos = parse_position(moves, solver.geo)
@@ -54,3 +55,14 @@ def test_unsupported_geometries_are_refused() -> None:
 def test_offline_jobs_take_the_twin_when_numba_imports() -> None:
     assert isinstance(weak_solver(12), FastSolver)
     assert isinstance(weak_solver(12, prefer_fast=False), Solver)
+
+
+def test_the_solver_hands_the_positions_past_the_databases_to_the_numba_kernel() -> None:
+    solver, pure = Solver(), Solver(fast=False)
+    for moves, score in _cases("Test_L2_R1.head", 5):
+        assert solver.solve(moves).score == pure.solve(moves).score == score, moves
+        assert solver.nodes > 0
+    board = parse_position("7114165755333", solver.geo)  # ply 13: past the databases, about 1 M nodes
+    with pytest.raises(SearchAborted):  # a deadline that has passed allows the kernel no node
+        solver.solve_bits(board.position, board.mask, board.ply, weak=True, deadline=time.perf_counter())
+    assert solver.solve_bits(board.position, board.mask, board.ply, weak=True) == 1

@@ -19,14 +19,14 @@ def _cases(name: str) -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize("name", ["Test_L3_R1.head", "Test_L2_R1.head", "Test_L1_R1.head"])
 def test_scores_match_pons(name: str) -> None:
-    solver = Solver()
+    solver = Solver(fast=False)
     for moves, score in _cases(name):
         solver.reset()
         assert solver.solve(moves).score == score, moves
 
 
 def test_weak_solve_gives_the_sign() -> None:
-    solver = Solver()
+    solver = Solver(fast=False)
     for moves, score in _cases("Test_L2_R1.head"):
         assert solver.solve(moves, weak=True).score == (score > 0) - (score < 0)
 
@@ -104,7 +104,7 @@ def test_at_least_is_a_null_window_test() -> None:
 
 
 def test_the_kernels_inlined_winning_cells_agree_with_the_board_rules() -> None:
-    solver = Solver()
+    solver = Solver(fast=False)  # the pure-Python kernel, whose memo this test reads
     for moves, _ in _cases("Test_L2_R1.head")[:10]:  # middle-game positions, solved in milliseconds
         solver.solve(moves)
     wins = wins_function(solver.geo)

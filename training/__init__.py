@@ -1,7 +1,7 @@
 """Offline code: what makes the agents' data, never what plays.
 
-* :mod:`training.fast_solver`: the solver compiled with numba (the ``fast`` extra);
-  :mod:`training.solvers` picks it, or the pure-Python solver when numba is missing.
+* :mod:`training.solvers` picks the solver compiled with numba (:mod:`agents.engine.solver.fast`), or
+  the pure-Python solver when numba is missing.
 * :mod:`training.book`: generation of the opening book that :mod:`agents.engine.book` reads
   (``python -m training.book``).
 * :mod:`training.network`: data, model and training of the network that :mod:`agents.network` runs

@@ -15,7 +15,7 @@ created, then centre first), the first child proven below 0 (a win for us; one n
 child), else the first child proven at most 0 (a draw), else the position is lost.
 
 Generation (resumable, results appended to a text log; ``--jobs`` worker processes; uses the numba
-twin :mod:`training.fast_solver` when numba is installed, the pure-Python solver otherwise)::
+twin :mod:`agents.engine.solver.fast` when numba is installed, the pure-Python solver otherwise)::
 
     nice -n 19 python -m training.book generate --max-ply 13 --side second --table-bits 26  # rerun to resume
     nice -n 19 python -m training.book generate --max-ply 16 --side first --table-bits 26

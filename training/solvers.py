@@ -9,12 +9,12 @@ __all__ = ["weak_solver"]
 
 def weak_solver(table_bits: int = 24, *, prefer_fast: bool = True):
     """A solver with ``solve_bits(position, mask, ply, weak=...)``, ``at_least(position, mask, ply,
-    value)`` and ``nodes``: :class:`training.fast_solver.FastSolver` with ``2**table_bits`` table slots
+    value)`` and ``nodes``: :class:`agents.engine.solver.fast.FastSolver` with ``2**table_bits`` table slots
     (8 bytes each) when ``prefer_fast`` and numba imports, else :class:`agents.engine.solver.Solver` (about
     30x slower, its table unbounded)."""
     if prefer_fast:
         try:
-            from training.fast_solver import FastSolver
+            from agents.engine.solver.fast import FastSolver
         except ImportError:
             pass
         else:

@@ -22,7 +22,7 @@ goes on with ``epsilon`` drawn from :data:`BALANCED_EPSILONS`. Noisy games from 
 few such positions (at plies 6-8 the side to move wins 60-65 % of them and 11-13 % are drawn), and the
 network's early value head learnt that bias (``agents/data/network.md``).
 
-Labels come from :func:`training.solvers.weak_solver` (the numba :class:`training.fast_solver.FastSolver`
+Labels come from :func:`training.solvers.weak_solver` (the numba :class:`agents.engine.solver.fast.FastSolver`
 when it imports, else the pure-Python :class:`agents.engine.solver.Solver`, about 30x slower). Command::
 
     python -m training.network.data --out DIR --shards K --shard-size N [--min-ply P] [--seed S]

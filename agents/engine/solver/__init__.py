@@ -19,8 +19,10 @@ Python API: :func:`solve`, :func:`analyse`, :class:`Solver`. The command line is
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from agents.engine.board import (
     Board,
@@ -35,7 +37,8 @@ from agents.engine.solver.databases import Database, load_database
 from agents.engine.solver.kernel import SearchAborted, build_search
 
 __all__ = [
-    "STRONG_EMPTY_LIMIT",
+    "FAST_NODES_PER_SECOND",
+    "FAST_TABLE_BITS",
     "SearchAborted",
     "Solution",
     "Solver",
@@ -46,9 +49,12 @@ __all__ = [
 ]
 
 
-STRONG_EMPTY_LIMIT = 22
-""":meth:`Solver.choose` strongly solves a lost position (to resist longest) only with at most this
-many empty cells."""
+FAST_NODES_PER_SECOND = 3_000_000
+"""Nodes a second that a deadline allows the numba kernel: under half of the 8 M a second it searches
+on an idle core of the development machine, so that a busy machine still keeps the deadline."""
+
+FAST_TABLE_BITS = 21
+"""The numba kernel's transposition table: about ``2**21`` slots of 8 bytes (16 MB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,7 @@ class Solver:
         *,
         table_limit: int = 4_000_000,
         databases: bool | Database = True,
+        fast: bool = True,
     ) -> None:
         self.geo = geometry(rows, columns, inarow)
         self.table: dict[int, int] = {}
@@ -108,10 +115,14 @@ class Solver:
         leaf, leaf_ply = (self.database.score, self.database.ply) if self.database else (None, -1)
         self._negamax, self._control, self._wins_cache = build_search(self.geo, self.table, leaf, leaf_ply)
         self._wins = wins_function(self.geo)
+        self._leaf_ply = leaf_ply
+        self._fast = _fast_solver(self.geo) if fast else None
 
     def reset(self) -> None:
-        """Empty the transposition table."""
+        """Empty the transposition tables."""
         self.table.clear()
+        if self._fast is not None:
+            self._fast.reset()
 
     def score_bounds(self, ply: int) -> tuple[int, int]:
         """The lowest and highest score a position at ``ply`` can have (Pons' convention)."""
@@ -140,6 +151,8 @@ class Solver:
         geo = self.geo
         if not weak and _window is None and not self.exact_from(ply):
             raise ValueError(f"exact scores at ply {ply} need the distance database; ask for weak=True")
+        if self._fast is not None and ply > self._leaf_ply:
+            return self._solve_fast(position, mask, ply, weak, _window or (0, 0), deadline, max_nodes)
         if len(self.table) > self.table_limit:
             self.table.clear()
         self._control("reset")
@@ -198,6 +211,28 @@ class Solver:
             position, mask, ply, deadline=deadline, max_nodes=max_nodes, _window=(value - 1, value)
         )
         return score >= value
+
+    def _solve_fast(
+        self,
+        position: int,
+        mask: int,
+        ply: int,
+        weak: bool,
+        window: tuple[int, int],
+        deadline: float,
+        max_nodes: int,
+    ) -> int:
+        """:meth:`solve_bits` by the numba kernel; the deadline becomes a node limit at
+        :data:`FAST_NODES_PER_SECOND` (the compiled search cannot read the clock)."""
+        assert self._fast is not None
+        if deadline != float("inf"):
+            seconds = max(0.0, deadline - time.perf_counter())
+            max_nodes = min(max_nodes, int(seconds * FAST_NODES_PER_SECOND))
+        try:
+            return self._fast.solve_window(position, mask, ply, weak, *window, max_nodes)
+        finally:
+            self.nodes = self._fast.nodes
+            self.searched += self.nodes
 
     def exact_from(self, ply: int) -> bool:
         """Whether :meth:`solve_bits` can give exact scores (not only their signs) at ``ply``: always,
@@ -334,6 +369,19 @@ class Solver:
         """Per-column scores of the position reached by ``moves`` (see :meth:`analyse_bits`)."""
         board = parse_position(moves, self.geo)
         return self.analyse_bits(board.position, board.mask, board.ply, weak=weak)
+
+
+def _fast_solver(geo: Geometry) -> Any:  # FastSolver | None: naming it unguarded, a build would need numba
+    """A :class:`~agents.engine.solver.fast.FastSolver` with :data:`FAST_TABLE_BITS`, or None where
+    numba does not import (a single-file submission) or the geometry is not one it plays."""
+    try:
+        from agents.engine.solver.fast import FastSolver
+    except ImportError:
+        return None
+    try:
+        return FastSolver(geo.rows, geo.columns, geo.inarow, table_bits=FAST_TABLE_BITS)
+    except ValueError:
+        return None
 
 
 def _trunc_half(x: int) -> int:
