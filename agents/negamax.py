@@ -19,16 +19,16 @@ first:
    proven lost.
 
 Time (:func:`agents.kit.budget.move_budget`): ``actTimeout`` minus a margin, and for exact solving a
-share of the overage bank (30 % of what exceeds a 3 s reserve in the first two thirds of the game,
-10 % later), but never more than ``longest - actTimeout`` of it, so that no move takes more than
-``longest`` (4 s by default); a failed exact solve still leaves the heuristic half of the free time.
-The bank is never overdrawn. Why the cap: off the book (from an opening it does not know, or as
-second player after the centre opening, where it keeps no move since the position is lost) exact
-solving at plies 6-12 took 5-19 s of bank a move, and two moves in three of those ran into the
-deadline, the heuristic choosing anyway. With the cap, in gauntlets against ``mcts`` and ``network``
-the largest move fell from 19.0 to 3.9 s and the bank drawn in a game from 11-33 to 4-7 s (on
-average), while the mistakes on Pons' early positions (L1 sets, a fresh 60 s bank for each,
-``python -m benchmarks.mistakes``) went from 7 to 10 in 74, within noise.
+share of the overage bank (30 % of what exceeds :data:`BANK_KEPT`, half of Kaggle's 60 s bank, in
+the first two thirds of the game, 10 % later), but never more than ``longest - actTimeout`` of it, so
+that no move takes more than ``longest`` (9.5 s by default) and no game spends more than half of
+the bank; a failed exact solve still leaves the heuristic half of the free time. The hard moves
+are those just past the databases (plies 12-16), where the solver starts without a table. With
+numba (a dependency) they take at most about a second; in a single-file submission, which searches
+in pure Python, some take 5-15 s: on Pons' 1,000 begin-hard positions (``python -m
+benchmarks.mistakes``, a fresh 60 s bank for each) the built file made 2 mistakes with ``longest`` at
+4 s and 1 at 9.5 s (``7167153251247``, a win at ply 13 whose proof takes the pure-Python solver
+2.6 M nodes), 13 moves in 1,000 going over 2 s.
 
 Heuristic search (any ConnectX configuration), what is negamax's own:
 
@@ -53,13 +53,17 @@ import time
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
 from agents.engine.search import Evaluate, Search
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import DEFAULT_OVERAGE, Agent, Clock, kaggle_agent
 from agents.kit.budget import collector_paused, move_budget
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
 from agents.kit.tactics import tactical_move
 
-__all__ = ["Negamax", "agent", "make_agent", "threat_evaluation"]
+__all__ = ["BANK_KEPT", "Negamax", "agent", "make_agent", "threat_evaluation"]
+
+BANK_KEPT = DEFAULT_OVERAGE / 2
+"""Seconds of the overage bank that exact solving never spends (half of Kaggle's 60 s): no game uses
+more than half of the bank, however many hard positions it meets."""
 
 
 def threat_evaluation(geo: Geometry) -> Evaluate:
@@ -113,7 +117,7 @@ class Negamax:
         book: bool = True,
         exact: bool = True,
         share: float = 0.3,
-        longest: float = 4.0,
+        longest: float = 9.5,
     ) -> None:
         if max_depth is not None and int(max_depth) < 1:
             raise ValueError("max_depth must be >= 1")
@@ -143,7 +147,13 @@ class Negamax:
             return MoveRecord.since(start, board, *move)
         geo = board.geo
         budget = move_budget(
-            clock, board.ply, geo.size, margin=self.margin, share=self.share, longest=self.longest
+            clock,
+            board.ply,
+            geo.size,
+            margin=self.margin,
+            reserve=BANK_KEPT,
+            share=self.share,
+            longest=self.longest,
         )
         verdict = self._solved.choose(board, start + budget.solve, refine_deadline=start + budget.total)
         if verdict.move is not None:
@@ -163,7 +173,7 @@ def make_agent(
     book: bool = True,
     exact: bool = True,
     share: float = 0.3,
-    longest: float = 4.0,
+    longest: float = 9.5,
 ) -> Agent:
     """Build the Kaggle agent ``agent(obs, config) -> int`` of a :class:`Negamax` player.
 
@@ -173,7 +183,7 @@ def make_agent(
 
     ``max_depth``: cap on the heuristic iterative deepening (plies); ``margin``: seconds kept back
     from ``config.actTimeout``; ``book``/``exact``: enable those stages; ``share``: fraction of the
-    overage bank (above a 3 s reserve) one move may spend on exact solving; ``longest``: seconds a
+    overage bank (above :data:`BANK_KEPT`) one move may spend on exact solving; ``longest``: seconds a
     move may take, bank included, before exact solving gives up (the bank it draws is at most
     ``longest - actTimeout``). Unknown keyword parameters raise ``TypeError``; bad values
     ``ValueError``. After each move the agent's ``last_move`` attribute is the player's (see
