@@ -9,7 +9,7 @@ import pytest
 
 from agents.engine.board import Board
 from agents.kit.adapter import Clock
-from agents.mcts import Mcts, make_agent, rollouts
+from agents.mcts import Mcts, make_agent, rollout_evaluator
 from agents.registry import load_agent, parse_spec
 
 CLOCK = Clock()
@@ -33,7 +33,7 @@ def test_takes_a_win_and_blocks_a_threat_without_searching() -> None:
 )
 def test_the_rollout_values_the_side_to_move(moves: str, rows: int, columns: int, value: float) -> None:
     board = Board.from_moves(moves, rows=rows, columns=columns, inarow=2)
-    logits, result = rollouts(board.geo, random.Random(0))(board.position, board.mask, board.ply)
+    logits, result = rollout_evaluator(board.geo, random.Random(0))(board.position, board.mask, board.ply)
     assert list(logits) == [0.0] * columns and result == value
 
 

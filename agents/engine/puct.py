@@ -29,7 +29,7 @@ The search asks it once for every node it adds; :func:`cached` keeps the answers
 evaluator for the transpositions. Two evaluators serve this one search, as in OpenSpiel's MCTS (an
 ``Evaluator`` gives ``prior`` and ``evaluate``): the trained network's policy and value
 (:func:`agents.network.agent.puct_search`) and a uniform prior with the result of a random playout
-(:func:`agents.mcts.rollouts`), which makes the search the Monte Carlo tree search of ``mcts``.
+(:func:`agents.mcts.rollout_evaluator`), the Monte Carlo tree search of ``mcts``.
 """
 
 from __future__ import annotations
