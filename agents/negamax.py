@@ -48,15 +48,14 @@ callable (:func:`agents.kit.adapter.kaggle_agent`); ``agent = make_agent()``.
 
 from __future__ import annotations
 
-import time
-
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
 from agents.engine.search import Evaluate, Search
 from agents.kit.adapter import DEFAULT_OVERAGE, Agent, Clock, kaggle_agent
-from agents.kit.budget import collector_paused, move_budget
+from agents.kit.budget import move_budget
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
+from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move
 
 __all__ = ["BANK_KEPT", "Negamax", "agent", "make_agent", "threat_evaluation"]
@@ -101,7 +100,7 @@ def threat_evaluation(geo: Geometry) -> Evaluate:
     return value
 
 
-class Negamax:
+class Negamax(Strategy):
     """The negamax :class:`~agents.kit.player.Player` (see the module docstring and :func:`make_agent`).
 
     ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
@@ -129,17 +128,8 @@ class Negamax:
         self.margin = margin
         self.share = float(share)
         self.longest = float(longest)
-        self.last_move: MoveRecord | None = None
         self._solved = SolvedPositions(book=book, exact=exact)
         self._searches: dict[Geometry, Search] = {}
-
-    def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile); the board is left as it was. Raises
-        ``ValueError`` when the game is over."""
-        start = time.perf_counter()
-        with collector_paused():
-            self.last_move = self._choose(board, clock, start)
-        return self.last_move.column
 
     def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
         move = tactical_move(board)

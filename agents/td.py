@@ -31,7 +31,6 @@ or a file given as ``weights=PATH``; read at the first move and cached. The ship
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -41,8 +40,9 @@ from agents.engine.board import Board, Geometry
 from agents.engine.search import Evaluate, Search
 from agents.features import features
 from agents.kit.adapter import Agent, Clock, kaggle_agent
-from agents.kit.budget import collector_paused, move_budget
+from agents.kit.budget import move_budget
 from agents.kit.record import MoveRecord
+from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move
 from agents.weights import load, require
 
@@ -96,7 +96,7 @@ def _load(path: str | None) -> dict[str, np.ndarray]:
     return _shipped[0]
 
 
-class Td:
+class Td(Strategy):
     """The ``td`` :class:`~agents.kit.player.Player` (see the module docstring for the parameters).
 
     ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
@@ -117,16 +117,7 @@ class Td:
         self.depth = depth
         self.seconds = float(seconds)
         self.margin = float(margin)
-        self.last_move: MoveRecord | None = None
         self._searches: dict[Geometry, Search] = {}
-
-    def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile); the board is left as it was. Raises
-        ``ValueError`` when the game is over."""
-        start = time.perf_counter()
-        with collector_paused():
-            self.last_move = self._choose(board, clock, start)
-        return self.last_move.column
 
     def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
         move = tactical_move(board)

@@ -256,3 +256,19 @@ def test_the_agent_shows_its_players_record_after_each_move() -> None:
     plain = kaggle_agent(Leftmost())
     plain(*observation(Board(), Clock()))
     assert not hasattr(plain, "last_move")
+
+
+def test_a_strategy_times_its_move_with_the_collector_paused_and_keeps_the_record() -> None:
+    from agents.kit.strategy import Strategy
+
+    class Leftmost(Strategy):
+        def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
+            self.collecting = gc.isenabled()
+            return MoveRecord.since(start, board, "leftmost", board.legal_moves()[0])
+
+    player = Leftmost()
+    assert player.last_move is None
+    assert player.play(Board.from_moves("1111"), Clock()) == 0
+    assert player.collecting is False and gc.isenabled()
+    assert player.last_move is not None and player.last_move.stage == "leftmost"
+    assert player.last_move.ply == 4 and player.last_move.seconds >= 0
