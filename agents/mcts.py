@@ -22,14 +22,13 @@ reused. Time: by default ``actTimeout`` minus a margin a move; the overage bank 
 from __future__ import annotations
 
 import random
-import time
 
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
 from agents.engine.puct import Evaluate, Puct
 from agents.kit.adapter import Agent, Clock, kaggle_agent
-from agents.kit.budget import collector_paused
 from agents.kit.record import MoveRecord
+from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move
 
 __all__ = ["C", "Mcts", "make_agent", "rollout_evaluator"]
@@ -74,7 +73,7 @@ def rollout_evaluator(geo: Geometry, rng: random.Random) -> Evaluate:
     return evaluate
 
 
-class Mcts:
+class Mcts(Strategy):
     """The Monte Carlo tree search :class:`~agents.kit.player.Player` (see the module docstring).
 
     ``c``: PUCT's exploration constant (default :data:`C`); ``rollouts``: the root's visits a move,
@@ -103,16 +102,7 @@ class Mcts:
         self.rollouts = rollouts
         self.seconds = seconds
         self.rng = random.Random(seed)
-        self.last_move: MoveRecord | None = None
         self._search: Puct | None = None
-
-    def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile); the board is left as it was. Raises
-        ``ValueError`` when the game is over."""
-        start = time.perf_counter()
-        with collector_paused():
-            self.last_move = self._choose(board, clock, start)
-        return self.last_move.column
 
     def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
         move = tactical_move(board)
