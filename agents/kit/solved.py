@@ -38,7 +38,9 @@ class Verdict:
 
 
 class SolvedPositions:
-    """The stage of one player (see the module docstring); ``book`` and ``exact`` switch its two parts.
+    """The stage of one player (see the module docstring). ``exact`` switches the solver on;
+    ``book`` the opening databases that the solver stops at, or, without them (or without the
+    solver), our opening book.
 
     Its solvers, one a board geometry, live as long as the object (so as long as its player): once a
     position is solved, the next moves of the game are mostly table hits. Each table is cleared when
