@@ -215,11 +215,11 @@ def build_module(
     warnings: list[str] = []
     files = _weights_file(entry, found.resources, params.pop("weights", None))
     if PACKED_FILE in found.resources:
-        files.update(packed_database())
+        files.update(packed_database())  # without the databases, load_database has said so
     if found.uses_resources:
         reader = __import__(f"{package}.{RESOURCES}", fromlist=["read"]).read
         for name in found.resources:
-            if name in files:
+            if name in files or name == PACKED_FILE:
                 continue
             try:
                 files[name] = reader(name)
