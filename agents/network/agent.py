@@ -2,11 +2,13 @@
 
 * ``network`` (``search=puct``): each move, the moves of :func:`agents.kit.tactics.tactical_move`
   (the only legal move, a win at once, the only move that does not lose at once) are played; then,
-  as negamax does (:class:`agents.kit.solved.SolvedPositions`), the opening book's move
-  (:func:`agents.engine.book.book_move`) when it holds the position (``book=false`` leaves it out),
-  and with at most :data:`agents.kit.solved.EXACT_EMPTY_LIMIT` empty cells the solver
+  as negamax does (:class:`agents.kit.solved.SolvedPositions`), the solver
   (:meth:`agents.engine.solver.Solver.choose`) tries to prove a move within the time
-  :func:`agents.kit.budget.move_budget` gives it; otherwise, or for the rest of the time,
+  :func:`agents.kit.budget.move_budget` gives it, searching down to the solved game's opening
+  databases (so from the empty board on); without them our opening book's move
+  (:func:`agents.engine.book.book_move`) comes first and the solver runs with at most
+  :data:`agents.kit.solved.EXACT_EMPTY_LIMIT` empty cells (``book=false`` leaves out the databases
+  and the book, so that the network plays its own opening); otherwise, or for the rest of the time,
   :class:`agents.engine.puct.Puct` searches with the policy as prior and the value head's
   ``P(win) - P(loss)`` as leaf value (AlphaZero's search; Silver et al., Science 2018), over the
   moves the solver did not prove lost, and plays the most visited move. ``visits=N`` caps the search at N root
@@ -276,8 +278,8 @@ def make_agent(
     """The ``network`` agent with the shipped weights (``agents/data/network.npz``).
 
     ``search``: ``puct`` (default; ``visits`` caps the root's visits a move, ``c`` is the exploration
-    constant, ``exact`` lets the solver choose where it proves a result in time, ``book`` plays the
-    opening book's move where it has one), ``alphabeta``
+    constant, ``exact`` lets the solver choose where it proves a result in time, ``book`` lets it
+    use the opening databases, or our opening book without them), ``alphabeta``
     (``depth`` plies, or iterative deepening for ``seconds``) or ``none`` (the policy alone).
     ``seconds`` > 0 replaces the time a move given by ``actTimeout``. Raises ``ValueError`` for a bad
     value. The weights are read at the first move (``FileNotFoundError`` if the file is missing).
