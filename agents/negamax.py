@@ -167,9 +167,10 @@ def make_agent(
 ) -> Agent:
     """Build the Kaggle agent ``agent(obs, config) -> int`` of a :class:`Negamax` player.
 
-    Per move: the opening book (6x7, four in a row) when it knows the position; else exact solving
-    (Pons-style solver) within the move's budget; else iterative-deepening heuristic negamax over the
-    moves not proven lost. The garbage collector is off while the agent thinks.
+    Per move: the kit's tactics; exact solving (Pons-style solver, down to the opening databases on
+    6x7, our opening book first without them) within the move's budget; else iterative-deepening
+    heuristic negamax over the moves not proven lost. The garbage collector is off while the agent
+    thinks.
 
     ``max_depth``: cap on the heuristic iterative deepening (plies); ``margin``: seconds kept back
     from ``config.actTimeout``; ``book``/``exact``: enable those stages; ``share``: fraction of the

@@ -106,12 +106,9 @@ class Solver:
         self.table_limit = table_limit
         self.nodes = 0
         self.searched = 0
-        if isinstance(databases, Database):
-            self.database: Database | None = databases
-        else:
-            self.database = load_database() if databases else None
-        if (rows, columns, inarow) != (6, 7, 4):
-            self.database = None
+        self.database: Database | None = None
+        if (rows, columns, inarow) == (6, 7, 4) and databases is not False:  # they hold 6x7 only
+            self.database = databases if isinstance(databases, Database) else load_database()
         leaf, leaf_ply = (self.database.score, self.database.ply) if self.database else (None, -1)
         self._negamax, self._control, self._wins_cache = build_search(self.geo, self.table, leaf, leaf_ply)
         self._wins = wins_function(self.geo)

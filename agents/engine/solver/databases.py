@@ -18,7 +18,8 @@ What the files hold (facts of the format, measured on version 0.0.2):
   ``100 - v``-th ply from now, ``v < 0`` loses with the ``100 + v``-th, ``0`` is a draw.
 * ``book_12ply.dat``: the same positions without the wins of the side to move (1,735,945 entries of
   4 bytes, sorted): the code, whose two lowest bits (always 0 in a code) hold 1 for a loss and 0
-  for a draw. An absent position is a win.
+  for a draw. An absent position is a win. Derived from the distance book, it is not read here; a
+  submission packs the same draws and losses from the distance book (:func:`unpack_wdl`).
 
 :class:`Database` answers a position's score in Pons' convention (see :mod:`agents.engine.solver`),
 exact from the distance book, or only its sign (-1, 0, 1) from the win/draw/loss book.
@@ -129,15 +130,6 @@ class Database:
         entries = np.frombuffer(data, dtype=[("code", ">i4"), ("value", "u1")])
         codes = entries["code"].astype(np.int32)
         return cls(codes, _PONS_SCORES[entries["value"]], exact=True, absent=None)
-
-    @classmethod
-    def from_wdl(cls, data: bytes) -> Database:
-        """Read ``book_12ply.dat`` (see the module docstring). Raises ``ValueError`` when its length
-        is not a multiple of 4."""
-        if len(data) % 4:
-            raise ValueError("not a 12-ply win/draw/loss book: its length is not a multiple of 4 bytes")
-        words = np.frombuffer(data, dtype=">i4")
-        return cls((words & ~3).astype(np.int32), -(words & 3).astype(np.int8), exact=False, absent=1)
 
     def score(self, position: int, mask: int) -> int | None:
         """The score of a 12-stone position (bitboards of :mod:`agents.engine.board`, ``position`` the
