@@ -81,7 +81,7 @@ for line in sys.stdin:
         action, error = None, "returned %r, not a Python int" % (action,)
     leaks = sorted(
         name for name, module in list(sys.modules.items())
-        if probe._project_path(getattr(module, "__file__", None) or "", root)
+        if probe.project_path(getattr(module, "__file__", None) or "", root)
     )
     out.write(json.dumps({"action": action, "seconds": seconds, "error": error, "leaks": leaks}) + "\n")
     out.flush()

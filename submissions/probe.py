@@ -47,7 +47,7 @@ def _within(path, root):
         return False
 
 
-def _project_path(path, root):
+def project_path(path, root):
     """``path`` lies in the project tree and not in the interpreter's own (the virtualenv may live
     inside the project directory)."""
     return _within(path, root) and not any(
@@ -67,7 +67,7 @@ def isolate(root, packages):
                 spec = finder.find_spec(name, None)
             except Exception:  # noqa: BLE001 - a finder that cannot answer is left alone
                 continue
-            if spec is not None and _project_path(spec.origin or "", root):
+            if spec is not None and project_path(spec.origin or "", root):
                 return True
         return False
 
@@ -82,7 +82,7 @@ def isolate(root, packages):
             sys.path_hooks.remove(hook)
             removed.append(repr(hook))
     for entry in list(sys.path):
-        if "__editable__" in entry or _project_path(entry or os.getcwd(), root):
+        if "__editable__" in entry or project_path(entry or os.getcwd(), root):
             sys.path.remove(entry)
             removed.append(entry)
     sys.path_importer_cache.clear()
@@ -216,7 +216,7 @@ def main(argv):
         emit(event="load", name=getattr(last, "__name__", repr(last)), seconds=time.perf_counter() - started)
     leaks = sorted(
         name for name, module in list(sys.modules.items())
-        if _project_path(getattr(module, "__file__", None) or "", root)
+        if project_path(getattr(module, "__file__", None) or "", root)
     )
     emit(event="done", leaks=leaks)
     return 0
