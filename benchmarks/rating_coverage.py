@@ -1,4 +1,4 @@
-"""How often the 95 % rating intervals of :func:`reports.ratings.rate` contain the true rating.
+"""How often the 95 % rating intervals of :func:`reports.stats.ratings.rate` contain the true rating.
 
 Simulates round-robins of game pairs from known Bradley-Terry ratings (each game a win, draw or loss
 with the model's expected score; draws ``0.1 * 4 s (1 - s)`` of the games), rates each with the
@@ -33,8 +33,8 @@ import time
 import numpy as np
 from scipy.special import expit
 
-from reports.ratings import ELO_PER_NAT, rate
-from reports.stats import WDL, Pentanomial
+from reports.stats.headtohead import WDL, Pentanomial
+from reports.stats.ratings import ELO_PER_NAT, rate
 
 WIDE = {"A": -734.0, "B": -372.0, "C": 161.0, "D": 216.0, "E": 262.0, "F": 466.0}
 NARROW = {chr(ord("A") + k): -150.0 + 300.0 * k / 7 for k in range(8)}

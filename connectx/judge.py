@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reports.sprt import Sprt
-from reports.stats import Pentanomial
+from reports.stats.headtohead import Pentanomial
+from reports.stats.sprt import Sprt
 from tournament.record import GameRecord
 from tournament.schedule import Settings
 

@@ -24,7 +24,7 @@ from connectx.judge import Judge
 from connectx.options import board_geometry, board_options, check_ranges
 from connectx.results import write_report
 from reports.provenance import toolkit_version
-from reports.sprt import Sprt
+from reports.stats.sprt import Sprt
 from tournament.limits import Limits
 from tournament.openings import OpeningError, resolve
 from tournament.schedule import GameTask, Settings, schedule
@@ -58,7 +58,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "agent_processes": (1, 100_000),
 }
 """Sane bounds of the numeric options, checked before anything is written; ``sprt``'s Elo, alpha
-and beta are checked by :class:`reports.sprt.Sprt` (finite, in range)."""
+and beta are checked by :class:`reports.stats.sprt.Sprt` (finite, in range)."""
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

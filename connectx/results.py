@@ -36,10 +36,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def write_report(store: Store, out: Path) -> Report | None:
     """Write every report of the tournament in ``store`` into ``out`` and print its standings and
     forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet)."""
-    from reports.documents import write_all
+    from reports.render.documents import write_all
+    from reports.render.terminal import summary
     from reports.report import build
-    from reports.results import Results
-    from reports.terminal import summary
+    from reports.stats.results import Results
 
     records = store.records()
     if not records:
@@ -66,7 +66,7 @@ def _table(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx report DIR [DIR ...]``: each DIR's reports, then the comparison of two or more."""
-    from reports.documents import write_comparison
+    from reports.render.documents import write_comparison
 
     stores = []
     for directory in args.dirs:

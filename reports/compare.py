@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reports.report import Report, Standing, TimeUse
-from reports.stats import WDL
-from reports.tally import oriented
+from reports.stats.headtohead import WDL
+from reports.stats.tally import oriented
 
 __all__ = ["AgentLine", "Comparison", "Run", "RunCell", "VersusRow", "compare"]
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reports.frames import notation
-from reports.results import Results
-from reports.sections import sides
+from reports.stats.frames import notation
+from reports.stats.results import Results
+from reports.stats.sections import sides
 from tournament.record import GameRecord, Termination
 
 __all__ = ["GameRow", "Pairing", "pairings", "replay_data"]

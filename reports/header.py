@@ -16,9 +16,9 @@ from pathlib import Path
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from agents.registry import BUILTIN, KAGGLE_BUILTIN
-from reports.results import Results
-from reports.sprt import Sprt
-from reports.tally import oriented
+from reports.stats.results import Results
+from reports.stats.sprt import Sprt
+from reports.stats.tally import oriented
 from tournament.record import GameRecord
 from tournament.schedule import HUMAN, Settings
 

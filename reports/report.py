@@ -1,16 +1,16 @@
-"""What a tournament report shows, gathered from a tournament's :class:`~reports.results.Results`:
+"""What a tournament report shows, gathered from a tournament's :class:`~reports.stats.results.Results`:
 :func:`build`, or :func:`load` from a tournament directory.
 
 A :class:`Report` is plain data, already counted and formatted where a number needs words (Elo
-labels, results); :mod:`reports.html` and :mod:`reports.markdown` only lay it out, so the two files
-can never disagree. Sections, in the order the report shows them: header and entrants
+labels, results); :mod:`reports.render.html` and :mod:`reports.render.markdown` only lay it out,
+so the two files can never disagree. Sections, in the order the report shows them: header and entrants
 (:mod:`reports.header`), standings, crosstable and LOS, results by colour, terminations (with every
-forfeit's message), time use, game lengths (:mod:`reports.sections`), and the games of every
+forfeit's message), time use, game lengths (:mod:`reports.stats.sections`), and the games of every
 pairing with the compact replay data of :func:`reports.games.replay_data`.
 
 Units: seconds for times, plies (moves, the opening included) for lengths, score as points per game
 (0..1) or percent where named ``_pct``. Self-play games (an entrant against itself) count nowhere, as
-in :mod:`reports.tally`.
+in :mod:`reports.stats.tally`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from typing import Any
 
 from reports.games import Pairing, pairings, replay_data
 from reports.header import Entrant, Header, entrant, header
-from reports.results import Results
-from reports.sections import (
+from reports.render.terminal import notes
+from reports.stats.results import Results
+from reports.stats.sections import (
     ColourRow,
     Crosstable,
     Forfeit,
@@ -36,7 +37,6 @@ from reports.sections import (
     terminations,
     time_use,
 )
-from reports.terminal import notes
 from tournament.record import FORFEITS, GameRecord
 from tournament.schedule import Settings
 
@@ -45,7 +45,8 @@ __all__ = ["Report", "Standing", "build", "load"]
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """One line of the standings; ``elo`` is :meth:`reports.ratings.Rating.label` (an interval or a bound)."""
+    """One line of the standings; ``elo`` is :meth:`reports.stats.ratings.Rating.label` (an interval or
+    a bound)."""
 
     rank: int
     agent: str
@@ -112,7 +113,7 @@ def build(results: Results, *, name: str) -> Report:
 
     Raises:
         ValueError: no game between two different agents, or ``results`` without settings; see
-            also :func:`reports.ratings.rate`.
+            also :func:`reports.stats.ratings.rate`.
     """
     if not results.h2h:
         raise ValueError("no game between two different agents to report")

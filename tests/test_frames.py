@@ -1,10 +1,10 @@
-"""reports.frames: a stored tournament as pandas DataFrames in one call."""
+"""reports.stats.frames: a stored tournament as pandas DataFrames in one call."""
 
 from __future__ import annotations
 
 import pytest
 
-from reports.frames import GAMES_COLUMNS, load, notation
+from reports.stats.frames import GAMES_COLUMNS, load, notation
 from tests.records import settings_for, synthetic_records
 from tournament.store import Store, StoreError
 

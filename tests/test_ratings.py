@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from reports.ratings import ELO_PER_NAT, los_matrix, rate
-from reports.stats import WDL, Pentanomial, estimate_wdl
+from reports.stats.headtohead import WDL, Pentanomial, estimate_wdl
+from reports.stats.ratings import ELO_PER_NAT, los_matrix, rate
 
 ELO_75 = 400 * math.log10(3)  # a 75 % score, 190.85 Elo
 

@@ -14,15 +14,15 @@ import pandas as pd
 import pytest
 
 from connectx.cli import main
-from reports import html, markdown
 from reports.compare import compare
-from reports.documents import write_comparison, write_documents
 from reports.games import replay_data
+from reports.render import html, markdown
+from reports.render.documents import write_comparison, write_documents
+from reports.render.terminal import forfeit_summary
+from reports.render.write import readable_pairs, write_reports
 from reports.report import build, load
-from reports.results import Results
-from reports.tables import pairs
-from reports.terminal import forfeit_summary
-from reports.write import readable_pairs, write_reports
+from reports.stats.results import Results
+from reports.stats.tables import pairs
 from tests.records import AGENTS, game_record, settings_for, synthetic_records
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
@@ -289,7 +289,7 @@ def test_a_run_leaves_report_html_and_md(tmp_path, capsys):
 
 
 def test_the_crosstable_figure_shows_forfeits(report):
-    from reports.plots import crosstable_figure, to_svg
+    from reports.render.plots import crosstable_figure, to_svg
 
     svg = to_svg(crosstable_figure(report.results, title="t"), key="x")
     crashes = sum(f.agent == "crashy" for f in report.forfeits)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from reports.browser import Browser, find_chromium
-from reports.documents import write_documents
+from reports.render.documents import write_documents
 from reports.report import build
-from reports.results import Results
+from reports.stats.results import Results
+from scripts.browser import Browser, find_chromium
 from tests.records import AGENTS, settings_for, synthetic_records
 
 pytestmark = pytest.mark.skipif(

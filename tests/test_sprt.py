@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from reports.sprt import NELO_PER_T, Sprt, bounds, estimate, llr
-from reports.stats import Z95, Pentanomial
+from reports.stats.headtohead import Z95, Pentanomial
+from reports.stats.sprt import NELO_PER_T, Sprt, bounds, estimate, llr
 
 ELOS = ((0, 10), (0, 5), (-5, 0), (0, 100), (0, 150))
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from reports.stats import WDL, Pentanomial, elo, estimate_pentanomial, estimate_wdl
+from reports.stats.headtohead import WDL, Pentanomial, elo, estimate_pentanomial, estimate_wdl
 
 ELO_75 = 400 * math.log10(3)  # Elo difference that makes 75 % the expected score, 190.85
 

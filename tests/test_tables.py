@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import reports.results
-import reports.write
-from reports.results import Results
-from reports.stats import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
-from reports.tables import PAIRS_COLUMNS, crosstable, pairs, standings
-from reports.tally import forfeits, head_to_head, oriented, pentanomials
-from reports.terminal import format_standings, notes
-from reports.write import write_reports
+import reports.render.write
+import reports.stats.results
+from reports.render.terminal import format_standings, notes
+from reports.render.write import write_reports
+from reports.stats.headtohead import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
+from reports.stats.results import Results
+from reports.stats.tables import PAIRS_COLUMNS, crosstable, pairs, standings
+from reports.stats.tally import forfeits, head_to_head, oriented, pentanomials
 from tests.records import game_record
 from tournament.record import Termination
 
@@ -143,8 +143,8 @@ def test_results_count_once_and_rate_once(tmp_path, monkeypatch):
 
         return wrapper
 
-    monkeypatch.setattr(reports.results, "rate", counted("rate", reports.results.rate))
-    monkeypatch.setattr(reports.results, "head_to_head", counted("head_to_head", head_to_head))
+    monkeypatch.setattr(reports.stats.results, "rate", counted("rate", reports.stats.results.rate))
+    monkeypatch.setattr(reports.stats.results, "head_to_head", counted("head_to_head", head_to_head))
     results = Results(tournament())
     standings(results), crosstable(results), pairs(results), format_standings(results), notes(results)
     write_reports(results, tmp_path)
@@ -248,7 +248,7 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
         path.write_bytes(b"half")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(reports.write, "plot_crosstable", interrupted)
+    monkeypatch.setattr(reports.render.write, "plot_crosstable", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_reports(Results(tournament()), tmp_path)
     assert (tmp_path / "crosstable.png").read_bytes() == b"old"

@@ -304,7 +304,7 @@ def _checkpointed(path: Path) -> int:
 
 
 def _write_checkpoint(path: Path, saved: dict[str, Any]) -> None:
-    from reports.write import replace_atomically  # pandas: imported when a checkpoint is written
+    from reports.render.write import replace_atomically  # pandas: imported when a checkpoint is written
 
     data = pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL)
     replace_atomically(path, lambda temporary: temporary.write_bytes(data))

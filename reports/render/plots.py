@@ -18,10 +18,10 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from reports.progress import Checkpoint
-from reports.ratings import Rating
-from reports.results import Results
-from reports.tally import oriented, score_matrix
+from reports.stats.progress import Checkpoint
+from reports.stats.ratings import Rating
+from reports.stats.results import Results
+from reports.stats.tally import oriented, score_matrix
 from tournament.record import GameRecord, Termination
 
 __all__ = [
@@ -158,7 +158,7 @@ def crosstable_figure(results: Results, *, title: str) -> Figure:
     annotated with the row agent's wins-draws-losses, and under them its forfeits in those games
     (``2 inv 1 t/o``: invalid actions, time-outs, errors); pairings that never met are grey. Each
     row's label carries the agent's forfeits over all its games, so a forfeiting agent shows even
-    where the cells are small. Self-play games are left out (:mod:`reports.tally`).
+    where the cells are small. Self-play games are left out (:mod:`reports.stats.tally`).
     """
     h2h, order, cells = results.h2h, results.order, results.forfeits
     points, games = score_matrix(h2h, order)

@@ -51,9 +51,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reports.likelihood import Model, dispersion
-from reports.stats import WDL, Pentanomial
-from reports.tally import Matchup, entrants, totals
+from reports.stats.headtohead import WDL, Pentanomial
+from reports.stats.likelihood import Model, dispersion
+from reports.stats.tally import Matchup, entrants, totals
 
 __all__ = ["Rating", "los_matrix", "rate"]
 
@@ -114,9 +114,9 @@ def rate(
 
     Args:
         h2h: wins, draws and losses of ``a`` against ``b`` per pairing ``(a, b)``
-            (:func:`reports.tally.head_to_head`).
+            (:func:`reports.stats.tally.head_to_head`).
         pairs: pentanomial counts of the colour-swapped game pairs per pairing
-            (:func:`reports.tally.pentanomials`); they set the dispersion ``phi`` of the intervals
+            (:func:`reports.stats.tally.pentanomials`); they set the dispersion ``phi`` of the intervals
             (1 without them).
         prior_draws: virtual draws added to every pairing that met (BayesElo's prior); >= 0.
         anchor: a player rated 0 Elo; ``None`` puts the mean of the rated pool at 0.

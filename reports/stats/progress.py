@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from reports.ratings import Rating, rate
-from reports.tally import head_to_head, pentanomials
+from reports.stats.ratings import Rating, rate
+from reports.stats.tally import head_to_head, pentanomials
 from tournament.record import GameRecord
 
 __all__ = ["Checkpoint", "progression"]
@@ -14,7 +14,7 @@ __all__ = ["Checkpoint", "progression"]
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
-    """The ratings (:func:`reports.ratings.rate`) after the first ``games`` games, by game id."""
+    """The ratings (:func:`reports.stats.ratings.rate`) after the first ``games`` games, by game id."""
 
     games: int
     ratings: tuple[Rating, ...]

@@ -4,7 +4,7 @@ Chromium is started with ``--remote-debugging-pipe``: it reads protocol messages
 a NUL byte) on file descriptor 3 and writes its answers and events on descriptor 4. That needs only
 the standard library -- no websocket client, no browser download -- and Debian's ``chromium`` package.
 
-    python -m reports.browser runs/latest/report.html docs/report.png --width 1280 --height 1800
+    python -m scripts.browser runs/latest/report.html docs/report.png --width 1280 --height 1800
 
 takes a screenshot of a page (the README's ``docs/report.png`` was made this way).
 """
@@ -194,7 +194,7 @@ class Browser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reports.browser", description="Screenshot a page.")
+    parser = argparse.ArgumentParser(prog="python -m scripts.browser", description="Screenshot a page.")
     parser.add_argument("page", type=Path, help="an HTML file")
     parser.add_argument("png", type=Path, help="where to save the screenshot")
     parser.add_argument("--width", type=int, default=1280)

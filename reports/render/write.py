@@ -1,4 +1,4 @@
-"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.results.Results`.
+"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.stats.results.Results`.
 
 Each file is written to a temporary file beside it and moved into place with :func:`os.replace`, so a
 reader (or an interrupted run) sees the old file or the new one, never half of one.
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.plots import plot_crosstable, plot_elo, plot_progress
-from reports.results import Results
-from reports.tables import crosstable, pairs, standings
+from reports.render.plots import plot_crosstable, plot_elo, plot_progress
+from reports.stats.results import Results
+from reports.stats.tables import crosstable, pairs, standings
 from tournament.record import GameRecord
 
 __all__ = ["readable_pairs", "replace_atomically", "write_reports"]
@@ -26,12 +26,12 @@ def write_reports(results: Results, out_dir: Path | str) -> dict[str, Path]:
     """Write the tables and figures of ``results`` into ``out_dir`` (created if missing), replacing old ones.
 
     Files: ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`), ``pairs.csv``
-    (see :mod:`reports.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
+    (see :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
     column agent, ``results.los``), ``elo.png``, ``elo_progress.png`` and ``crosstable.png`` (see
-    :mod:`reports.plots`). Returns the path of each file by file name.
+    :mod:`reports.render.plots`). Returns the path of each file by file name.
 
     Raises:
-        ValueError: no game between two different agents; see also :func:`reports.ratings.rate`.
+        ValueError: no game between two different agents; see also :func:`reports.stats.ratings.rate`.
     """
     if not results.h2h:
         raise ValueError("no game between two different agents to report")
@@ -72,7 +72,7 @@ def _configuration(records: Sequence[GameRecord]) -> str:
 
 
 def readable_pairs(table: pd.DataFrame) -> pd.DataFrame:
-    """The pairs table (:func:`reports.tables.pairs`) as ``pairs.csv`` shows it: Elo figures to 0.1,
+    """The pairs table (:func:`reports.stats.tables.pairs`) as ``pairs.csv`` shows it: Elo figures to 0.1,
     ``score_pct`` to 0.1, LOS to 0.0001, and a ``note`` saying why a figure is not a number.
 
     An infinite ``elo_diff`` (one side scored every point) stays ``inf`` / ``-inf``, which

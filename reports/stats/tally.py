@@ -1,6 +1,6 @@
 """Count game records into head-to-head values: WDL and pentanomial per pairing, forfeits.
 
-:class:`reports.results.Results` calls these once per tournament; :mod:`reports.progress` on
+:class:`reports.stats.results.Results` calls these once per tournament; :mod:`reports.stats.progress` on
 prefixes of it.
 
 A pairing is keyed ``(a, b)`` with ``a < b`` (string order), and its values are from ``a``'s point
@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from reports.stats import WDL, Pentanomial
+from reports.stats.headtohead import WDL, Pentanomial
 from tournament.record import GameRecord, Termination
 
 __all__ = [

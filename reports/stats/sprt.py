@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reports.stats import Z95, EloEstimate, Pentanomial, estimate_pentanomial
+from reports.stats.headtohead import Z95, EloEstimate, Pentanomial, estimate_pentanomial
 
 __all__ = ["MODELS", "NELO_PER_T", "Sprt", "SprtStatus", "bounds", "estimate", "expected_score", "llr"]
 
@@ -301,7 +301,7 @@ class Sprt:
     """An SPRT of H0 ``elo = elo0`` against H1 ``elo = elo1``, A's Elo over B in ``model``.
 
     ``alpha``: false positive rate, ``beta``: false negative rate. ``model``: ``"logistic"`` (the
-    scale of :mod:`reports.ratings`; the default here) or ``"normalized"`` (fastchess' default).
+    scale of :mod:`reports.stats.ratings`; the default here) or ``"normalized"`` (fastchess' default).
     Raises ValueError for an unknown model, ``elo0 >= elo1`` or bad ``alpha``, ``beta`` (see
     :func:`llr` and :func:`bounds`).
     """

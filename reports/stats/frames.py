@@ -1,10 +1,10 @@
 """A tournament's results as pandas DataFrames, in one call, for notebooks: :func:`load`.
 
->>> from reports.frames import load
+>>> from reports.stats.frames import load
 >>> frames = load("runs/latest")                       # doctest: +SKIP
 >>> frames.games.groupby("termination").size()          # doctest: +SKIP
 
-:func:`games_frame` is also what ``games.csv`` holds (:func:`reports.documents.write_documents`), so a
+:func:`games_frame` is also what ``games.csv`` holds (:func:`reports.render.documents.write_documents`), so a
 spreadsheet and a notebook see the same columns.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.results import Results
-from reports.tables import crosstable, pairs, standings
+from reports.stats.results import Results
+from reports.stats.tables import crosstable, pairs, standings
 from tournament.record import GameRecord
 
 __all__ = ["GAMES_COLUMNS", "Frames", "games_frame", "load", "notation"]
@@ -35,10 +35,10 @@ class Frames:
 
     Attributes:
         games: one row per game, columns :data:`GAMES_COLUMNS` (see :func:`games_frame`).
-        standings: one row per agent, best first (:func:`reports.tables.standings`).
+        standings: one row per agent, best first (:func:`reports.stats.tables.standings`).
         crosstable: score per game (0..1) of the row agent against the column agent, in standings
-            order; nan where they never met (:func:`reports.tables.crosstable`).
-        pairs: head-to-head statistics of every pairing (:func:`reports.tables.pairs`).
+            order; nan where they never met (:func:`reports.stats.tables.crosstable`).
+        pairs: head-to-head statistics of every pairing (:func:`reports.stats.tables.pairs`).
     """
 
     games: pd.DataFrame
@@ -50,7 +50,7 @@ class Frames:
 def load(directory: Path | str) -> Frames:
     """The :class:`Frames` of the tournament stored in ``directory`` (its ``tournament.db``).
 
-    Ratings are :func:`reports.ratings.rate`'s defaults, as in the written reports. Reads only.
+    Ratings are :func:`reports.stats.ratings.rate`'s defaults, as in the written reports. Reads only.
 
     Raises:
         tournament.store.StoreError: no tournament in ``directory``.

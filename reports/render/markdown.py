@@ -1,7 +1,7 @@
 """The Markdown report: the HTML report's sections as GitHub-renderable text, figures as PNG links.
 
 :func:`render` lays out a :class:`reports.report.Report`; the figures it links (``elo.png``,
-``elo_progress.png``, ``crosstable.png``) are the ones :func:`reports.write.write_reports` writes
+``elo_progress.png``, ``crosstable.png``) are the ones :func:`reports.render.write.write_reports` writes
 beside it. Markdown has no script, so instead of replays each game lists its moves in Pons'
 notation (1-based columns), which ``connectx solve`` reads. :func:`render_comparison` does
 the same for a :class:`reports.compare.Comparison`.
@@ -16,10 +16,10 @@ from collections.abc import Iterable, Sequence
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
-from reports.frames import notation
 from reports.header import format_seconds
 from reports.report import Report
-from reports.stats import WDL
+from reports.stats.frames import notation
+from reports.stats.headtohead import WDL
 
 __all__ = ["FIGURES", "render", "render_comparison"]
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from reports.results import Results
-from reports.sections import Forfeit
+from reports.stats.results import Results
+from reports.stats.sections import Forfeit
 from tournament.record import FORFEITS
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def format_standings(results: Results) -> str:
     """The standings as a fixed-width text table, one line per agent, best first.
 
     The Elo column shows the rating and its 95 % interval, or a one-sided bound (``> +612``) for a
-    player whose maximum-likelihood rating is infinite (:meth:`reports.ratings.Rating.label`);
+    player whose maximum-likelihood rating is infinite (:meth:`reports.stats.ratings.Rating.label`);
     ``inv/time/err`` counts the agent's forfeits by an invalid action, a time-out, an error.
     """
     rows = []

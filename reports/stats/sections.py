@@ -1,7 +1,7 @@
 """The sections of a tournament report between the standings and the games: crosstable and LOS,
 results by colour, terminations (every forfeit with its message), time use and game lengths.
 
-Each section is plain data built from :class:`reports.results.Results`, in standings order. Units:
+Each section is plain data built from :class:`reports.stats.results.Results`, in standings order. Units:
 seconds for times, plies (moves, the opening included) for lengths. Self-play games count nowhere.
 """
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reports.results import Results
-from reports.stats import WDL
-from reports.tally import oriented, score_matrix
+from reports.stats.headtohead import WDL
+from reports.stats.results import Results
+from reports.stats.tally import oriented, score_matrix
 from tournament.record import FORFEITS, GameRecord, Termination
 
 __all__ = [

@@ -1,9 +1,9 @@
-"""The likelihood machinery behind :mod:`reports.ratings`: the Bradley-Terry model of a pool's games
+"""The likelihood machinery behind :mod:`reports.stats.ratings`: the Bradley-Terry model of a pool's games
 (:class:`Model`), its maximum-likelihood fit with profile-likelihood intervals, one-sided bounds
 and LOS (:class:`Fit`), and the pair dispersion ``phi`` (:func:`dispersion`).
 
-The model, the bounds, the intervals and their sources are described in :mod:`reports.ratings`.
-Ratings here are in log-odds (natural units); :data:`reports.ratings.ELO_PER_NAT` converts them.
+The model, the bounds, the intervals and their sources are described in :mod:`reports.stats.ratings`.
+Ratings here are in log-odds (natural units); :data:`reports.stats.ratings.ELO_PER_NAT` converts them.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, ndtr
 
-from reports.stats import WDL, Pentanomial
-from reports.tally import Matchup, oriented
+from reports.stats.headtohead import WDL, Pentanomial
+from reports.stats.tally import Matchup, oriented
 
 __all__ = ["BOUND_95", "CHI2_95", "Fit", "Model", "dispersion"]
 
@@ -165,7 +165,7 @@ class Fit:
         return _root(excess, value, -1.0), _root(excess, value, +1.0)
 
     def superiority(self, a: int, b: int, phi: float) -> float:
-        """LOS of player ``a`` over ``b`` (see :mod:`reports.ratings`)."""
+        """LOS of player ``a`` over ``b`` (see :mod:`reports.stats.ratings`)."""
         ta, tb = self.theta[a], self.theta[b]
         if math.isnan(ta) or math.isnan(tb):
             return math.nan
@@ -193,7 +193,7 @@ class Fit:
         return self.model.minimise(keep, rows, values, begin)[1]
 
     def _bound(self, k: int, phi: float) -> float:
-        """One-sided 95 % bound of an unbounded player ``k`` (see :mod:`reports.ratings`).
+        """One-sided 95 % bound of an unbounded player ``k`` (see :mod:`reports.stats.ratings`).
 
         The games counted are those among the rated pool, ``k``'s group and every group between them
         (a level of the same sign, nearer the pool): a player that beat a group that beat the pool

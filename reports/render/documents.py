@@ -1,10 +1,10 @@
 """Write a tournament's documents: ``report.html``, ``report.md`` and ``games.csv``; every file of a
 report (:func:`write_all`); and comparisons.
 
-Kept apart from :mod:`reports.write` (the CSV tables and PNG figures of a
-:class:`~reports.results.Results`): the documents are laid out from a
+Kept apart from :mod:`reports.render.write` (the CSV tables and PNG figures of a
+:class:`~reports.stats.results.Results`): the documents are laid out from a
 :class:`reports.report.Report`. Files are replaced atomically, as there
-(:func:`reports.write.replace_atomically`).
+(:func:`reports.render.write.replace_atomically`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from reports import html, markdown
 from reports.compare import compare
-from reports.frames import games_frame
+from reports.render import html, markdown
+from reports.render.write import replace_atomically, write_reports
 from reports.report import Report
-from reports.write import replace_atomically, write_reports
+from reports.stats.frames import games_frame
 
 __all__ = ["DOCUMENTS", "write_all", "write_comparison", "write_documents"]
 
@@ -25,15 +25,15 @@ DOCUMENTS = ("report.html", "report.md", "games.csv")
 
 def write_all(report: Report, out_dir: Path | str) -> dict[str, Path]:
     """Write every file of ``report`` into ``out_dir``: the tables and figures
-    (:func:`reports.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file name."""
+    (:func:`reports.render.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file name."""
     return write_reports(report.results, out_dir) | write_documents(report, out_dir)
 
 
 def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:
     """Write :data:`DOCUMENTS` of ``report`` into ``out_dir`` (created if missing); return their paths.
 
-    ``report.md`` links the PNGs of :func:`reports.write.write_reports`, which should be written to
-    the same directory. ``games.csv`` is :func:`reports.frames.games_frame` with ``move_times`` as
+    ``report.md`` links the PNGs of :func:`reports.render.write.write_reports`, which should be written to
+    the same directory. ``games.csv`` is :func:`reports.stats.frames.games_frame` with ``move_times`` as
     space-separated seconds.
     """
     out = Path(out_dir)

@@ -1,9 +1,9 @@
 """Tournament tables as pandas DataFrames: standings, crosstable and head-to-head pairs, read from
-:class:`reports.results.Results`.
+:class:`reports.stats.results.Results`.
 
 Units everywhere: ``score`` is points (a win 1, a draw 1/2), ``score_pct`` is points per game in
 percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as the recorded result
-(a loss for the offender). Games of an entrant against itself are left out (see :mod:`reports.tally`).
+(a loss for the offender). Games of an entrant against itself are left out (see :mod:`reports.stats.tally`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from reports.results import Results
-from reports.stats import Pentanomial, estimate_pentanomial, estimate_wdl
-from reports.tally import oriented, score_matrix
+from reports.stats.headtohead import Pentanomial, estimate_pentanomial, estimate_wdl
+from reports.stats.results import Results
+from reports.stats.tally import oriented, score_matrix
 from tournament.record import Termination
 
 __all__ = ["crosstable", "pairs", "standings"]
@@ -36,7 +36,7 @@ def standings(results: Results) -> pd.DataFrame:
 
     ``games, wins, draws, losses`` count the agent's games, ``score`` its points; ``invalid``,
     ``timeouts``, ``errors`` the games it forfeited by an invalid action, a time-out or an exception;
-    ``elo``, ``elo_low``, ``elo_high`` its joint rating and 95 % interval (:func:`reports.ratings.rate`;
+    ``elo``, ``elo_low``, ``elo_high`` its joint rating and 95 % interval (:func:`reports.stats.ratings.rate`;
     ``elo`` is ``+-inf`` for a player who scored every point or none against the rated pool, and its
     one-sided bound is in ``elo_low`` or ``elo_high``).
     """

@@ -1,10 +1,10 @@
 """A tournament's results, counted once from its records: :class:`Results`.
 
-Every table (:mod:`reports.tables`), figure (:mod:`reports.plots`), file (:mod:`reports.write`),
-the report (:mod:`reports.report`) and the terminal summary (:mod:`reports.terminal`) read one
-:class:`Results` instead of counting the records again. Counts are made when it is built; the
-ratings, LOS matrix and Elo progression (the costly part: maximum-likelihood fits) on first use,
-once. Games of an entrant against itself count nowhere (:mod:`reports.tally`).
+Every table (:mod:`reports.stats.tables`), figure (:mod:`reports.render.plots`), file
+(:mod:`reports.render.write`), the report (:mod:`reports.report`) and the terminal summary
+(:mod:`reports.render.terminal`) read one :class:`Results` instead of counting the records again.
+Counts are made when it is built; the ratings, LOS matrix and Elo progression (the costly part:
+maximum-likelihood fits) on first use, once. Games of an entrant against itself count nowhere (:mod:`reports.stats.tally`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from reports.progress import Checkpoint, progression
-from reports.ratings import Rating, los_matrix, rate
-from reports.stats import WDL, Pentanomial
-from reports.tally import Matchup, distinct_games, forfeits, head_to_head, pentanomials, totals
+from reports.stats.headtohead import WDL, Pentanomial
+from reports.stats.progress import Checkpoint, progression
+from reports.stats.ratings import Rating, los_matrix, rate
+from reports.stats.tally import Matchup, distinct_games, forfeits, head_to_head, pentanomials, totals
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
 from tournament.store import Store
@@ -34,15 +34,15 @@ class Results:
         records: every game, by game id (self-play included, as stored).
         settings: the tournament's settings (None for records without a store, e.g. in tests).
         h2h: wins, draws, losses of ``a`` against ``b`` per pairing ``(a, b)``, ``a < b``
-            (:func:`reports.tally.head_to_head`).
+            (:func:`reports.stats.tally.head_to_head`).
         pentanomials: pentanomial counts of the complete game pairs per pairing
-            (:func:`reports.tally.pentanomials`).
+            (:func:`reports.stats.tally.pentanomials`).
         totals: wins, draws, losses of each entrant over all its games.
         forfeits: games forfeited, keyed ``(offender, opponent, Termination)``
-            (:func:`reports.tally.forfeits`).
-        distinct: ``(distinct, games)`` per pairing (:func:`reports.tally.distinct_games`).
+            (:func:`reports.stats.tally.forfeits`).
+        distinct: ``(distinct, games)`` per pairing (:func:`reports.stats.tally.distinct_games`).
 
-    Raises ValueError (from :func:`reports.tally.pentanomials`) for a pair that is not two games
+    Raises ValueError (from :func:`reports.stats.tally.pentanomials`) for a pair that is not two games
     with colours swapped.
     """
 
@@ -77,7 +77,7 @@ class Results:
 
     @cached_property
     def ratings(self) -> list[Rating]:
-        """Joint ratings, best first (:func:`reports.ratings.rate` with its defaults)."""
+        """Joint ratings, best first (:func:`reports.stats.ratings.rate` with its defaults)."""
         return rate(self.h2h, self.pentanomials)
 
     @property
@@ -87,10 +87,10 @@ class Results:
 
     @cached_property
     def los(self) -> np.ndarray:
-        """LOS of ``order[i]`` over ``order[j]``, ``(n, n)`` (:func:`reports.ratings.los_matrix`)."""
+        """LOS of ``order[i]`` over ``order[j]``, ``(n, n)`` (:func:`reports.stats.ratings.los_matrix`)."""
         return los_matrix(self.h2h, self.pentanomials, order=self.order)
 
     @cached_property
     def progress(self) -> list[Checkpoint]:
-        """The Elo progression over the games (:func:`reports.progress.progression`)."""
+        """The Elo progression over the games (:func:`reports.stats.progress.progression`)."""
         return progression(self.records)

@@ -1,7 +1,7 @@
 """The HTML report: one self-contained page a person opens in a browser, with every game replayable.
 
 :func:`render` lays out a :class:`reports.report.Report` with the Jinja2 template
-``reports/templates/report.html.j2``; :func:`render_comparison` does the same for a
+``reports/render/templates/report.html.j2``; :func:`render_comparison` does the same for a
 :class:`reports.compare.Comparison` (``comparison.html.j2``).
 
 Why it looks the way it does:
@@ -25,9 +25,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
 from reports.header import format_seconds
-from reports.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
+from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
-from reports.stats import WDL
+from reports.stats.headtohead import WDL
 
 __all__ = ["render", "render_comparison"]
 
@@ -52,7 +52,7 @@ def render_comparison(comparison: Comparison) -> str:
 
 def _environment() -> Environment:
     environment = Environment(
-        loader=PackageLoader("reports", "templates"),
+        loader=PackageLoader("reports.render", "templates"),
         autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined,
         trim_blocks=True,
