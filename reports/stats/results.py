@@ -4,7 +4,8 @@ Every table (:mod:`reports.stats.tables`), figure (:mod:`reports.render.plots`),
 (:mod:`reports.render.write`), the report (:mod:`reports.report`) and the terminal summary
 (:mod:`reports.render.terminal`) read one :class:`Results` instead of counting the records again.
 Counts are made when it is built; the ratings, LOS matrix and Elo progression (the costly part:
-maximum-likelihood fits) on first use, once. Games of an entrant against itself count nowhere (:mod:`reports.stats.tally`).
+maximum-likelihood fits) on first use, once. Games of an entrant against itself count nowhere
+(:mod:`reports.stats.tally`).
 """
 
 from __future__ import annotations
