@@ -15,8 +15,10 @@ A spec is one of
   executed at the agent's first move, the last callable it defines is the agent.
 
 :func:`parse_spec` checks a spec without playing (unknown name, bad parameter, missing file raise
-:class:`SpecError`, a ``ValueError``); :func:`load_agent` turns a checked spec into something
-``kaggle_environments`` accepts in ``env.run``. :func:`files_of` and :func:`with_paths` find and
+:class:`SpecError`, a ``ValueError``, in one line; a mistyped agent or parameter name gets the
+closest known one, by :func:`difflib.get_close_matches`, and an unknown parameter the list of the
+agent's); :func:`load_agent` turns a checked spec into something ``kaggle_environments`` accepts in
+``env.run``. :func:`files_of` and :func:`with_paths` find and
 replace the files a spec reads, for playing it on another machine (:mod:`tournament.cluster`).
 :func:`parameters` and :func:`summary` describe an agent from its code (``make_agent``'s signature,
 the module docstring), for ``connectx agents``.
@@ -24,6 +26,7 @@ the module docstring), for ``connectx agents``.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import math
@@ -96,6 +99,11 @@ class Parameter:
     kind: str
     default: str
 
+    def __str__(self) -> str:
+        """As ``connectx agents`` and spec errors show it: ``depth: int = 3``, ``weights: text =
+        unset``, or ``name: kind (required)`` without a default."""
+        return f"{self.name}: {self.kind}" + (f" = {self.default}" if self.default else " (required)")
+
 
 def parameters(name: str) -> tuple[Parameter, ...]:
     """The keyword parameters of our agent ``name`` (a key of :data:`BUILTIN`), from the signature
@@ -146,14 +154,19 @@ def parse_spec(text: str) -> AgentSpec:
         if not os.path.isfile(text):
             raise SpecError(f"agent file not found: {text}")
         return AgentSpec(text, "file", os.path.abspath(text))
+    if name in KAGGLE_BUILTIN:  # with a colon: Kaggle's agents take nothing
+        raise SpecError(f"{name} is kaggle-environments' own agent and takes no parameters: {text!r}")
     if name not in BUILTIN:
-        known = ", ".join((*BUILTIN, *KAGGLE_BUILTIN))
-        raise SpecError(f"unknown agent {name!r} (known: {known}, or a path to a .py file)")
+        raise SpecError(_unknown_agent(name))
     params = {key: _value(value) for key, value in _items(text)}
     for key, value in params.items():  # agents play in a sandbox with another working directory
         params[key] = _file(value) or value
     make_agent = importlib.import_module(BUILTIN[name]).make_agent
     signature = inspect.signature(make_agent, eval_str=True)
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+    for key in params:
+        if key not in signature.parameters and not takes_any:
+            raise SpecError(_unknown_parameter(key, name))
     try:
         signature.bind(**params)
         for key, value in params.items():
@@ -162,6 +175,42 @@ def parse_spec(text: str) -> AgentSpec:
     except (TypeError, ValueError) as error:
         raise SpecError(f"bad parameters for {name!r}: {error}") from None
     return AgentSpec(text, "builtin", name, params)
+
+
+def _close(word: str, known: list[str]) -> str | None:
+    """The one name of ``known`` closest to ``word`` (:func:`difflib.get_close_matches`, its default
+    cutoff 0.6; a name differing only in case first), or None when none is close."""
+    same = [name for name in known if name.lower() == word.lower()]
+    return (same or difflib.get_close_matches(word, known, n=1) or [None])[0]
+
+
+def _unknown_agent(name: str) -> str:
+    """The one-line error for spec name ``name``, not an agent of ours nor Kaggle's: the closest
+    name when one is close, else every name.
+
+    >>> _unknown_agent("negamx")
+    "unknown agent 'negamx': did you mean 'negamax'? (`connectx agents` lists every agent)"
+    """
+    guess = _close(name, [*BUILTIN, *KAGGLE_BUILTIN])
+    if guess is not None:
+        return f"unknown agent {name!r}: did you mean {guess!r}? (`connectx agents` lists every agent)"
+    known = ", ".join((*BUILTIN, *KAGGLE_BUILTIN))
+    return f"unknown agent {name!r} (known: {known}, or a path to a .py file)"
+
+
+def _unknown_parameter(key: str, name: str) -> str:
+    """The one-line error for parameter ``key``, which our agent ``name`` does not take: the closest
+    parameter when one is close, and every parameter it takes, as ``connectx agents`` lists them.
+
+    >>> _unknown_parameter("seeds", "random")
+    "unknown parameter 'seeds' for 'random': did you mean 'seed'? random takes seed: int = unset"
+    """
+    known = parameters(name)
+    if not known:
+        return f"unknown parameter {key!r} for {name!r}: {name} takes no parameters"
+    guess = _close(key, [p.name for p in known])
+    hint = f" did you mean {guess!r}?" if guess is not None else ""
+    return f"unknown parameter {key!r} for {name!r}:{hint} {name} takes {', '.join(map(str, known))}"
 
 
 def _is_file(text: str) -> bool:

@@ -29,10 +29,7 @@ def listing() -> list[str]:
     ]
     for name in BUILTIN:
         lines.append(f"{name:{WIDTH}} {summary(name)}")
-        found = [
-            f"{p.name}: {p.kind}" + (f" = {p.default}" if p.default else " (required)")
-            for p in parameters(name)
-        ]
+        found = [str(p) for p in parameters(name)]  # as a spec error lists them
         lines.append(f"{'':{WIDTH}}   parameters: {', '.join(found) if found else 'none'}")
     for name, builtin in KAGGLE_BUILTIN.items():
         lines.append(

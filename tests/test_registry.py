@@ -79,15 +79,55 @@ def test_with_paths_replaces_only_the_files_named():
     [
         ("alphabeta", "unknown agent 'alphabeta'"),
         ("minimax:depth", "expected key=value"),
-        ("minimax:width=3", "bad parameters for 'minimax'"),
+        ("minimax:width=3", "unknown parameter 'width' for 'minimax'"),
         ("minimax:depth=0", "depth must be >= 1"),
         ("missing/agent.py", "agent file not found"),
-        ("leftmost:seed=1", "bad parameters"),
+        ("leftmost:seed=1", "unknown parameter 'seed' for 'leftmost': leftmost takes no parameters"),
+        ("kaggle-random:seed=1", "kaggle-environments' own agent and takes no parameters"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(text, message):
     with pytest.raises(SpecError, match=message):
         parse_spec(text)
+
+
+@pytest.mark.parametrize(
+    "text,guess",
+    [("negamx", "negamax"), ("Negamax", "negamax"), ("mimimax", "minimax"), ("onestep", "one_step"),
+     ("kaggle_negamax", "kaggle-negamax"), ("negamx:depth=3", "negamax")],
+)  # fmt: skip
+def test_a_mistyped_agent_name_gets_the_closest_one(text, guess):
+    with pytest.raises(SpecError) as error:
+        parse_spec(text)
+    message = str(error.value)
+    assert message.startswith(f"unknown agent {text.partition(':')[0]!r}: did you mean {guess!r}?")
+    assert "\n" not in message
+
+
+def test_a_name_close_to_none_lists_every_agent():
+    with pytest.raises(SpecError) as error:
+        parse_spec("alphabeta")
+    assert "did you mean" not in str(error.value)
+    assert "known: random, leftmost" in str(error.value) and "kaggle-negamax" in str(error.value)
+
+
+def test_a_mistyped_parameter_is_unknown_with_the_closest_and_the_valid_ones():
+    with pytest.raises(SpecError) as error:
+        parse_spec("negamax:dept=3")
+    message = str(error.value)
+    assert message.startswith(
+        "unknown parameter 'dept' for 'negamax': did you mean 'max_depth'? negamax takes "
+    )
+    assert all(str(p) in message for p in parameters("negamax"))  # every one, as `connectx agents` lists it
+    assert "max_depth: int = unset" in message and "book: bool = true" in message
+    with pytest.raises(SpecError, match="did you mean 'depth'"):
+        parse_spec("minimax:depth=2,dpeth=3")  # the unknown one of several
+    with pytest.raises(SpecError) as error:
+        parse_spec("minimax:x=1")  # nothing close: no guess, still the list
+    assert (
+        str(error.value)
+        == "unknown parameter 'x' for 'minimax': minimax takes depth: int = 3, seed: int = unset"
+    )
 
 
 def test_every_default_entrant_parses():
@@ -106,6 +146,8 @@ def test_parameters_and_summary_are_read_from_the_code():
     assert parameters("minimax") == (Parameter("depth", "int", "3"), Parameter("seed", "int", "unset"))
     assert parameters("leftmost") == ()
     assert Parameter("book", "bool", "true") in parameters("negamax")
+    assert [str(p) for p in parameters("minimax")] == ["depth: int = 3", "seed: int = unset"]
+    assert str(Parameter("path", "text", "")) == "path: text (required)"
     assert summary("random") == "a uniformly random legal column."  # no ``random``: prefix, no backticks
 
 
@@ -115,3 +157,26 @@ def test_parameters_and_summary_are_read_from_the_code():
 def test_a_value_of_the_wrong_type_is_an_error(text):
     with pytest.raises(SpecError, match="must be"):
         parse_spec(text)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--agents", "negamx", "random"],
+        ["sprt", "negamx", "random"],
+        ["play", "negamx"],
+        ["build", "negamx"],
+    ],
+)
+def test_every_command_taking_a_spec_suggests_the_agent_in_one_line(argv, tmp_path, monkeypatch, capsys):
+    from connectx.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"connectx {argv[0]}: error: unknown agent 'negamx': did you mean 'negamax'? " + (
+        "(`connectx agents` lists every agent)\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing written
