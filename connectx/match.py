@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from tournament.runner import GameFailed
 
 DEFAULT_OUT = Path("runs/latest")
+"""Where ``run`` stores its tournament by default."""
+DEFAULT_SPRT_OUT = Path("runs/sprt")
+"""Where ``sprt`` stores its games by default: a folder of its own, so that an SPRT does not
+replace the last tournament in :data:`DEFAULT_OUT` (nor resume one that a tournament left there)."""
 DEFAULT_GAMES = 2
 DEFAULT_SPRT_GAMES = 20000
 MAX_GAMES = 1_000_000
@@ -83,7 +87,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="the first entrant plays every other one; the others do not meet",
     )
-    _match_options(run)
+    _match_options(run, DEFAULT_OUT)
     sprt = commands.add_parser(
         "sprt",
         help="play game pairs of A against B until an SPRT decides",
@@ -102,11 +106,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=DEFAULT_SPRT_GAMES,
         help=f"stop undecided after this many games (default {DEFAULT_SPRT_GAMES})",
     )
-    _match_options(sprt)
+    _match_options(sprt, DEFAULT_SPRT_OUT)
 
 
-def _match_options(command: argparse.ArgumentParser) -> None:
-    """Options shared by ``run`` and ``sprt``: where, on what board, how fast, from which openings."""
+def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
+    """Options shared by ``run`` and ``sprt``: where (``--out``, by default ``out``), on what board,
+    how fast, from which openings."""
     command.add_argument(
         "--workers",
         type=int,
@@ -129,7 +134,7 @@ def _match_options(command: argparse.ArgumentParser) -> None:
         "HOST:PORT (default: start a cluster on this machine's cores for this run)",
     )
     command.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT, help=f"tournament directory (default {DEFAULT_OUT})"
+        "--out", type=Path, default=out, help=f"directory of the games and reports (default {out})"
     )
     board_options(command)
     command.add_argument(

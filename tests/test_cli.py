@@ -124,6 +124,18 @@ def test_sprt_accepts_h1_for_a_clearly_stronger_agent_and_resumes(tmp_path, caps
         assert len(store.records()) == games
 
 
+def test_sprt_stores_in_its_own_folder_by_default_leaving_the_last_tournament(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs" / "latest").mkdir(parents=True)
+    (tmp_path / "runs" / "latest" / "tournament.db").write_bytes(b"the last tournament")
+    tiny = ["--rows", "4", "--columns", "4", "--inarow", "3", "--openings", "none", "--workers", "1"]
+    assert main(["sprt", "leftmost", "random", "--max-games", "2", *tiny]) == 0
+    with Store.open(tmp_path / "runs" / "sprt") as store:
+        assert len(store.records()) == 2
+    assert [p.name for p in (tmp_path / "runs" / "latest").iterdir()] == ["tournament.db"]
+    assert (tmp_path / "runs" / "latest" / "tournament.db").read_bytes() == b"the last tournament"
+
+
 @pytest.mark.parametrize(
     "args",
     [
