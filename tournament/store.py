@@ -3,7 +3,8 @@
 ``DIR/tournament.db`` holds the tournament's :class:`~tournament.schedule.Settings` (table
 ``settings``, one JSON row) and every finished game (table ``games``, one row per
 :class:`~tournament.record.GameRecord`, committed as soon as the game ends, so an interrupted
-tournament loses at most the games in flight). The database is in WAL mode, so
+tournament loses at most the games in flight). Move analysis adds table ``solved``, its cache of
+solved positions (:meth:`Store.solved`). The database is in WAL mode, so
 ``connectx table DIR`` can read while a run is writing. The columns of ``games`` follow
 the fields of the record and its task, and ``PRAGMA user_version`` holds their layout's version
 (:mod:`tournament.schema`); an older store is migrated when opened.
@@ -39,6 +40,9 @@ _NEW_SUFFIX = ".new"
 _SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 _OUR_TABLES = {"settings", "games"}
+SOLVED_TABLE = "solved"
+"""The cache of move analysis (:meth:`Store.solved`): made by the first analysis, not by a run."""
+_SOLVED_SCHEMA = f"CREATE TABLE IF NOT EXISTS {SOLVED_TABLE} (key INTEGER PRIMARY KEY, scores TEXT NOT NULL)"
 
 
 class StoreError(RuntimeError):
@@ -218,7 +222,7 @@ class Store:
                 if problems != ["ok"]:
                     raise sqlite3.DatabaseError(f"database disk image is malformed: {problems[0]}")
             with _failures(path, "complete"):
-                if _tables(db) != _OUR_TABLES:  # a creation killed before the schema was complete
+                if not _tables(db) >= _OUR_TABLES:  # a creation killed before the schema was complete
                     db.execute("PRAGMA journal_mode=WAL")
                     db.executescript(SCHEMA)
                 stored = _stored_settings(db)
@@ -275,8 +279,8 @@ class Store:
             db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
         try:
             tables = _tables(db)
-            if not tables <= _OUR_TABLES:
-                others = ", ".join(sorted(tables - _OUR_TABLES))
+            if not tables <= _OUR_TABLES | {SOLVED_TABLE}:
+                others = ", ".join(sorted(tables - _OUR_TABLES - {SOLVED_TABLE}))
                 raise sqlite3.DatabaseError(f"it holds other tables ({others})")
             if "games" in tables:
                 migrate(db)
@@ -321,6 +325,24 @@ class Store:
             cursor = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM games ORDER BY game_id")
             rows = [dict(zip(COLUMNS, values, strict=True)) for values in cursor]
         return [from_row(row) for row in rows]
+
+    def solved(self) -> dict[int, tuple[int | None, ...]]:
+        """The positions that move analysis solved (:mod:`reports.stats.judging`): a position's key
+        -> the score of each of its columns (None for a full one). Empty before the first analysis."""
+        with _failures(self.path, "read"):
+            if SOLVED_TABLE not in _tables(self._db):
+                return {}
+            rows = self._db.execute(f"SELECT key, scores FROM {SOLVED_TABLE}").fetchall()
+        return {key: tuple(json.loads(scores)) for key, scores in rows}
+
+    def add_solved(self, solved: dict[int, tuple[int | None, ...]]) -> None:
+        """Add positions to the cache that :meth:`solved` reads (a key already there is kept), in one
+        transaction. Raises :class:`StoreError` when the write fails (e.g. a read-only directory);
+        the games are never touched."""
+        rows = [(key, json.dumps(list(scores))) for key, scores in solved.items()]
+        with _failures(self.path, "cache solved positions in"), self._db:
+            self._db.execute(_SOLVED_SCHEMA)
+            self._db.executemany(f"INSERT OR IGNORE INTO {SOLVED_TABLE} VALUES (?, ?)", rows)
 
     def close(self) -> None:
         """Close the database and release the run lock (if :meth:`create` took it)."""

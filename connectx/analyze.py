@@ -1,0 +1,98 @@
+"""``connectx analyze RUN``: judge every move of a stored tournament against perfect play.
+
+It writes ``RUN/moves.csv`` (:mod:`reports.stats.analysis`: one row per stored move, with its value
+before and after, the best columns and a verdict) and prints each agent's accuracy; ``connectx
+report --analyze`` and ``connectx run --analyze`` call :func:`analyze_run` before writing the
+reports, which then show the analysis. Positions solved once are kept in the store
+(:meth:`tournament.store.Store.solved`), so a second analysis, or one after more games, solves only
+new positions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from connectx.options import check_ranges
+from tournament.store import Store, StoreError
+
+__all__ = ["add_commands", "analyze_run"]
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``analyze`` to the subcommands ``commands``."""
+    analyze = commands.add_parser(
+        "analyze",
+        help="judge every move of a stored tournament against perfect play (RUN/moves.csv)",
+        description="Judge every move of the games stored in RUN against perfect play (Connect Four is "
+        "solved; 6x7 boards with 4 in a row only) and write RUN/moves.csv: one row per move with its "
+        "value before and after (Pons scores, mover's side), the best columns and a verdict (best, "
+        "inaccuracy, mistake). `connectx report RUN` then shows each agent's accuracy and worst moves.",
+    )
+    analyze.add_argument("dir", type=Path, metavar="RUN", help="a tournament directory")
+    analyze.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes that judge games at once (default: number of cores)",
+    )
+    analyze.set_defaults(handler=_analyze)
+
+
+def _analyze(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``connectx analyze RUN``: exit 0 when judged, 2 when the run cannot be (one line)."""
+    check_ranges(args, parser, {"workers": (1, 256)})
+    try:
+        store = Store.open(args.dir)
+    except StoreError as error:
+        parser.error(str(error))
+    with store:
+        if not store.game_ids():
+            parser.error(f"no games stored in {args.dir} yet")
+        why = analyze_run(store, args.dir, workers=args.workers)
+    if why is not None:
+        parser.error(why)
+    return 0
+
+
+def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str | None:
+    """Judge every game in ``store``, write ``out/moves.csv`` and print the accuracy table; return
+    None, or why the games cannot be judged (a sentence; nothing is written then).
+
+    The positions solved go to the store's cache; a store that cannot be written (a read-only
+    directory) keeps none, with a note on stderr. Raises OSError when ``moves.csv`` cannot be written.
+    """
+    from tqdm import tqdm
+
+    from reports.render.analysis import accuracy_lines
+    from reports.render.write import replace_atomically
+    from reports.stats.analysis import MOVES_FILE, Analysis
+    from reports.stats.judging import judge, unavailable
+
+    records = store.records()
+    why = unavailable(records)
+    if why is not None:
+        return why
+    known = store.solved()
+    workers = workers or len(os.sched_getaffinity(0))
+    start = time.perf_counter()
+    with tqdm(total=len(records), unit="game", desc="judging moves", disable=not sys.stderr.isatty()) as bar:
+        progress = lambda done: bar.update(done - bar.n)  # noqa: E731
+        judged = judge(records, known=known, workers=min(workers, len(records)), progress=progress)
+    seconds = time.perf_counter() - start
+    try:
+        store.add_solved(judged.solved)
+    except StoreError as error:
+        print(f"note: the solved positions are not kept ({error})", file=sys.stderr)
+    analysis = Analysis(judged.moves)
+    replace_atomically(Path(out) / MOVES_FILE, analysis.write)
+    print(
+        f"judged {len(judged.moves):,} moves of {len(records):,} games in {seconds:.1f} s: "
+        f"{len(judged.solved):,} positions solved, {judged.cached:,} moves from positions cached in the store"
+    )
+    print("\n".join(accuracy_lines(analysis.accuracy(records))))
+    print(f"every move: {Path(out) / MOVES_FILE}")
+    return None
