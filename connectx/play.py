@@ -8,7 +8,9 @@ bank, run in a process of its own behind the tournament's proxy
 nor this terminal, its prints do not garble the board, and a move that overruns Kaggle's limit is cut
 off and forfeits instead of hanging the session. Its answer is judged as the referee judges it: a
 Python ``int`` naming a column that is not full, in time (``actTimeout`` plus the bank), else the game
-is its forfeit (INVALID, TIMEOUT, or ERROR when it raised).
+is its forfeit (INVALID, TIMEOUT, or ERROR when it raised); ``None`` is Kaggle's default action,
+column 0. The forfeit says why, counting columns from 1 as the board does
+(:func:`tournament.sandbox.invalid_action`).
 
 Undo: :class:`~connectx.human.Undo` leaves ``play_game``; the session drops the person's last move
 and the agent's reply (and their times) and calls ``play_game`` again with the moves that stand as the
@@ -156,9 +158,10 @@ class AgentSide:
         if isinstance(action, DeadlineExceeded) or spent > limit:
             note = self.proxy.note or f"mark {board.mark} took {spent:.1f} s, over its {limit:.1f} s"
             raise Forfeit(Termination.TIMEOUT, note, spent)
+        if action is None:  # Kaggle plays its default action, column 0 (a full one is INVALID below)
+            action = 0
         if type(action) is not int or not board.can_play(action):
-            detail = f"mark {board.mark} returned {self.proxy.describe_action()}"
-            raise Forfeit(Termination.INVALID, detail, spent)
+            raise Forfeit(Termination.INVALID, self.proxy.describe_action(board), spent)
         return action
 
 

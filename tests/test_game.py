@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+from agents.engine.board import Board
 from tournament import sandbox
 from tournament.game import Environments, play_game
 from tournament.record import Termination
+from tournament.replies import Unreadable
 from tournament.schedule import GameTask
 
 
@@ -65,3 +70,51 @@ def test_a_zygote_asked_how_a_host_ended_with_hosts_on_their_way_still_answers_a
         assert play_game(task, zygote=zygote).termination in (Termination.WIN, Termination.DRAW)
     finally:
         zygote.close()
+
+
+# ---- why an action is INVALID: the detail of the forfeit ------------------------------------
+
+FULL_4 = "444444"  # column 4 (3 to the agent) full, mark 1 to move
+
+
+RANGE = "(columns are 0-6 to the agent, 1-7 here)"
+TYPE = "an agent must return a Python int"
+
+
+@pytest.mark.parametrize(
+    "action,detail",
+    [
+        (3, "chose column 4, which is full (it returned 3, counting from 0)"),
+        (7, f"returned 7: there is no column 8 on a 7-column board {RANGE}"),
+        (-1, f"returned -1: a column is never negative {RANGE}"),
+        ("3", f"returned '3' (a str; {TYPE})"),
+        (3.0, f"returned 3.0 (a float; {TYPE})"),
+        (True, f"returned True (a bool; {TYPE})"),
+        (np.int64(2), f"returned numpy.int64 2 (a numpy integer; {TYPE}, e.g. int(column))"),
+        (Unreadable("builtins.list", "[3]"), f"returned [3] (a list; {TYPE})"),
+        (2, "returned 2: column 3, a legal move here: the referee ruled it INVALID for another reason"),
+    ],
+)
+def test_an_invalid_action_says_why_counting_columns_from_1(action, detail):
+    board = Board.from_moves(FULL_4)
+    assert sandbox.invalid_action(1, action, board) == f"mark 1 {detail}"
+    assert board.moves == tuple(int(c) - 1 for c in FULL_4)  # the board is left as it was
+
+
+def test_none_is_kaggles_default_column_and_says_so_when_it_is_full():
+    message = sandbox.invalid_action(2, None, Board.from_moves("1111112"))
+    assert message == "mark 2 returned None: Kaggle played its default action, column 1, which is full"
+    on_a_wide_board = sandbox.invalid_action(1, 12, Board(rows=4, columns=12, inarow=3))
+    assert "no column 13 on a 12-column board (columns are 0-11 to the agent, 1-12 here)" in on_a_wide_board
+
+
+def test_a_forfeit_detail_reads_the_board_the_offender_was_shown():
+    """The referee plays an opening that fills column 4; ``middle``, second, then chooses it."""
+    opening = (3, 3, 3, 3, 3, 3)
+    record = play_game(GameTask(0, 0, "leftmost", "middle", 6, 7, 4, 2.0, None, seed=1, opening=opening))
+    assert (record.termination, record.offender) == (Termination.INVALID, 2)
+    assert record.detail == "mark 2 chose column 4, which is full (it returned 3, counting from 0)"
+    returns_none = str(Path(__file__).parent / "misbehaving" / "returns_none.py")
+    record = play_game(GameTask(1, 1, returns_none, "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(0,) * 6))
+    assert (record.termination, record.offender) == (Termination.INVALID, 1)
+    assert record.detail == "mark 1 returned None: Kaggle played its default action, column 1, which is full"

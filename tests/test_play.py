@@ -244,3 +244,25 @@ def test_bad_agent_and_board_are_one_line_errors(tmp_path: Path) -> None:
         child.expect(f"connectx play: error: .*{message}")
         assert finish(child) == 2
     assert not (tmp_path / "games").exists()
+
+
+def test_an_invalid_move_forfeits_saying_why_in_columns_from_1(tmp_path: Path) -> None:
+    agent = str(ROOT / "tests" / "misbehaving" / "out_of_range.py")  # returns config.columns
+    child = spawn(tmp_path, agent, "--second", *TINY, env={"NO_COLOR": "1"})
+    child.expect(
+        r"out_of_range\.py forfeits \(invalid\): mark 1 returned 4: there is no column 5 on a 4-column "
+        r"board \(columns are 0-3 to the agent, 1-4 here\); you win"
+    )
+    assert finish(child) == 0
+
+
+def test_none_is_kaggles_default_move_column_1_not_a_forfeit(tmp_path: Path) -> None:
+    agent = str(ROOT / "tests" / "misbehaving" / "returns_none.py")
+    child = spawn(tmp_path, agent, "--second", *TINY, env={"NO_COLOR": "1"})
+    child.expect(r"returns_none\.py played 1 in")
+    for _ in range(2):  # column 1 fills, taking turns (no line): its third None is then INVALID
+        child.expect(PROMPT)
+        child.sendline("1")
+    child.expect(r"forfeits \(invalid\): mark 1 returned None: Kaggle played its default action, column 1, "
+                 r"which is full; you win")  # fmt: skip
+    assert finish(child) == 0

@@ -66,7 +66,17 @@ def test_forfeit_is_a_loss_for_the_offender(results, name):
 
 
 def test_forfeit_details_name_the_cause(results):
-    assert "numpy.int64" in results["returns_numpy_int.py"].detail
+    detail = {name: result.detail for name, result in results.items()}
+    # why the action is invalid, columns counted from 1 as the replays count them
+    assert detail["full_column.py"] == "mark 1 chose column 1, which is full (it returned 0, counting from 0)"
+    assert detail["out_of_range.py"] == (
+        "mark 1 returned 7: there is no column 8 on a 7-column board (columns are 0-6 to the agent, 1-7 here)"
+    )
+    assert detail["returns_str.py"] == "mark 1 returned '3' (a str; an agent must return a Python int)"
+    assert detail["returns_float.py"] == "mark 1 returned 3.7 (a float; an agent must return a Python int)"
+    assert detail["returns_numpy_int.py"] == (
+        "mark 1 returned numpy.int64 3 (a numpy integer; an agent must return a Python int, e.g. int(column))"
+    )
     assert "boom" in results["raises.py"].detail
     assert "did not return" in results["never_returns.py"].detail
     assert "exit code 3" in results["exits.py"].detail

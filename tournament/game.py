@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.engine.board import Board
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.referee import Environment, make
@@ -168,8 +169,11 @@ def play_game(
         result = 0.0 if offender == 1 else 1.0
         proxy = proxies[offender - 1]
         detail = proxy.note
-        if termination is Termination.INVALID:
-            detail = f"mark {offender} returned {proxy.describe_action()}"
+        if termination is Termination.INVALID:  # an invalid action leaves the board as the agent saw it
+            shown = Board.from_kaggle(
+                final[0].observation.board, offender, rows=task.rows, columns=task.columns, inarow=task.inarow
+            )
+            detail = proxy.describe_action(shown)
     elif rewards[0] == rewards[1]:
         termination, result = Termination.DRAW, 0.5
     else:
