@@ -1,7 +1,8 @@
 """The ``connectx`` command line: the parser of every subcommand, and dispatch.
 
 Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), ``play``
-(:mod:`connectx.play`), ``table`` and ``report`` (:mod:`connectx.results`), ``analyze``
+(:mod:`connectx.play`), ``import`` (:mod:`connectx.importing`: episodes played on Kaggle), ``table``
+and ``report`` (:mod:`connectx.results`), ``analyze``
 (:mod:`connectx.analyze`), ``agents``
 (:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
 (:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`). With no subcommand: ``run`` with its
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 
-from connectx import analyze, listing, match, play, results, solve, submission, train
+from connectx import analyze, importing, listing, match, play, results, solve, submission, train
 from connectx.options import Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,play,table,report,analyze,agents,build,check,solve,train}"
+COMMANDS = "{run,sprt,play,import,table,report,analyze,agents,build,check,solve,train}"
 
 
 def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
@@ -28,7 +29,7 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
         "referee, reports, single-file Kaggle submissions, an exact solver, trainable learners.",
     )
     commands = top.add_subparsers(dest="command", metavar=COMMANDS)
-    for module in (match, play, results, analyze, listing, submission, solve, train):
+    for module in (match, play, importing, results, analyze, listing, submission, solve, train):
         module.add_commands(commands)
     return top, commands
 

@@ -26,7 +26,7 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tournament.record import GameRecord
@@ -299,6 +299,26 @@ class Store:
         with _failures(self.path, "read"):
             row = self._db.execute("SELECT json FROM settings WHERE id = 1").fetchone()
         return settings_from_json(row[0])
+
+    def add_entrants(self, names: Sequence[str]) -> Settings:
+        """Append to the stored entrants each of ``names`` not among them yet, in order, and return the
+        settings now stored (the same when none is new).
+
+        For a store whose games are added as they come, not played from its schedule: imported Kaggle
+        episodes (:mod:`tournament.episodes`) meet new agents as the store grows. Call it on a store
+        from :meth:`create` (whose run lock it holds). Raises :class:`StoreError` on a store opened to
+        read, or when the write fails.
+        """
+        if self._lock is None:
+            raise StoreError(f"{self.path} is open to read only; its entrants cannot change")
+        settings = self.settings()
+        new = tuple(dict.fromkeys(name for name in names if name not in settings.entrants))
+        if not new:
+            return settings
+        settings = dataclasses.replace(settings, entrants=settings.entrants + new)
+        with _failures(self.path, "write the entrants of"), self._db:
+            self._db.execute("UPDATE settings SET json = ? WHERE id = 1", (settings_to_json(settings),))
+        return settings
 
     def add(self, record: GameRecord) -> None:
         """Store one finished game (committed at once, or not at all). Raises :class:`StoreError` if a
