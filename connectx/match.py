@@ -187,6 +187,12 @@ def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
         action="store_true",
         help="discard a different tournament stored in --out instead of refusing",
     )
+    command.add_argument(
+        "--analyze",
+        action="store_true",
+        help="at the end, judge every move against perfect play (as `connectx analyze`; 6x7 boards "
+        "with 4 in a row), so the reports show each agent's accuracy and worst moves",
+    )
     command.set_defaults(handler=_run)
 
 
@@ -246,6 +252,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.address is not None and args.backend != "ray":
         parser.error("--address needs --backend ray")
     settings = _settings(args, parser)
+    if args.analyze and (settings.rows, settings.columns, settings.inarow) != (6, 7, 4):
+        parser.error(
+            "--analyze needs the standard 6x7 board with 4 in a row (the solved databases hold no "
+            f"other), not {settings.rows}x{settings.columns} with {settings.inarow} in a row"
+        )
     limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
     if args.backend == "local":
         from tournament.runner import run_games
@@ -341,6 +352,12 @@ def _play(
             )
             return 130
         progress.close()
+        if args.analyze:
+            from connectx.analyze import analyze_run
+
+            why = analyze_run(store, args.out)
+            if why is not None:
+                print(f"no move analysis: {why}", file=sys.stderr)
         write_report(store, args.out)
         if judge is not None:
             print(f"SPRT {judge.sprt.describe()}: {judge.line}")

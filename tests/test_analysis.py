@@ -183,3 +183,34 @@ def test_analyze_refuses_other_boards_and_missing_runs(tmp_path, capsys) -> None
     with pytest.raises(SystemExit) as exit_:
         main(["analyze", str(tmp_path / "nowhere")])
     assert exit_.value.code == 2
+
+
+def test_run_analyze_judges_the_games_it_played(tmp_path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--agents", "leftmost", "minimax:depth=1", "--games", "1", "--openings", "none"]
+    assert main([*args, "--out", str(out), "--analyze", "--workers", "1"]) == 0
+    analysis = Analysis.read(out)
+    with Store.open(out) as store:
+        records = store.records()
+    assert len(analysis.moves) == sum(len(record.moves) for record in records)
+    assert analysis.agents() == ["leftmost", "minimax:depth=1"]
+
+
+def test_run_analyze_on_another_board_is_refused_before_any_game(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(
+            [
+                "run",
+                "--agents",
+                "leftmost",
+                "random",
+                "--rows",
+                "5",
+                "--analyze",
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+    assert exit_.value.code == 2
+    assert "6x7" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
