@@ -334,3 +334,17 @@ def test_report_of_an_imported_run(episodes, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "centre" in out and "2 games" in out
     assert (run / "report.html").is_file() and (run / "games.csv").is_file()
+
+
+def test_analyze_judges_an_imported_episode(episodes, tmp_path, capsys):
+    from reports.stats.analysis import Analysis, Verdict
+
+    path, _, actions, _ = episodes["negamax"]
+    run = tmp_path / "run"
+    assert _import(capsys, path, "--names", "kaggle-negamax", "leftmost", "--out", run)[0] == 0
+    assert main(["analyze", str(run), "--workers", "1"]) == 0
+    analysis = Analysis.read(run)
+    assert [move.column - 1 for move in analysis.moves] == actions
+    assert {move.agent for move in analysis.moves} == {"kaggle-negamax", "leftmost"}
+    # leftmost stacks column 1 while kaggle's negamax builds a line: leftmost errs, and loses
+    assert any(m.agent == "leftmost" and m.verdict is Verdict.MISTAKE for m in analysis.moves)
