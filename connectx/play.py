@@ -12,6 +12,9 @@ is its forfeit (INVALID, TIMEOUT, or ERROR when it raised); ``None`` is Kaggle's
 column 0. The forfeit says why, counting columns from 1 as the board does
 (:func:`tournament.sandbox.invalid_action`).
 
+Each board is drawn once (:mod:`connectx.drawing`): the person's move shows with the agent's reply,
+and the last board, with the winning line marked, when the game ends.
+
 Undo: :class:`~connectx.human.Undo` leaves ``play_game``; the session drops the person's last move
 and the agent's reply (and their times) and calls ``play_game`` again with the moves that stand as the
 opening and the agent's bank as those moves left it. Quitting (``q``, Ctrl-D) ends with status 0 and
@@ -218,14 +221,23 @@ def session(
     clock = Clock(task.act_timeout)
     moves: list[int] = []
     times: list[float] = []
+    shown: list[tuple[int, ...]] = []  # the moves of the last board drawn
+
+    def show(board: Board) -> None:
+        say(draw(board, colour=colour))
+        shown[:] = [board.moves]
 
     def on_move(board: Board, seconds: float) -> None:
+        # Each board is drawn once: the person's own move shows with the agent's reply to it (or
+        # at once when it ends the game, the winning line marked).
         moves.append(board.moves[-1])
         times.append(seconds)
-        say(draw(board, colour=colour))
         if board.ply % 2 == human_mark % 2:
+            if board.is_game_over():
+                show(board)
             say(f"you played {moves[-1] + 1}")
             return
+        show(board)
         bank = _bank(times, agent_mark, clock)
         left = f", {bank:.1f} s left in its bank" if bank < clock.overage else ""
         say(f"{spec} played {moves[-1] + 1} in {seconds:.2f} s{left}")
@@ -244,7 +256,8 @@ def session(
         you = stone(human_mark, colour=colour)
         players = [HumanPlayer(you, ask, say), AgentSide(proxy, label, say)]
         say(f"you: {you} (mark {human_mark}), {label} (mark {agent_mark}); {first}")
-        say(draw(Board(**geo), colour=colour))
+        if human_mark == 1:
+            show(Board(**geo))
         end: Outcome | Forfeit | None = None
         while end is None:
             board = Board.from_moves(moves, **geo)
@@ -254,10 +267,12 @@ def session(
             except Undo:
                 del moves[-2:], times[-2:]
                 say("took back your last move and the reply")
-                say(draw(Board.from_moves(moves, **geo), colour=colour))
+                show(Board.from_moves(moves, **geo))
             except Forfeit as forfeit:
                 times.append(forfeit.seconds)
                 end = forfeit
+                if shown != [tuple(moves)]:  # the board the agent forfeited on, if not yet drawn
+                    show(Board.from_moves(moves, **geo))
     finally:
         proxy.close()
         sandbox.kill_descendants()

@@ -4,7 +4,9 @@ report`` replays, and a directory of other settings refused."""
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 
 from agents.engine.board import Board
 from agents.kit.adapter import Clock
-from connectx.drawing import draw, stone, wants_colour
+from connectx.drawing import draw, stone, wants_colour, winning_stones
 from connectx.human import HumanPlayer, Quit, Undo, column_of
 from tournament.schedule import HUMAN
 from tournament.store import Store
@@ -54,6 +56,34 @@ def test_draw_in_colour_colours_stones_only() -> None:
     assert stone(1, colour=True) != stone(2, colour=True)
     assert "\x1b[" in stone(1, colour=True) and stone(1, colour=True).endswith("\x1b[0m")
     assert text.splitlines()[0] == ". ." and "\x1b" not in draw(Board(2, 2, 2), colour=False)
+
+
+def test_winning_stones_are_the_line_or_lines_and_nothing_else() -> None:
+    def line(moves: str) -> list[tuple[int, int]]:
+        """(row from the top, column), 0-based, of the marked stones (board.py's bit layout)."""
+        board = Board.from_moves(moves)
+        marked, geo = winning_stones(board), board.geo
+        cells = [(r, c) for r in range(geo.rows) for c in range(geo.columns)]
+        return [(r, c) for r, c in cells if marked >> (c * geo.height + geo.rows - 1 - r) & 1]
+
+    assert line("4455667") == [(5, 3), (5, 4), (5, 5), (5, 6)]  # along the bottom
+    assert line("1213141") == [(2, 0), (3, 0), (4, 0), (5, 0)]  # up a column
+    assert line("12233434544") == [(2, 3), (3, 2), (4, 1), (5, 0)]  # a diagonal
+    assert line("1122667733554") == [(5, c) for c in range(7)]  # the last stone joins two threes: seven
+    assert winning_stones(Board.from_moves("445566")) == 0 == winning_stones(Board())  # nobody has won
+    full = Board.from_moves("1122", rows=2, columns=2, inarow=3)
+    assert full.is_full() and winning_stones(full) == 0  # a draw
+
+
+def test_a_won_board_marks_its_line_in_reverse_video_or_capitals_among_lowercase() -> None:
+    board = Board.from_moves("1213121", rows=4, columns=3, inarow=4)  # X up column 1
+    assert draw(board, colour=False) == "X . .\nX . .\nX o .\nX o o\n1 2 3"
+    coloured = draw(board, colour=True).splitlines()
+    won, other = "\x1b[1;7;31mX\x1b[0m", stone(2, colour=True)  # reverse video, and O as always
+    assert coloured[0] == f"{won} . ." and coloured[3] == f"{won} {other} {other}"
+    assert won != stone(1, colour=True)
+    playing = Board.from_moves("121312", rows=4, columns=3, inarow=4)  # not won: nothing marked
+    assert draw(playing, colour=False) == ". . .\nX . .\nX O .\nX O O\n1 2 3"
 
 
 def test_colour_only_on_a_terminal_without_no_color() -> None:
@@ -134,9 +164,9 @@ def test_play_shows_the_board_and_takes_a_move(tmp_path: Path) -> None:
     child.expect(r"\. \. \. \. \. \. \.\r\n1 2 3 4 5 6 7")  # the empty 6x7 board
     child.expect(PROMPT.replace("1-4", "1-7"))
     child.sendline("4")
-    child.expect(r"X \. \. \.\r\n1 2 3 4 5 6 7\r\nyou played 4")
-    child.expect(r"one_step \(O\) is thinking")
-    child.expect(r"one_step played \d in \d+\.\d\d s")
+    child.expect(r"4\r\nyou played 4\r\none_step \(O\) is thinking\.\.\.\r\n")  # no board in between
+    bottom = r"[.O] [.O] [.O] X [.O] [.O] [.O]\r\n"  # the person's stone, drawn with the reply
+    child.expect(bottom + r"1 2 3 4 5 6 7\r\none_step played \d in \d+\.\d\d s")
     child.expect(PROMPT.replace("1-4", "1-7"))
     child.sendline("q")
     child.expect("quit: this game is not stored")
@@ -170,6 +200,22 @@ def test_bad_input_asks_again_with_a_reason(tmp_path: Path) -> None:
     child.expect(PROMPT)
     child.sendintr()
     assert finish(child) == 130
+
+
+def test_each_board_is_drawn_once_and_the_last_marks_the_winning_line(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "leftmost", *TINY, env={"NO_COLOR": "1"})
+    child.logfile_read = io.StringIO()
+    for column in ("2", "3", "4"):  # three in a row along the bottom; leftmost stacks column 1
+        child.expect(PROMPT)
+        child.sendline(column)
+    child.expect("you win")
+    assert finish(child) == 0
+    output = child.logfile_read.getvalue()
+    # the empty board, then the board after each reply (the person's move with it), then the final one
+    boards = re.findall(r"((?:[.XOxo](?: [.XOxo]){3}\r\n){4})1 2 3 4", output)
+    assert boards[-1] == ". . . .\r\n. . . .\r\no . . .\r\no X X X\r\n"  # the line in capitals
+    assert len(boards) == 4 == len(set(boards))
+    assert output.count("you played") == 3 and output.count("leftmost played") == 2
 
 
 def test_undo_takes_back_the_move_and_the_reply(tmp_path: Path) -> None:
