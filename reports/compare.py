@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reports.report import Report, Standing, TimeUse
+from reports.report import Report
 from reports.stats.headtohead import WDL
+from reports.stats.sections import TimeUse
+from reports.stats.standings import Standing
 from reports.stats.tally import oriented
 
 __all__ = ["AgentLine", "Comparison", "Run", "RunCell", "VersusRow", "compare"]

@@ -15,50 +15,31 @@ in :mod:`reports.stats.tally`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from reports.games import Pairing, pairings, replay_data
 from reports.header import Entrant, Header, entrant, header
-from reports.render.terminal import notes
 from reports.stats.results import Results
 from reports.stats.sections import (
     ColourRow,
-    Crosstable,
     Forfeit,
     LengthRow,
     TerminationRow,
     TimeUse,
     by_colour,
-    crosstable,
     forfeits,
     lengths,
     terminations,
     time_use,
 )
-from tournament.record import FORFEITS, GameRecord
+from reports.stats.standings import Crosstable, Standing
+from tournament.record import GameRecord
 from tournament.schedule import Settings
 
-__all__ = ["Report", "Standing", "build", "load"]
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """One line of the standings; ``elo`` is :meth:`reports.stats.ratings.Rating.label` (an interval or
-    a bound)."""
-
-    rank: int
-    agent: str
-    elo: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    score_pct: float
-    invalid: int
-    timeouts: int
-    errors: int
+__all__ = ["Report", "build", "load", "notes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +104,9 @@ def build(results: Results, *, name: str) -> Report:
     return Report(
         header=header(results, settings, name),
         entrants=[entrant(spec) for spec in settings.entrants],
-        standings=_standings(results),
+        standings=results.standings,
         notes=notes(results),
-        crosstable=crosstable(results),
+        crosstable=results.crosstable,
         by_colour=by_colour(results),
         terminations=terminations(results),
         forfeits=forfeits(results),
@@ -137,14 +118,31 @@ def build(results: Results, *, name: str) -> Report:
     )
 
 
-def _standings(results: Results) -> list[Standing]:
-    rows = []
-    for rank, rating in enumerate(results.ratings, start=1):
-        wdl = results.totals[rating.name]
-        invalid, timeouts, errors = (results.forfeited(rating.name, kind) for kind in FORFEITS)
-        score_pct = 100 * wdl.points / wdl.games
-        rows.append(
-            Standing(rank, rating.name, rating.label(), wdl.games, wdl.wins, wdl.draws, wdl.losses,
-                     score_pct, invalid, timeouts, errors)  # fmt: skip
-        )
-    return rows
+def notes(results: Results) -> list[str]:
+    """Sentences to show under the standings: how many games were distinct, pairings that repeated
+    games, and why an Elo is a bound (agents that won or lost every game against the rest) or the
+    scale's zero by definition (a rated pool of one)."""
+    distinct = results.distinct
+    unique, total = sum(d for d, _ in distinct.values()), sum(g for _, g in distinct.values())
+    lines = [f"{unique} of {total} games distinct"]
+    for (a, b), (d, g) in sorted(distinct.items()):
+        if d < g:
+            lines.append(f"warning: {a} v {b} repeated games: {d} distinct of {g}")
+    for sign, side, names in (("+", "below", [r.name for r in results.ratings if r.elo == math.inf]),
+                              ("-", "above", [r.name for r in results.ratings if r.elo == -math.inf])):
+        if names:
+            outcome, bound = ("won", "lower") if sign == "+" else ("lost", "upper")
+            lines.append(
+                f"{_names(names)} {outcome} every game against the agents ranked {side} "
+                f"{'it' if len(names) == 1 else 'them'}: no finite Elo, so {sign}∞, ranked by results; "
+                f"the interval is a one-sided 95 % {bound} bound"
+            )
+    reference = [r.name for r in results.ratings if r.reference]
+    if reference and len(results.ratings) > 1:
+        lines.append(f"Elo is relative to {reference[0]}, 0 by definition: the only agent rated finitely")
+    return lines
+
+
+def _names(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

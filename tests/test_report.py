@@ -291,7 +291,7 @@ def test_a_run_leaves_report_html_and_md(tmp_path, capsys):
 def test_the_crosstable_figure_shows_forfeits(report):
     from reports.render.plots import crosstable_figure, to_svg
 
-    svg = to_svg(crosstable_figure(report.results, title="t"), key="x")
+    svg = to_svg(crosstable_figure(report.crosstable, report.standings, title="t"), key="x")
     crashes = sum(f.agent == "crashy" for f in report.forfeits)
     assert f"crashy ({crashes} err)" in svg  # the row label: its forfeits over all games
     assert re.search(r">\d+ inv<", svg)  # a cell: forfeits against one opponent

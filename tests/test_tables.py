@@ -11,8 +11,9 @@ import pytest
 
 import reports.render.write
 import reports.stats.results
-from reports.render.terminal import format_standings, notes
+from reports.render.terminal import format_standings
 from reports.render.write import write_reports
+from reports.report import notes
 from reports.stats.headtohead import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
 from reports.stats.results import Results
 from reports.stats.tables import PAIRS_COLUMNS, crosstable, pairs, standings
@@ -146,7 +147,8 @@ def test_results_count_once_and_rate_once(tmp_path, monkeypatch):
     monkeypatch.setattr(reports.stats.results, "rate", counted("rate", reports.stats.results.rate))
     monkeypatch.setattr(reports.stats.results, "head_to_head", counted("head_to_head", head_to_head))
     results = Results(tournament())
-    standings(results), crosstable(results), pairs(results), format_standings(results), notes(results)
+    standings(results), crosstable(results), pairs(results), notes(results)
+    format_standings(results.standings)
     write_reports(results, tmp_path)
     assert calls == {"rate": 1, "head_to_head": 1}
     assert standings(results)["elo"].tolist() == [r.elo for r in results.ratings]
@@ -236,16 +238,17 @@ def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
     elo = pd.read_csv(paths["elo.csv"]).set_index("agent")
     assert elo.loc["C", "elo"] == float("inf") and elo.loc["C", "elo_low"] > 0
     assert elo.loc["A", "elo"] == elo.loc["B", "elo"] == 0
-    assert "> +" in format_standings(results)
+    text = format_standings(results.standings)
+    assert "+∞" in text and "≥ +" in text
     lines = notes(results)
-    assert any("one-sided 95 % lower bound" in line for line in lines)
+    assert any(line.startswith("C won every game") and "one-sided 95 % lower bound" in line for line in lines)
 
 
 def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
     (tmp_path / "crosstable.png").write_bytes(b"old")
 
-    def interrupted(results, path, *, title):
-        path.write_bytes(b"half")
+    def interrupted(*args, title):
+        args[-1].write_bytes(b"half")  # the path, after the figure's data
         raise KeyboardInterrupt
 
     monkeypatch.setattr(reports.render.write, "plot_crosstable", interrupted)
@@ -263,13 +266,55 @@ def test_write_reports_needs_games(tmp_path):
 
 
 def test_format_standings():
-    text = format_standings(Results(tournament()))
+    text = format_standings(Results(tournament()).standings)
     lines = text.splitlines()
     assert len(lines) == 4
-    assert lines[0].split()[:4] == ["#", "agent", "Elo", "[95%"]
+    assert lines[0].split()[:5] == ["#", "agent", "Elo", "95%", "interval"]
     assert [line.split()[1] for line in lines[1:]] == ["strong", "mid", "weak"]
     assert "87.5%" in lines[1] and "0/0/0" in lines[1]
-    assert "[" in lines[1]
+    assert " to " in lines[1]
+
+
+def _ladder():
+    """A perfect ladder of one game pair a pairing, as a small run gives: each agent beat every agent
+    below it in both games."""
+    names = ["top", "second", "third", "bottom"]
+    records = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            records += match(a, b, [1, 1], start=len(records))
+    return records
+
+
+def test_a_small_run_ranks_by_results_and_its_numbers_read_in_rank_order():
+    results = Results(_ladder())
+    lines = results.standings
+    assert [line.agent for line in lines] == ["top", "second", "third", "bottom"]
+    assert [line.rank for line in lines] == [1, 2, 3, 4]
+    # No finite Elo above the bottom agent, the only one rated: it is the scale's zero by definition.
+    assert [line.rating.estimate() for line in lines] == ["+∞", "+∞", "+∞", "0"]
+    assert lines[-1].rating.reference and lines[-1].rating.interval() == "reference"
+    bounds = [line.rating.low for line in lines[:3]]
+    assert bounds == sorted(bounds, reverse=True)
+    assert all(line.rating.interval() == f"≥ {line.rating.low:+.0f}" for line in lines[:3])
+    # A bound may lie below the reference's 0 (two wins prove little), yet the Elo column reads +∞, 0.
+    assert "+0 [+0, +0]" not in format_standings(lines)
+    text = notes(results)
+    assert any(line.startswith("top, second and third won every game") for line in text)
+    assert "Elo is relative to bottom, 0 by definition: the only agent rated finitely" in text
+
+
+def test_unbounded_agents_of_one_level_rank_by_score():
+    # A and B won every game against C and D, who split theirs: A and B have no finite Elo, and they
+    # rank by score, which B's 3-1 against A decides.
+    records = match("A", "B", [1, 0, 0, 0]) + match("C", "D", [1, 0, 1, 0], start=4)
+    for k, (winner, loser) in enumerate([(a, b) for a in "AB" for b in "CD"]):
+        records += match(winner, loser, [1, 1], start=8 + 2 * k)
+    lines = Results(records).standings
+    assert [line.agent for line in lines[:2]] == ["B", "A"]
+    assert lines[0].score_pct > lines[1].score_pct
+    assert all(line.rating.estimate() == "+∞" for line in lines[:2])
+    assert [line.rating.estimate() for line in lines[2:]] == ["+0", "+0"]
 
 
 def test_notes_count_distinct_games_and_warn_about_repeats():

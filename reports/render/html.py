@@ -38,7 +38,7 @@ def render(report: Report) -> str:
     figures = {
         "elo": elo_figure(report.results.ratings, title=f"Elo: maximum likelihood, 95 % intervals · {title}"),
         "progress": progress_figure(report.results.progress, title=f"Elo progression · {title}"),
-        "crosstable": crosstable_figure(report.results, title=f"Crosstable · {title}"),
+        "crosstable": crosstable_figure(report.crosstable, report.standings, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }
     svgs = {name: to_svg(figure, key=name) for name, figure in figures.items()}

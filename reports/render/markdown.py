@@ -20,6 +20,9 @@ from reports.header import format_seconds
 from reports.report import Report
 from reports.stats.frames import notation
 from reports.stats.headtohead import WDL
+from reports.stats.ratings import Rating
+from reports.stats.standings import Standing
+from tournament.record import Termination
 
 __all__ = ["FIGURES", "render", "render_comparison"]
 
@@ -45,40 +48,7 @@ def render(report: Report) -> str:
         "## Standings",
         "",
     ]
-    lines += [
-        _table(
-            [
-                "#",
-                "agent",
-                "Elo [95 % interval]",
-                "games",
-                "W",
-                "D",
-                "L",
-                "score",
-                "invalid",
-                "timeouts",
-                "errors",
-            ],
-            [
-                (
-                    s.rank,
-                    s.agent,
-                    s.elo,
-                    s.games,
-                    s.wins,
-                    s.draws,
-                    s.losses,
-                    f"{s.score_pct:.1f} %",
-                    s.invalid,
-                    s.timeouts,
-                    s.errors,
-                )  # fmt: skip
-                for s in report.standings
-            ],
-        ),
-        "",
-    ]
+    lines += [_standings(report.standings), ""]
     lines += [f"- {note}" for note in report.notes]
     lines += ["", "## Plots", ""]
     for name, alt in FIGURES.items():
@@ -92,8 +62,8 @@ def render(report: Report) -> str:
         _table(
             ["", *cross.order],
             [
-                (name, *(_wdl(w) + (f" ({f})" if f else "") for w, f in zip(wdl, lost, strict=True)))
-                for name, wdl, lost in zip(cross.order, cross.wdl, cross.forfeited, strict=True)
+                (name, *(_wdl(w) + _forfeited(f) for w, f in zip(wdl, lost, strict=True)))
+                for name, wdl, lost in zip(cross.order, cross.wdl, cross.forfeits, strict=True)
             ],
         ),
         "",
@@ -254,7 +224,7 @@ def render_comparison(comparison: Comparison) -> str:
             else:
                 s = cell.standing
                 cells += [
-                    s.elo,
+                    _elo(s.rating),
                     f"{s.score_pct:.1f} % ({s.wins}-{s.draws}-{s.losses})",
                     f"{s.invalid}/{s.timeouts}/{s.errors}",
                     format_seconds(cell.median_move),
@@ -284,6 +254,31 @@ def render_comparison(comparison: Comparison) -> str:
     else:
         lines.append("The runs share no agent.")
     return "\n".join(lines) + "\n"
+
+
+def _elo(rating: Rating) -> str:
+    """``+428 (+170 to +802)``, ``+∞ (≥ +407)``, ``0 (reference)``: a rating and its interval, one cell."""
+    interval = rating.interval()
+    return f"{rating.estimate()} ({interval})" if interval else rating.estimate()
+
+
+def _standings(standings: Sequence[Standing]) -> str:
+    return _table(
+        ["#", "agent", "Elo", "95 % interval", "games", "W", "D", "L", "score", "invalid", "timeouts",
+         "errors"],  # fmt: skip
+        [
+            (
+                s.rank, s.agent, s.rating.estimate(), s.rating.interval(), s.games, s.wins, s.draws,
+                s.losses, f"{s.score_pct:.1f} %", s.invalid, s.timeouts, s.errors,
+            )  # fmt: skip
+            for s in standings
+        ],
+    )
+
+
+def _forfeited(counts: dict[Termination, int]) -> str:
+    """`` (2 invalid, 1 timeout)``: forfeits by kind, or "" for none."""
+    return f" ({', '.join(f'{count} {kind}' for kind, count in counts.items())})" if counts else ""
 
 
 def _wdl(wdl: WDL | None) -> str:

@@ -20,8 +20,7 @@ from matplotlib.figure import Figure
 
 from reports.stats.progress import Checkpoint
 from reports.stats.ratings import Rating
-from reports.stats.results import Results
-from reports.stats.tally import oriented, score_matrix
+from reports.stats.standings import Crosstable, Standing
 from tournament.record import GameRecord, Termination
 
 __all__ = [
@@ -53,9 +52,9 @@ def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) 
     progress_figure(checkpoints, title=title).savefig(path, format="png", dpi=120)
 
 
-def plot_crosstable(results: Results, path: Path, *, title: str) -> None:
+def plot_crosstable(cross: Crosstable, standings: Sequence[Standing], path: Path, *, title: str) -> None:
     """Save :func:`crosstable_figure` to ``path`` as PNG."""
-    crosstable_figure(results, title=title).savefig(path, format="png", dpi=120)
+    crosstable_figure(cross, standings, title=title).savefig(path, format="png", dpi=120)
 
 
 def to_svg(figure: Figure, *, key: str) -> str:
@@ -150,29 +149,29 @@ def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str) -> Figure:
     return fig
 
 
-def crosstable_figure(results: Results, *, title: str) -> Figure:
+def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title: str) -> Figure:
     """A heatmap of the row agent's score per game against the column agent, rows and columns in
-    ``results.order`` (best first).
+    rank order (``cross.order``).
 
     Cells are coloured by score per game on :data:`CROSSTABLE_CMAP` (0 red, 1/2 white, 1 blue) and
     annotated with the row agent's wins-draws-losses, and under them its forfeits in those games
     (``2 inv 1 t/o``: invalid actions, time-outs, errors); pairings that never met are grey. Each
-    row's label carries the agent's forfeits over all its games, so a forfeiting agent shows even
-    where the cells are small. Self-play games are left out (:mod:`reports.stats.tally`).
+    row's label carries the agent's forfeits over all its games (from ``standings``), so a forfeiting
+    agent shows even where the cells are small.
     """
-    h2h, order, cells = results.h2h, results.order, results.forfeits
-    points, games = score_matrix(h2h, order)
-    with np.errstate(invalid="ignore"):
-        fraction = np.ma.masked_invalid(points / games)
+    order = cross.order
     size = len(order)
+    totals = {line.agent: (line.invalid, line.timeouts, line.errors) for line in standings}
     labels = []
     for name in order:
-        counts = [
-            f"{results.forfeited(name, kind)} {abbreviation}"
-            for kind, abbreviation in _FORFEIT_ABBREVIATIONS.items()
+        lost = [
+            f"{count} {abbreviation}"
+            for count, abbreviation in zip(totals[name], _FORFEIT_ABBREVIATIONS.values(), strict=True)
+            if count
         ]
-        lost = [text for text in counts if not text.startswith("0 ")]
         labels.append(f"{name} ({', '.join(lost)})" if lost else name)
+    scores = [[np.nan if value is None else value for value in row] for row in cross.score]
+    fraction = np.ma.masked_invalid(np.array(scores, dtype=float).reshape(size, size))
     name = 0.085 * max(map(len, labels), default=0)  # inches of the longest label, at 10 points
     width, height = max(6.0, 2.2 + name + 1.0 * size), 1.6 + 0.5 * name + 0.8 * size
     fig = Figure(figsize=(width, height), layout="constrained")
@@ -180,22 +179,19 @@ def crosstable_figure(results: Results, *, title: str) -> Figure:
     image = ax.imshow(fraction, cmap=colormaps[CROSSTABLE_CMAP].with_extremes(bad="0.88"), vmin=0.0, vmax=1.0)
     for i in range(size):
         for j in range(size):
-            if games[i, j]:
-                wdl = oriented(h2h, order[i], order[j])
-                dark = abs(fraction[i, j] - 0.5) > 0.3  # the saturated ends of the colour map
-                colour = "white" if dark else "black"
-                lost = [
-                    f"{cells[order[i], order[j], kind]} {abbreviation}"
-                    for kind, abbreviation in _FORFEIT_ABBREVIATIONS.items()
-                    if cells[order[i], order[j], kind]
-                ]
-                text = f"{wdl.wins}-{wdl.draws}-{wdl.losses}"
-                ax.text(
-                    j, i - (0.12 if lost else 0), text, ha="center", va="center", fontsize=9, color=colour
-                )
-                if lost:
-                    ax.text(j, i + 0.22, " ".join(lost), ha="center", va="center", fontsize=7.5,
-                            color=colour, fontweight="bold")  # fmt: skip
+            wdl = cross.wdl[i][j]
+            if wdl is None:
+                continue
+            dark = abs(fraction[i, j] - 0.5) > 0.3  # the saturated ends of the colour map
+            colour = "white" if dark else "black"
+            lost = [
+                f"{count} {_FORFEIT_ABBREVIATIONS[kind]}" for kind, count in cross.forfeits[i][j].items()
+            ]
+            text = f"{wdl.wins}-{wdl.draws}-{wdl.losses}"
+            ax.text(j, i - (0.12 if lost else 0), text, ha="center", va="center", fontsize=9, color=colour)
+            if lost:
+                ax.text(j, i + 0.22, " ".join(lost), ha="center", va="center", fontsize=7.5,
+                        color=colour, fontweight="bold")  # fmt: skip
     ax.set_xticks(range(size), order, rotation=35, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(size), labels)
     ax.set_xlabel("opponent")

@@ -53,7 +53,9 @@ def write_reports(results: Results, out_dir: Path | str) -> dict[str, Path]:
         "elo_progress.png": lambda path: plot_progress(
             results.progress, path, title=f"Elo progression\n{title}"
         ),
-        "crosstable.png": lambda path: plot_crosstable(results, path, title=f"Crosstable\n{title}"),
+        "crosstable.png": lambda path: plot_crosstable(
+            results.crosstable, results.standings, path, title=f"Crosstable\n{title}"
+        ),
     }
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,13 @@ is 5 %, as for a Clopper-Pearson bound); the chi-square point 2.706 is wrong on 
 bounds held only 17-63 % of the time in the coverage benchmark. A player neither above nor below
 the pool (it only met other unbounded players) gets ``nan``.
 
-**Anchor:** the mean rating of the rated pool is 0 Elo, or ``anchor`` names a player held at 0.
+**Anchor:** the mean rating of the rated pool is 0 Elo, or ``anchor`` names a player held at 0. That
+player, or the pool's only player when the pool is one player (a small run in which everyone else won
+or lost every game against it), is the *reference*: its 0 is a definition, with no interval.
+
+**Order:** by level of the "scored against" graph (those above the pool, the pool, those below),
+then by rating; where the ratings cannot order players (unbounded players of one level, unrated ones,
+equal ratings), by score per game.
 
 **Intervals:** 95 % profile-likelihood intervals: every rating ``c`` whose likelihood-ratio statistic
 ``2 (max log L - max log L given R = c)`` is at most ``phi * 3.841`` (chi-square(1), Wilks 1938;
@@ -75,6 +81,8 @@ class Rating:
             one-sided 95 % lower bound (nan if none) and ``high`` is ``+inf``; mirrored for ``-inf``.
         games: games played.
         score: points scored (wins + draws / 2) in those games.
+        reference: True for the player the scale's zero is put on: the anchor, or the rated pool's
+            only member (its ``elo``, ``low`` and ``high`` are 0 by definition, not measured).
     """
 
     name: str
@@ -83,6 +91,7 @@ class Rating:
     high: float
     games: int
     score: float
+    reference: bool = False
 
     @property
     def is_finite(self) -> bool:
@@ -90,7 +99,10 @@ class Rating:
         return math.isfinite(self.elo)
 
     def label(self) -> str:
-        """``+123 [+50, +201]``, ``> +612``, ``< -540``, or ``unrated``."""
+        """``+123 [+50, +201]``, ``> +612``, ``< -540``, ``0 (reference)`` or ``unrated``: compact, for
+        a figure's labels; a table shows :meth:`estimate` and :meth:`interval` in two columns."""
+        if self.reference:
+            return "0 (reference)"
         if self.is_finite:
             if math.isnan(self.low):
                 return f"{self.elo:+.0f}"
@@ -101,6 +113,31 @@ class Rating:
             return f"< {self.high:+.0f}" if math.isfinite(self.high) else "< any"
         return "unrated"
 
+    def estimate(self) -> str:
+        """The rating alone, for a table's Elo column: ``+123``, ``0`` for the reference, ``+∞`` or
+        ``-∞`` for an unbounded player (so that the column reads in rank order), ``unrated``."""
+        if self.reference:
+            return "0"
+        if self.is_finite:
+            return f"{self.elo:+.0f}"
+        if self.elo > 0:
+            return "+∞"
+        return "-∞" if self.elo < 0 else "unrated"
+
+    def interval(self) -> str:
+        """The 95 % interval, for a table's interval column: ``+50 to +201``, ``≥ +612`` or
+        ``≤ -540`` (the one-sided bound of an unbounded player), ``reference`` for the player at 0
+        by definition, "" when there is none."""
+        if self.reference:
+            return "reference"
+        if self.is_finite:
+            return "" if math.isnan(self.low) else f"{self.low:+.0f} to {self.high:+.0f}"
+        if self.elo > 0 and math.isfinite(self.low):
+            return f"≥ {self.low:+.0f}"
+        if self.elo < 0 and math.isfinite(self.high):
+            return f"≤ {self.high:+.0f}"
+        return ""
+
 
 def rate(
     h2h: Mapping[Matchup, WDL],
@@ -110,7 +147,10 @@ def rate(
     anchor: str | None = None,
     intervals: bool = True,
 ) -> list[Rating]:
-    """Rate every player of ``h2h`` jointly, best first (ties by name; unbounded players by their bound).
+    """Rate every player of ``h2h`` jointly, best first: by level of the "scored against" graph (a
+    player that won every game against the rest ranks above it), then by rating, and by score per
+    game where ratings cannot order players (unbounded ones of one level, unrated ones, ties); then
+    by name.
 
     Args:
         h2h: wins, draws and losses of ``a`` against ``b`` per pairing ``(a, b)``
@@ -141,6 +181,9 @@ def rate(
         for k in range(len(names)):
             low[k], high[k] = fit.interval(k, phi)
     played = totals(h2h)
+    reference = anchor
+    if reference is None and fit.pool.sum() == 1:  # a pool of one: its player is the zero, unmeasured
+        reference = names[int(np.argmax(fit.pool))]
     ratings = [
         Rating(
             name,
@@ -149,11 +192,12 @@ def rate(
             float(high[k] * ELO_PER_NAT),
             played[name].games,
             played[name].points,
+            reference=name == reference,
         )
         for k, name in enumerate(names)
     ]
     level = {name: fit.level[k] for k, name in enumerate(names)}
-    return sorted(ratings, key=lambda r: (-level[r.name], -_sort_value(r), r.name))
+    return sorted(ratings, key=lambda r: (-level[r.name], *_rank_key(r), r.name))
 
 
 def los_matrix(
@@ -173,6 +217,8 @@ def los_matrix(
     order = list(order) if order is not None else names
     if sorted(order) != names:
         raise ValueError("order must name every player of h2h once")
+    if not names:
+        return np.full((0, 0), math.nan)
     model = Model.build(names, h2h, prior_draws)
     fit = model.fit_pool(None)
     phi = dispersion(names, h2h, pairs or {}, fit.theta)
@@ -185,9 +231,15 @@ def los_matrix(
     return los
 
 
-def _sort_value(rating: Rating) -> float:
-    """The rating, or for an unbounded player its bound (an unknown bound last among its level)."""
+def _rank_key(rating: Rating) -> tuple[float, ...]:
+    """The order within a level of the "scored against" graph (see the module docstring).
+
+    Finitely rated players first, by rating; then, where the rating cannot order them (unbounded
+    players of one level, unrated ones, equal ratings), by score per game, then by the one-sided
+    bound (an unknown bound last). Smaller keys rank first.
+    """
+    share = rating.score / rating.games if rating.games else 0.0
     if rating.is_finite:
-        return rating.elo
+        return (0, -rating.elo, -share, 0.0)
     bound = rating.low if rating.elo > 0 else rating.high
-    return bound if math.isfinite(bound) else -math.inf
+    return (1, 0.0, -share, -bound if math.isfinite(bound) else math.inf)

@@ -4,7 +4,8 @@ Every table (:mod:`reports.stats.tables`), figure (:mod:`reports.render.plots`),
 (:mod:`reports.render.write`), the report (:mod:`reports.report`) and the terminal summary
 (:mod:`reports.render.terminal`) read one :class:`Results` instead of counting the records again.
 Counts are made when it is built; the ratings, LOS matrix and Elo progression (the costly part:
-maximum-likelihood fits) on first use, once. Games of an entrant against itself count nowhere
+maximum-likelihood fits), the standings and the crosstable (:mod:`reports.stats.standings`) on first
+use, once. Games of an entrant against itself count nowhere
 (:mod:`reports.stats.tally`).
 """
 
@@ -20,6 +21,7 @@ import numpy as np
 from reports.stats.headtohead import WDL, Pentanomial
 from reports.stats.progress import Checkpoint, progression
 from reports.stats.ratings import Rating, los_matrix, rate
+from reports.stats.standings import Crosstable, Standing, crosstable, standings
 from reports.stats.tally import Matchup, distinct_games, forfeits, head_to_head, pentanomials, totals
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
@@ -85,6 +87,16 @@ class Results:
     def order(self) -> list[str]:
         """The rated entrants, best first: the order of every table."""
         return [rating.name for rating in self.ratings]
+
+    @cached_property
+    def standings(self) -> list[Standing]:
+        """The standings, best first (:func:`reports.stats.standings.standings`)."""
+        return standings(self.ratings, self.totals, self.forfeited)
+
+    @cached_property
+    def crosstable(self) -> Crosstable:
+        """The crosstable in standings order (:func:`reports.stats.standings.crosstable`)."""
+        return crosstable(self.order, self.h2h, self.forfeits, self.los)
 
     @cached_property
     def los(self) -> np.ndarray:

@@ -1,5 +1,6 @@
-"""The sections of a tournament report between the standings and the games: crosstable and LOS,
-results by colour, terminations (every forfeit with its message), time use and game lengths.
+"""The sections of a tournament report besides the standings and crosstable
+(:mod:`reports.stats.standings`): results by colour, terminations (every forfeit with its message),
+time use and game lengths.
 
 Each section is plain data built from :class:`reports.stats.results.Results`, in standings order. Units:
 seconds for times, plies (moves, the opening included) for lengths. Self-play games count nowhere.
@@ -15,26 +16,12 @@ import numpy as np
 
 from reports.stats.headtohead import WDL
 from reports.stats.results import Results
-from reports.stats.tally import oriented, score_matrix
 from tournament.record import FORFEITS, GameRecord, Termination
 
 __all__ = [
-    "ColourRow", "Crosstable", "Forfeit", "LengthRow", "TerminationRow", "TimeUse",
-    "by_colour", "crosstable", "forfeits", "lengths", "sides", "terminations", "time_use",
+    "ColourRow", "Forfeit", "LengthRow", "TerminationRow", "TimeUse",
+    "by_colour", "forfeits", "lengths", "sides", "terminations", "time_use",
 ]  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Crosstable:
-    """Agents in standings order; ``wdl[i][j]`` the row agent's results against the column agent
-    (None where they never met, the diagonal included), ``forfeited[i][j]`` the row agent's forfeits
-    in those games (``"2 invalid, 1 timeout"`` or ""), ``los[i][j]`` its likelihood of superiority
-    (0..1, None on the diagonal or where the games do not order them)."""
-
-    order: list[str]
-    wdl: list[list[WDL | None]]
-    forfeited: list[list[str]]
-    los: list[list[float | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,27 +87,6 @@ class LengthRow:
     median: float
     mean: float
     longest: int
-
-
-def crosstable(results: Results) -> Crosstable:
-    """The crosstable of ``results`` in standings order, with forfeits and LOS."""
-    h2h, order, los = results.h2h, results.order, results.los
-    _, games = score_matrix(h2h, order)
-    size = len(order)
-
-    def forfeited(offender: str, opponent: str) -> str:
-        counts = {kind: results.forfeits[offender, opponent, kind] for kind in FORFEITS}
-        return ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
-
-    return Crosstable(
-        order=list(order),
-        wdl=[
-            [oriented(h2h, order[i], order[j]) if games[i, j] else None for j in range(size)]
-            for i in range(size)
-        ],
-        forfeited=[[forfeited(order[i], order[j]) for j in range(size)] for i in range(size)],
-        los=[[None if np.isnan(los[i, j]) else float(los[i, j]) for j in range(size)] for i in range(size)],
-    )
 
 
 def sides(record: GameRecord, mark: int) -> tuple[str, str]:

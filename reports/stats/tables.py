@@ -15,8 +15,7 @@ import pandas as pd
 
 from reports.stats.headtohead import Pentanomial, estimate_pentanomial, estimate_wdl
 from reports.stats.results import Results
-from reports.stats.tally import oriented, score_matrix
-from tournament.record import Termination
+from reports.stats.tally import oriented
 
 __all__ = ["crosstable", "pairs", "standings"]
 
@@ -32,7 +31,8 @@ PAIRS_COLUMNS = [
 
 
 def standings(results: Results) -> pd.DataFrame:
-    """One row per agent, in the order of ``results.ratings`` (best first), columns :data:`STANDINGS_COLUMNS`.
+    """One row per agent, in rank order (``results.standings``, best first), columns
+    :data:`STANDINGS_COLUMNS`.
 
     ``games, wins, draws, losses`` count the agent's games, ``score`` its points; ``invalid``,
     ``timeouts``, ``errors`` the games it forfeited by an invalid action, a time-out or an exception;
@@ -40,27 +40,24 @@ def standings(results: Results) -> pd.DataFrame:
     ``elo`` is ``+-inf`` for a player who scored every point or none against the rated pool, and its
     one-sided bound is in ``elo_low`` or ``elo_high``).
     """
-    rows = []
-    for rating in results.ratings:
-        name = rating.name
-        wdl = results.totals[name]
-        rows.append(
-            {
-                "agent": name,
-                "games": wdl.games,
-                "wins": wdl.wins,
-                "draws": wdl.draws,
-                "losses": wdl.losses,
-                "score": wdl.points,
-                "invalid": results.forfeited(name, Termination.INVALID),
-                "timeouts": results.forfeited(name, Termination.TIMEOUT),
-                "errors": results.forfeited(name, Termination.ERROR),
-                "elo": rating.elo,
-                "elo_low": rating.low,
-                "elo_high": rating.high,
-                "score_pct": 100 * wdl.points / wdl.games,
-            }
-        )
+    rows = [
+        {
+            "agent": line.agent,
+            "games": line.games,
+            "wins": line.wins,
+            "draws": line.draws,
+            "losses": line.losses,
+            "score": line.wdl.points,
+            "invalid": line.invalid,
+            "timeouts": line.timeouts,
+            "errors": line.errors,
+            "elo": line.rating.elo,
+            "elo_low": line.rating.low,
+            "elo_high": line.rating.high,
+            "score_pct": line.score_pct,
+        }
+        for line in results.standings
+    ]
     return pd.DataFrame(rows, columns=STANDINGS_COLUMNS)
 
 
@@ -68,12 +65,12 @@ def crosstable(results: Results, order: Sequence[str] | None = None) -> pd.DataF
     """Score (0..1, points per game) of the row agent against the column agent; ``nan`` where they never met.
 
     Rows and columns are ``order`` (default: ``results.order``, best first); the index is named ``agent``.
+    The scores are ``results.crosstable``'s.
     """
-    names = list(order) if order is not None else results.order
-    points, games = score_matrix(results.h2h, names)
-    with np.errstate(invalid="ignore"):
-        fraction = points / games
-    return pd.DataFrame(fraction, index=pd.Index(names, name="agent"), columns=names)
+    cross = results.crosstable
+    score = [[np.nan if value is None else value for value in row] for row in cross.score]
+    table = pd.DataFrame(score, index=pd.Index(cross.order, name="agent"), columns=cross.order, dtype=float)
+    return table if order is None else table.loc[list(order), list(order)]
 
 
 def pairs(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
