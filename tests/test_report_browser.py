@@ -6,6 +6,8 @@ where no Chromium is on PATH.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reports.render.documents import write_documents
@@ -19,6 +21,19 @@ pytestmark = pytest.mark.skipif(
 )
 
 DISCS = "document.querySelectorAll('#board .cell.p1, #board .cell.p2').length"
+WIDTH, HEIGHT = 1280, 800  # a laptop's first screen
+
+
+def rect(page, selector: str) -> dict[str, float]:
+    """The element's box relative to the viewport (``top``, ``bottom``, ``left``, ``right``)."""
+    return page.evaluate(
+        f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect(); "
+        "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; })()"
+    )
+
+
+def in_view(box: dict[str, float]) -> bool:
+    return box["top"] >= 0 and box["bottom"] <= HEIGHT and box["left"] >= 0 and box["right"] <= WIDTH
 
 
 @pytest.fixture(scope="module")
@@ -28,9 +43,10 @@ def page(tmp_path_factory):
     report = build(Results(records, settings_for(AGENTS, 2)), name="browser")
     out = tmp_path_factory.mktemp("report")
     path = write_documents(report, out)["report.html"]
-    with Browser(width=1280, height=1000) as browser:
+    with Browser(width=WIDTH, height=HEIGHT) as browser:
         browser.open(path.as_uri())
         browser.report = report
+        browser.path = path
         yield browser
 
 
@@ -51,8 +67,47 @@ def test_standings_and_plots_are_there(page):
     assert all(name in text for name in AGENTS)
 
 
+def test_the_first_screen_shows_the_standings_and_the_plots(page):
+    page.evaluate("window.scrollTo(0, 0)")
+    for selector in ("#standings-table", "#figure-elo svg", "#figure-progress svg"):
+        assert in_view(rect(page, selector)), selector
+    assert rect(page, "#player")["top"] > HEIGHT  # the replays come after, linked from the summary
+    assert page.evaluate("document.querySelector('#standings a[href=\"#games\"]') !== null")
+
+
+def test_nothing_overflows_the_window_sideways(page):
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # every long table
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    finally:
+        page.evaluate("document.querySelectorAll('details').forEach((d, k) => d.open = false)")
+
+
+def test_a_game_link_lands_on_that_replay_in_view(page):
+    page.evaluate("window.scrollTo(0, 0)")
+    link = page.evaluate("document.querySelector('#standings a[href^=\"#game-\"]').getAttribute('href')")
+    click = f"document.querySelector('#standings a[href=\"{link}\"]').click()"
+    page.evaluate(click)
+    game = link.removeprefix("#game-")
+    assert page.evaluate("document.getElementById('replay-title').textContent").startswith(f"Game {game}:")
+    assert in_view(rect(page, "#board")) and in_view(rect(page, "#replay-title"))
+    assert page.evaluate("location.hash") == link
+    page.evaluate("window.scrollTo(0, 0)")  # the same link again: no hashchange, still lands
+    page.evaluate(click)
+    assert in_view(rect(page, "#board"))
+    with Browser(width=WIDTH, height=HEIGHT) as fresh:  # the address of a game, opened as it is
+        fresh.open(page.path.as_uri() + link)
+        title = fresh.evaluate("document.getElementById('replay-title').textContent")
+        assert title.startswith(f"Game {game}:")
+        assert in_view(rect(fresh, "#board"))
+        assert fresh.errors == []
+    assert page.errors == []
+
+
 def test_stepping_a_replay_changes_the_board(page):
     first = page.report.records[0]
+    page.evaluate("document.querySelector('a[href=\"#game-0\"]').click()")
     assert page.evaluate("document.getElementById('replay-title').textContent").startswith("Game 0:")
     assert page.evaluate(DISCS) == len(first.moves)  # a replay opens at its final position
     page.evaluate("document.getElementById('prev').click()")

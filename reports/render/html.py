@@ -36,7 +36,7 @@ def render(report: Report) -> str:
     """The report as one HTML page (a ``str``; write it as UTF-8)."""
     title = f"{len(report.records)} games · {report.header.board}"
     figures = {
-        "elo": elo_figure(report.results.ratings, title=f"Elo: maximum likelihood, 95 % intervals · {title}"),
+        "elo": elo_figure(report.results.ratings, title="Elo, 95 % intervals", labels=False),
         "progress": progress_figure(report.results.progress, title=f"Elo progression · {title}"),
         "crosstable": crosstable_figure(report.crosstable, report.standings, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),

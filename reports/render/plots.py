@@ -17,6 +17,8 @@ import matplotlib
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from reports.stats.progress import Checkpoint
 from reports.stats.ratings import Rating
@@ -70,19 +72,21 @@ def to_svg(figure: Figure, *, key: str) -> str:
     return text[text.index("<svg") :]
 
 
-def elo_figure(ratings: Sequence[Rating], *, title: str) -> Figure:
+def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True) -> Figure:
     """Each player's Elo as a point with its 95 % interval, in the given order.
 
-    Each row is labelled with :meth:`Rating.label` and the games played; ``title`` goes on top (e.g.
-    the number of games and the configuration). A player whose rating is unbounded is drawn as an
-    arrow from its one-sided bound; a missing interval is not drawn.
+    With ``labels`` (for a figure on its own), each row is labelled with :meth:`Rating.label` and the
+    games played; without (beside a table that gives them), the figure is narrower. ``title`` goes on
+    top (e.g. the number of games and the configuration). A player whose rating is unbounded is drawn
+    as an arrow from its one-sided bound; a missing interval is not drawn.
     """
     y = np.arange(len(ratings))[::-1]
     finite = [r.is_finite for r in ratings]
     bounds = [r.low if r.elo > 0 else r.high for r in ratings if not r.is_finite]
     values = [v for r in ratings for v in (r.elo, r.low, r.high) if np.isfinite(v)] + bounds
     span = (max(values) - min(values)) if values else 100.0
-    fig = Figure(figsize=(9, 1.6 + 0.42 * len(ratings)), layout="constrained")
+    size = (9, 1.6 + 0.42 * len(ratings)) if labels else (5, 1.1 + 0.27 * len(ratings))
+    fig = Figure(figsize=size, layout="constrained")
     ax = fig.add_subplot()
     ax.axvline(0, color="0.75", linewidth=1, zorder=0)
     for row, rating, ok in zip(y, ratings, finite, strict=True):
@@ -102,8 +106,10 @@ def elo_figure(ratings: Sequence[Rating], *, title: str) -> Figure:
                     arrowprops={"arrowstyle": "->", "color": "tab:red", "linewidth": 2},
                 )
                 ax.plot(bound, row, "|", color="tab:red", markersize=10)
-        label = f"{rating.label()}  ·  {rating.games} games"
-        ax.text(1.02, row, label, transform=ax.get_yaxis_transform(), va="center", fontsize=9, color="0.2")
+        if labels:
+            label = f"{rating.label()}  ·  {rating.games} games"
+            ax.text(1.02, row, label, transform=ax.get_yaxis_transform(), va="center", fontsize=9,
+                    color="0.2")  # fmt: skip
     ax.set_ylim(-0.7, len(ratings) - 0.3)
     if values:  # room for the arrows, which do not widen the axis by themselves
         ax.set_xlim(min(values) - 0.2 * span - 10, max(values) + 0.2 * span + 10)
@@ -116,37 +122,71 @@ def elo_figure(ratings: Sequence[Rating], *, title: str) -> Figure:
     return fig
 
 
-def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str) -> Figure:
-    """Each player's Elo against the games played, with its 95 % band.
+def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str, columns: int = 5) -> Figure:
+    """Small multiples of the Elo progression: one panel per player, in the last checkpoint's order
+    (best first), ``columns`` panels a row, all on the same axes.
 
-    One line per player (the order of the last checkpoint's ratings), a shaded band for its interval;
-    checkpoints where a player's rating is unbounded leave a gap.
+    A panel draws its player's Elo against the games played, with the 95 % interval shaded, over the
+    other players' lines in light grey for scale. At a checkpoint where the player's rating is
+    unbounded (it had won, or lost, every game against the rest), its one-sided 95 % bound is drawn
+    instead, in red: a dashed line with ``^`` for a lower bound, ``v`` for an upper one; so a player
+    undefeated throughout still has its line.
     """
-    fig = Figure(figsize=(9, 5), layout="constrained")
-    ax = fig.add_subplot()
     names = [r.name for r in checkpoints[-1].ratings] if checkpoints else []
-    colours = colormaps["tab10" if len(names) <= 10 else "tab20"]
-    for k, name in enumerate(names):
-        games, elo, low, high = [], [], [], []
-        for checkpoint in checkpoints:
-            rating = next((r for r in checkpoint.ratings if r.name == name), None)
-            finite = rating is not None and rating.is_finite
-            games.append(checkpoint.games)
-            elo.append(rating.elo if finite else np.nan)
-            low.append(rating.low if finite else np.nan)
-            high.append(rating.high if finite else np.nan)
-        colour = colours(k % colours.N)
-        ax.plot(games, elo, "o-", color=colour, label=name, markersize=3, linewidth=1.5)
-        ax.fill_between(games, low, high, color=colour, alpha=0.15, linewidth=0)
-    ax.axhline(0, color="0.75", linewidth=1, zorder=0)
-    ax.set_xlabel("games played")
-    ax.set_ylabel("Elo (95 % interval shaded)")
-    ax.grid(color="0.92")
-    ax.spines[["top", "right"]].set_visible(False)
-    if names:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
-    ax.set_title(title, fontsize=10, loc="left")
+    count = max(len(names), 1)
+    width = min(count, columns)
+    height = -(-count // width)
+    fig = Figure(figsize=(0.6 + 2.3 * width, 1.0 + 1.45 * height), layout="constrained")
+    axes = fig.subplots(height, width, sharex=True, sharey=True, squeeze=False).flat
+    games = [checkpoint.games for checkpoint in checkpoints]
+    series = {name: _progress_series(checkpoints, name) for name in names}
+    for k, ax in enumerate(axes):
+        if k >= len(names):
+            ax.set_visible(False)
+            continue
+        name = names[k]
+        for other, (elo, _, _, _, _) in series.items():
+            if other != name:
+                ax.plot(games, elo, color="0.85", linewidth=0.8, zorder=1)
+        elo, low, high, above, below = series[name]
+        ax.fill_between(games, low, high, color="tab:blue", alpha=0.18, linewidth=0, zorder=2)
+        ax.plot(games, elo, "o-", color="tab:blue", markersize=2.5, linewidth=1.4, zorder=3)
+        ax.plot(games, above, "^--", color="tab:red", markersize=4, linewidth=1, zorder=3)
+        ax.plot(games, below, "v--", color="tab:red", markersize=4, linewidth=1, zorder=3)
+        ax.axhline(0, color="0.7", linewidth=0.8, zorder=0)
+        ax.set_title(f"{k + 1}. {name}", fontsize=9, loc="left")
+        ax.tick_params(labelsize=8)
+        ax.grid(color="0.94")
+        ax.spines[["top", "right"]].set_visible(False)
+        if k + width >= len(names):  # the lowest panel of its column: it carries the x labels
+            ax.tick_params(labelbottom=True)
+            ax.set_xlabel("games played", fontsize=8)
+    fig.supylabel("Elo", fontsize=9)
+    handles = [
+        Line2D([], [], color="tab:blue", marker="o", markersize=2.5, label="Elo"),
+        Patch(color="tab:blue", alpha=0.18, label="95 % interval"),
+        Line2D([], [], color="tab:red", marker="^", linestyle="--", label="one-sided bound (no finite Elo)"),
+        Line2D([], [], color="0.85", label="the other agents"),
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=10, x=0.01, ha="left")
     return fig
+
+
+def _progress_series(checkpoints: Sequence[Checkpoint], name: str) -> tuple[list[float], ...]:
+    """``name``'s Elo, interval low and high, lower bound and upper bound at each checkpoint; nan
+    where a value does not apply (a bound where the rating is finite, and so on)."""
+    elo, low, high, above, below = ([] for _ in range(5))
+    for checkpoint in checkpoints:
+        rating = next((r for r in checkpoint.ratings if r.name == name), None)
+        finite = rating is not None and rating.is_finite
+        elo.append(rating.elo if finite else np.nan)
+        low.append(rating.low if finite else np.nan)
+        high.append(rating.high if finite else np.nan)
+        unbounded = rating is not None and not finite and not np.isnan(rating.elo)
+        above.append(rating.low if unbounded and rating.elo > 0 else np.nan)
+        below.append(rating.high if unbounded and rating.elo < 0 else np.nan)
+    return elo, low, high, above, below
 
 
 def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title: str) -> Figure:
