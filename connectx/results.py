@@ -1,4 +1,4 @@
-"""``connectx table`` and ``connectx report``: the reports of stored tournaments, and comparisons."""
+"""``connectx report`` (alias ``connectx table``): the reports of stored tournaments, and comparisons."""
 
 from __future__ import annotations
 
@@ -14,21 +14,28 @@ if TYPE_CHECKING:
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Add ``table`` and ``report`` to the subcommands ``commands``."""
-    table = commands.add_parser("table", help="write and print the reports of a stored tournament")
-    table.add_argument("dir", type=Path)
-    table.set_defaults(handler=_table)
+    """Add ``report``, and ``table`` as another name for it, to the subcommands ``commands``."""
     report = commands.add_parser(
         "report",
-        help="write report.html, report.md and games.csv of stored tournaments; of two or more, "
-        "also a comparison",
+        aliases=["table"],
+        help="write and print the reports of stored tournaments; of two or more, also a comparison",
         description="Write each DIR's report.html (one self-contained page with every game "
-        "replayable), report.md, games.csv and the tables; given two or more DIRs, also "
-        "comparison.html and comparison.md of the agents they share.",
+        "replayable), report.md, games.csv and the tables, and print its standings; given two or "
+        "more DIRs, also comparison.html and comparison.md of the agents they share. 'connectx "
+        "table' is the same command.",
     )
     report.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
     report.add_argument(
         "--out", type=Path, default=None, help="where the comparison goes (default: the first DIR)"
+    )
+    report.add_argument(
+        "--pair",
+        action="append",
+        default=[],
+        type=_pair,
+        metavar="A=B",
+        help="compare agent A of the first run with agent B of the next as two versions of one agent "
+        "(names or specs; agents whose file names match are paired without it); repeatable",
     )
     report.set_defaults(handler=_reports)
 
@@ -53,21 +60,21 @@ def write_report(store: Store, out: Path) -> Report | None:
     return report
 
 
-def _table(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``connectx table DIR``."""
-    try:
-        store = Store.open(args.dir)
-    except StoreError as error:
-        parser.error(str(error))
-    with store:
-        write_report(store, args.dir)
-    return 0
+def _pair(text: str) -> tuple[str, ...]:
+    """``A=B`` (or ``A=B=C``, one name a run) as ``("A", "B")``."""
+    names = tuple(name.strip() for name in text.split("="))
+    if len(names) < 2 or not all(names):
+        raise argparse.ArgumentTypeError(f"expected A=B, two agent names or specs: {text!r}")
+    return names
 
 
 def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``connectx report DIR [DIR ...]``: each DIR's reports, then the comparison of two or more."""
+    """``connectx report DIR [DIR ...] [--pair A=B]``: each DIR's reports, then the comparison of two or
+    more."""
     from reports.render.documents import write_comparison
 
+    if args.pair and len(args.dirs) < 2:
+        parser.error("--pair compares runs: give two DIRs or more")
     stores = []
     for directory in args.dirs:
         try:
@@ -79,13 +86,18 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     reports = []
     for directory, store in zip(args.dirs, stores, strict=True):
         with store:
-            print(f"== {directory}")
+            if len(args.dirs) > 1:
+                print(f"== {directory}")
             reports.append(write_report(store, directory))
-            print()
+            if len(args.dirs) > 1:
+                print()
     if len(args.dirs) > 1:
         if any(report is None for report in reports):
             print("no comparison: a directory holds no games yet", file=sys.stderr)
             return 1
-        paths = write_comparison(reports, args.dirs, args.out or args.dirs[0])
+        try:
+            paths = write_comparison(reports, args.dirs, args.out or args.dirs[0], args.pair)
+        except ValueError as error:
+            parser.error(str(error))
         print("comparison: " + ", ".join(str(path) for path in paths.values()))
     return 0

@@ -2,8 +2,13 @@
 
 Elo is relative to each run's own pool (its mean is 0), so a rating moves when the pool changes even
 if the agent did not. Scores against the same opponents compare directly, hence the second table: every
-agent of every run against each agent that all runs share. For an agent's v1 in run A and v2 in run B,
-their rows there line up opponent by opponent.
+agent of every run against each agent that all runs share.
+
+**Which agents are the same.** An agent is known across runs by its name, :func:`reports.header.short_name`
+of its entrant spec: ``bots/v1/mine.py`` in one run and ``bots/v2/mine.py`` in the next are two
+versions of ``mine``, and line up on one row. Versions whose names differ (``mine_v1.py``,
+``mine_v2.py``) are joined explicitly, ``connectx report RUN1 RUN2 --pair mine_v1=mine_v2``: each
+``--pair`` names one agent per run, by name or spec, and its row is labelled ``mine_v1 → mine_v2``.
 """
 
 from __future__ import annotations
@@ -13,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from reports.header import short_names
 from reports.report import Report
 from reports.stats.headtohead import WDL
-from reports.stats.sections import TimeUse
 from reports.stats.standings import Standing
 from reports.stats.tally import oriented
 
@@ -35,17 +40,18 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class RunCell:
-    """An agent in one run: its standings line and its median seconds a move."""
+    """An agent in one run: its entrant spec there, its standings line and its median seconds a move."""
 
+    spec: str
     standing: Standing
     median_move: float
 
 
 @dataclass(frozen=True, slots=True)
 class AgentLine:
-    """An agent across the runs: ``cells[k]`` in run ``k`` (None where it did not play), and the
-    change of its score in percentage points from the first run it played to the last (None unless
-    it played in two runs or more)."""
+    """An agent across the runs: ``agent`` its name (``v1 → v2`` for versions joined by a pair),
+    ``cells[k]`` in run ``k`` (None where it did not play), and the change of its score in percentage
+    points from the first run it played to the last (None unless it played in two runs or more)."""
 
     agent: str
     cells: list[RunCell | None]
@@ -54,8 +60,9 @@ class AgentLine:
 
 @dataclass(frozen=True, slots=True)
 class VersusRow:
-    """Agent ``agent`` of run ``run`` (an index) against each shared agent: ``results[j]`` against
-    ``Comparison.shared[j]`` (None against itself), and ``total`` over all those games."""
+    """Agent ``agent`` (a name, as in :class:`AgentLine`) of run ``run`` (an index) against each shared
+    agent: ``results[j]`` against ``Comparison.shared[j]`` (None against itself or where they never
+    met), and ``total`` over all those games."""
 
     run: int
     agent: str
@@ -65,8 +72,9 @@ class VersusRow:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """The compared runs; ``shared``: agents in every run (in the first run's standings order);
-    ``agents``: every agent, shared ones first; ``versus``: every run's agents against ``shared``."""
+    """The compared runs; ``shared``: the names of the agents in every run (in the first run's
+    standings order); ``agents``: every agent, shared ones first; ``versus``: every run's agents
+    against ``shared``."""
 
     runs: list[Run]
     shared: list[str]
@@ -74,12 +82,21 @@ class Comparison:
     versus: list[VersusRow]
 
 
-def compare(reports: Sequence[Report], directories: Sequence[Path], out_dir: Path) -> Comparison:
+def compare(
+    reports: Sequence[Report],
+    directories: Sequence[Path],
+    out_dir: Path,
+    pairs: Sequence[Sequence[str]] = (),
+) -> Comparison:
     """Compare the runs of ``reports``, stored in ``directories`` (same order); links to each run's
     ``report.html`` are made relative to ``out_dir``, where the comparison is written.
 
+    Agents are matched across runs by name (see the module docstring); each of ``pairs`` is a set of
+    names or specs (``("mine_v1", "mine_v2")``) that are one agent, at most one of them in each run.
+
     Raises:
-        ValueError: fewer than two reports, or not one directory per report.
+        ValueError: fewer than two reports, or not one directory per report; a pair naming no agent,
+            naming an agent that another pair names, or two agents of one run.
     """
     if len(reports) < 2 or len(reports) != len(directories):
         raise ValueError("compare needs two reports or more, one directory each")
@@ -93,21 +110,24 @@ def compare(reports: Sequence[Report], directories: Sequence[Path], out_dir: Pat
         )
         for report, directory in zip(reports, directories, strict=True)
     ]
-    lineups = [[row.agent for row in report.standings] for report in reports]
+    lineups = [_lineup(report, pairs) for report in reports]  # run -> {name: spec}, standings order
+    for pair in pairs:
+        if not any(" → ".join(dict.fromkeys(pair)) in lineup for lineup in lineups):
+            raise ValueError(f"--pair {'='.join(pair)}: no run has an agent of those names")
     shared = [name for name in lineups[0] if all(name in lineup for lineup in lineups[1:])]
     others = [name for lineup in lineups for name in lineup if name not in shared]
     agents = []
     for name in shared + list(dict.fromkeys(others)):
-        cells = [_cell(report, name) for report in reports]
+        cells = [_cell(report, lineup.get(name)) for report, lineup in zip(reports, lineups, strict=True)]
         played = [cell.standing.score_pct for cell in cells if cell is not None]
         change = played[-1] - played[0] if len(played) > 1 else None
         agents.append(AgentLine(name, cells, change))
     versus = []
-    for k, report in enumerate(reports):
+    for k, (report, lineup) in enumerate(zip(reports, lineups, strict=True)):
         h2h = report.results.h2h
-        for name in lineups[k]:
+        for name, spec in lineup.items():
             results = [
-                oriented(h2h, name, other) if name != other and _met(h2h, name, other) else None
+                oriented(h2h, spec, lineup[other]) if _met(h2h, spec, lineup[other]) else None
                 for other in shared
             ]
             total = sum((result for result in results if result is not None), WDL())
@@ -115,13 +135,32 @@ def compare(reports: Sequence[Report], directories: Sequence[Path], out_dir: Pat
     return Comparison(runs, shared, agents, versus)
 
 
+def _lineup(report: Report, pairs: Sequence[Sequence[str]]) -> dict[str, str]:
+    """Each agent of ``report`` by the name it is compared under, in standings order.
+
+    Raises ValueError for a pair naming two agents of the run, or an agent two pairs name."""
+    specs = [line.agent for line in report.standings]
+    names = short_names(specs)
+    paired: set[str] = set()
+    for pair in pairs:
+        matched = [spec for spec in specs if spec in pair or names[spec] in pair]
+        if len(matched) > 1:
+            raise ValueError(f"--pair {'='.join(pair)} names {len(matched)} agents of {report.header.name}")
+        if matched and matched[0] in paired:
+            raise ValueError(f"{matched[0]} of {report.header.name} is in two --pair options")
+        paired.update(matched)
+        for spec in matched:
+            names[spec] = " → ".join(dict.fromkeys(pair))
+    return {names[spec]: spec for spec in specs}
+
+
 def _met(h2h: dict[tuple[str, str], WDL], a: str, b: str) -> bool:
-    return (a, b) in h2h or (b, a) in h2h
+    return a != b and ((a, b) in h2h or (b, a) in h2h)
 
 
-def _cell(report: Report, name: str) -> RunCell | None:
-    standing = next((row for row in report.standings if row.agent == name), None)
-    if standing is None:
+def _cell(report: Report, spec: str | None) -> RunCell | None:
+    if spec is None:
         return None
-    use: TimeUse = next(row for row in report.time_use if row.agent == name)
-    return RunCell(standing, use.median)
+    standing = next(row for row in report.standings if row.agent == spec)
+    use = next(row for row in report.time_use if row.agent == spec)
+    return RunCell(spec, standing, use.median)

@@ -22,7 +22,7 @@ from reports.stats.tally import oriented
 from tournament.record import GameRecord
 from tournament.schedule import HUMAN, Settings
 
-__all__ = ["Entrant", "Header", "entrant", "format_seconds", "header"]
+__all__ = ["Entrant", "Header", "entrant", "format_seconds", "header", "short_names"]
 
 
 
@@ -197,3 +197,18 @@ def entrant(spec: str) -> Entrant:
     path = Path(spec)
     digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
     return Entrant(spec, "file", f"file agent {os.path.abspath(spec)}", "", digest)
+
+
+def short_names(specs: Sequence[str]) -> dict[str, str]:
+    """A short name for each entrant spec, to show where a path is too long: a file agent's file name
+    without ``.py`` (``bots/v2/mine.py`` -> ``mine``), with its folder (``v2/mine``) when two files of
+    ``specs`` share a name; other specs as they are."""
+
+    def name(spec: str, folder: bool) -> str:
+        if spec == HUMAN or spec in KAGGLE_BUILTIN or spec.partition(":")[0] in BUILTIN:
+            return spec
+        path = Path(spec)
+        return f"{path.parent.name}/{path.stem}" if folder and path.parent.name else path.stem
+
+    short = [name(spec, folder=False) for spec in specs]
+    return {spec: name(spec, folder=short.count(alone) > 1) for spec, alone in zip(specs, short, strict=True)}

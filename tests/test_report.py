@@ -259,18 +259,60 @@ def test_compare_lines_up_shared_agents_and_versions(tmp_path):
     )
 
 
+def test_compare_pairs_versions_by_name_and_by_pair_and_shows_short_names(tmp_path):
+    _store(tmp_path / "v1", ("bots/v1/mine.py", "/long/path/to/alpha.py", "beta_old.py"), 2)
+    _store(tmp_path / "v2", ("bots/v2/mine.py", "/long/path/to/alpha.py", "beta_new.py"), 2, seed=2)
+    reports = [load(tmp_path / "v1"), load(tmp_path / "v2")]
+    directories = [tmp_path / "v1", tmp_path / "v2"]
+    by_name = compare(reports, directories, tmp_path)
+    assert sorted(by_name.shared) == ["alpha", "mine"]  # one name across runs, whatever the folders
+    mine = next(line for line in by_name.agents if line.agent == "mine")
+    assert [cell.spec for cell in mine.cells] == ["bots/v1/mine.py", "bots/v2/mine.py"]
+    assert mine.change is not None
+    assert {line.agent for line in by_name.agents} == {"mine", "alpha", "beta_old", "beta_new"}
+    paired = compare(reports, directories, tmp_path, pairs=[("beta_old", "beta_new.py")])
+    assert sorted(paired.shared) == ["alpha", "beta_old → beta_new.py", "mine"]
+    beta = next(line for line in paired.agents if line.agent.startswith("beta"))
+    assert [cell.spec for cell in beta.cells] == ["beta_old.py", "beta_new.py"]
+    assert all(row.total.games == 8 for row in paired.versus)  # each agent against the two others
+    assert not any("/" in line.agent for line in paired.agents)
+    with pytest.raises(ValueError, match="no run has"):
+        compare(reports, directories, tmp_path, pairs=[("nobody", "nothing")])
+    with pytest.raises(ValueError, match="names 2 agents"):
+        compare(reports, directories, tmp_path, pairs=[("mine", "alpha")])
+    paths = write_comparison(reports, directories, tmp_path / "out", [("beta_old", "beta_new")])
+    text = paths["comparison.md"].read_text()
+    assert "beta_old → beta_new" in text and "/long/path" not in text
+
+
 def test_report_command_writes_reports_and_a_comparison(tmp_path, capsys):
     _store(tmp_path / "a", ("alpha", "crashy", "fullcol"), 2)
     _store(tmp_path / "b", ("alpha", "beta", "fullcol"), 1)
-    assert main(["report", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert main(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--pair", "crashy=beta"]) == 0
     out = capsys.readouterr().out
     for name in ("a", "b"):
         assert (tmp_path / name / "report.html").is_file() and (tmp_path / name / "report.md").is_file()
-    assert (tmp_path / "a" / "comparison.html").is_file()
+    assert "crashy → beta" in (tmp_path / "a" / "comparison.md").read_text()
     assert "forfeits (" in out and "crashy:" in out and "raised AttributeError" not in out.split("crashy:")[0]
     with pytest.raises(SystemExit) as exit_info:
         main(["report", str(tmp_path / "nothing")])
     assert exit_info.value.code == 2
+    for bad in (["--pair", "crashy"], ["--pair", "nobody=none"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["report", str(tmp_path / "a"), str(tmp_path / "b"), *bad])
+        assert exit_info.value.code == 2
+
+
+def test_table_is_the_report_command_by_another_name(tmp_path, capsys):
+    _store(tmp_path / "a", ("alpha", "crashy", "fullcol"), 1)
+    assert main(["report", str(tmp_path / "a")]) == 0
+    report_out = capsys.readouterr().out
+    written = (tmp_path / "a" / "report.md").read_text()
+    (tmp_path / "a" / "report.md").unlink()
+    assert main(["table", str(tmp_path / "a")]) == 0
+    table_out = capsys.readouterr().out
+    strip = lambda text: re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "", text)  # noqa: E731 - the time written
+    assert table_out == report_out and strip((tmp_path / "a" / "report.md").read_text()) == strip(written)
 
 
 @pytest.mark.slow

@@ -51,17 +51,21 @@ def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:
 
 
 def write_comparison(
-    reports: Sequence[Report], directories: Sequence[Path], out_dir: Path | str
+    reports: Sequence[Report],
+    directories: Sequence[Path],
+    out_dir: Path | str,
+    pairs: Sequence[Sequence[str]] = (),
 ) -> dict[str, Path]:
     """Write ``comparison.html`` and ``comparison.md`` of the runs of ``reports`` (stored in
-    ``directories``, same order) into ``out_dir``; return their paths.
+    ``directories``, same order) into ``out_dir``; return their paths. ``pairs``: names of one agent's
+    versions (:func:`reports.compare.compare`).
 
     Raises:
         ValueError: see :func:`reports.compare.compare`.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    comparison = compare(reports, directories, out)
+    comparison = compare(reports, directories, out, pairs)
     writers = {
         "comparison.html": lambda path: path.write_text(html.render_comparison(comparison), encoding="utf-8"),
         "comparison.md": lambda path: path.write_text(

@@ -210,7 +210,8 @@ def render_comparison(comparison: Comparison) -> str:
         ),
         "",
         "Elo is relative to each run's pool (its mean is 0); scores against the same opponents compare "
-        "directly.",
+        "directly. Agents are known by name (a file agent by its file name); `A → B` are versions joined "
+        "by `--pair A=B`.",
         "",
         "## Agents",
         "",
