@@ -27,9 +27,9 @@ import threading
 import time
 from collections.abc import Iterator
 
-from agents.engine.board import BoardError, InvalidBoardError, geometry
+from agents.engine.board import BoardError, Geometry
 from agents.engine.solver import Solver, parse_position
-from connectx.options import board_options, check_ranges
+from connectx.options import board_geometry, board_options, check_ranges
 
 INVALID_MOVE = -1000
 """Score printed for a full column with ``--analyse`` (Pons' ``Solver::INVALID_MOVE``)."""
@@ -144,12 +144,21 @@ class _Progress:
 
 
 def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``connectx solve``: 0 every position solved, 1 some position was refused (one line each)."""
+    """``connectx solve``: 0 every position solved, 1 some position was refused (one line each: not a
+    position of this board, or one already won or full), 2 bad input (a board option out of range,
+    or a board on which no line fits, as ``run`` and ``play`` refuse it), 130 interrupted (Ctrl-C:
+    one line; the positions answered so far stay printed)."""
     check_ranges(args, parser, LIMITS)
+    geo = board_geometry(args, parser)
     try:
-        geo = geometry(args.rows, args.columns, args.inarow)
-    except InvalidBoardError as error:
-        parser.error(str(error))
+        return _answer(args, geo)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+def _answer(args: argparse.Namespace, geo: Geometry) -> int:
+    """Solve and print every position asked on the board ``geo``; 0 all solved, 1 some refused."""
     solver = Solver(args.rows, args.columns, args.inarow)
     interval = 10.0 if sys.stderr.isatty() else 60.0
     status = 0

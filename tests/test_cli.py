@@ -274,6 +274,44 @@ def test_solve_answers_the_empty_board_from_the_databases(capsys):
     assert "can take minutes" not in err
 
 
+def test_solve_exit_status_follows_the_cli(capsys):
+    """0 all solved; 1 a position refused, one line each; 2 bad input in one line, as run and play."""
+    assert main(["solve", "121212", "8", "1212121", "4444444", "12121213"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "121212 18  mark 1 to move wins with its 4th stone\n"  # the others refused, alone
+    assert err.splitlines() == [
+        "position 2: invalid position '8': move 1 '8' is not a column digit 1-7",
+        "position 3: invalid position '1212121': the position is already won",
+        "position 4: invalid position '4444444': move 7: column 4 is full",
+        "position 5: invalid position '12121213': move 8 '3' comes after the game was won",
+    ]
+    assert main(["solve", "121212"]) == 0
+    for argv, message in (
+        (
+            ["--rows", "3", "--columns", "3", "--inarow", "4"],  # small: before, it was solved (a draw)
+            "--inarow 4 does not fit on a 3x3 board, so nobody can win; use --inarow 3 or less",
+        ),
+        (["--rows", "17"], "--rows must be >= 1 and <= 16, got 17"),
+    ):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exit_info:
+            main(["solve", *argv, "12"])
+        assert exit_info.value.code == 2
+        assert capsys.readouterr().err == f"connectx solve: error: {message}\n"
+
+
+def test_solve_interrupted_is_one_line_and_130(capsys, monkeypatch):
+    from agents.engine.solver import Solver
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Solver, "solve", interrupted)
+    assert main(["solve", "4453"]) == 130
+    out, err = capsys.readouterr()
+    assert err.strip() == "interrupted" and out == ""
+
+
 def test_connectx_sits_above_the_packages_and_tournament_does_not_import_reports():
     root = Path(__file__).resolve().parents[1]
     for package, banned in (
