@@ -5,6 +5,9 @@
 * ``check PATH`` proves a file the way Kaggle loads it (:mod:`submissions.check`) and says plainly
   whether Kaggle would forfeit it, with the overage bank each game used.
 
+The verdict (``PASS: ...`` or ``FAIL: ...`` and why, :func:`submissions.report.headline`) opens the
+report and, after the details (a traceback can be long), closes it as its last line, with the file.
+
 Exit status: 0 built and/or passed; 1 the check failed; 2 bad input -- an unknown spec, a spec that
 cannot be built (a ``.py`` file, a Kaggle built-in, an agent importing what a submission cannot),
 a missing file, a bad option -- reported in one line, nothing written.
@@ -21,7 +24,7 @@ from agents.registry import SpecError
 from connectx.options import check_ranges
 from submissions.build import BuildError, build_spec, write
 from submissions.check import TIME_POLICIES, CheckInputError, check_file
-from submissions.report import format_report
+from submissions.report import format_report, headline
 
 DEFAULT_OUTPUT = Path("submission.py")
 MAX_GAMES = 1000
@@ -111,12 +114,15 @@ def _check_file(path: Path, args: argparse.Namespace) -> int:
         time_policy=args.time_policy,
     )
     print(format_report(report, verbose=args.verbose))
+    print(f"{path}: {headline(report)}")  # last, where a person looks first when the command ends
     return 0 if report.passed else 1
 
 
 def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx check PATH``."""
     check_ranges(args, parser, LIMITS)
+    if args.path.is_dir():
+        parser.error(f"{args.path} is a directory: give the .py file to check")
     try:
         return _check_file(args.path, args)
     except CheckInputError as error:

@@ -360,6 +360,7 @@ def test_specs_that_are_not_our_agents_do_not_build():
         ["build", str(BROKEN / "raises.py")],
         ["build", "minimax:depth=0"],
         ["check", "no/such/file.py"],
+        ["check", "."],  # a directory
     ],
 )
 def test_bad_input_exits_2_with_one_line(argv, tmp_path, capsys, monkeypatch):
@@ -370,6 +371,30 @@ def test_bad_input_exits_2_with_one_line(argv, tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.startswith(f"connectx {argv[0]}: error: ") and err.count("\n") == 1
     assert not (tmp_path / "submission.py").exists()
+
+
+@pytest.mark.parametrize("passed", [True, False])
+def test_check_ends_with_its_verdict_after_the_details(passed, tmp_path, capsys, monkeypatch):
+    import connectx.submission
+    from submissions.report import CheckReport
+
+    path = tmp_path / "main.py"
+    path.write_text("def agent(obs, config):\n    return 0\n")
+    reason = "validation episode (the file against itself): mark 1 ERROR at its move 1: RuntimeError: boom"
+    trace = "Traceback (most recent call last):\n" + "  a frame\n" * 30 + "RuntimeError: boom"
+    report = CheckReport(
+        str(path), 40, 2.0, passed, () if passed else (reason,), forfeit=None if passed else True,
+        details=() if passed else (trace,),
+    )  # fmt: skip
+    monkeypatch.setattr(connectx.submission, "check_file", lambda *args, **kwargs: report)
+    assert main(["check", str(path)]) == (0 if passed else 1)
+    lines = capsys.readouterr().out.splitlines()
+    verdict = (
+        "PASS: Kaggle would not forfeit this agent in these games (the most bank a game used: 0.00 s of 60 s)"
+        if passed
+        else f"FAIL: Kaggle would forfeit this agent: {reason}"
+    )
+    assert lines[1] == verdict and lines[-1] == f"{path}: {verdict}"  # first and last, the traceback between
 
 
 def test_build_prints_only_what_the_user_can_act_on(tmp_path, capsys):
