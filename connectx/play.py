@@ -10,7 +10,7 @@ off and forfeits instead of hanging the session. Its answer is judged as the ref
 Python ``int`` naming a column that is not full, in time (``actTimeout`` plus the bank), else the game
 is its forfeit (INVALID, TIMEOUT, or ERROR when it raised); ``None`` is Kaggle's default action,
 column 0. The forfeit says why, counting columns from 1 as the board does
-(:func:`tournament.sandbox.invalid_action`).
+(:func:`tournament.rules.invalid_action`).
 
 Each board is drawn once (:mod:`connectx.drawing`): the person's move shows with the agent's reply,
 and the last board, with the winning line marked, when the game ends.

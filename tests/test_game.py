@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents.engine.board import Board
-from tournament import sandbox
+from tournament import rules, sandbox
 from tournament.game import Environments, play_game
 from tournament.record import Termination
 from tournament.replies import Unreadable
@@ -97,14 +97,14 @@ TYPE = "an agent must return a Python int"
 )
 def test_an_invalid_action_says_why_counting_columns_from_1(action, detail):
     board = Board.from_moves(FULL_4)
-    assert sandbox.invalid_action(1, action, board) == f"mark 1 {detail}"
+    assert rules.invalid_action(1, action, board) == f"mark 1 {detail}"
     assert board.moves == tuple(int(c) - 1 for c in FULL_4)  # the board is left as it was
 
 
 def test_none_is_kaggles_default_column_and_says_so_when_it_is_full():
-    message = sandbox.invalid_action(2, None, Board.from_moves("1111112"))
+    message = rules.invalid_action(2, None, Board.from_moves("1111112"))
     assert message == "mark 2 returned None: Kaggle played its default action, column 1, which is full"
-    on_a_wide_board = sandbox.invalid_action(1, 12, Board(rows=4, columns=12, inarow=3))
+    on_a_wide_board = rules.invalid_action(1, 12, Board(rows=4, columns=12, inarow=3))
     assert "no column 13 on a 12-column board (columns are 0-11 to the agent, 1-12 here)" in on_a_wide_board
 
 

@@ -27,7 +27,7 @@ What an episode does not hold, its record leaves empty: ``move_times`` is ``()``
 each call are in Kaggle's agent logs, not in the episode), ``duration`` 0 and ``started_at`` "" (not
 recorded), and a forfeit's ``detail`` says what the statuses and the board show, since the
 exception is not kept either (an INVALID column is, and is described as the runner describes it:
-:func:`tournament.sandbox.invalid_action`).
+:func:`tournament.rules.invalid_action`).
 
 How imported games are stored (:func:`import_settings`, ``connectx import``):
 
@@ -421,7 +421,7 @@ def _forfeit(
     if remaining is not None and remaining < 0:  # Termination: INVALID once the bank is overdrawn
         return Termination.TIMEOUT, f"mark {offender} overdrew its overage bank (Kaggle status INVALID)"
     if isinstance(action, int) and not isinstance(action, bool) and board.mark == offender:
-        from tournament.sandbox import invalid_action  # the runner's words; loads the referee, so here
+        from tournament.rules import invalid_action  # the runner's words
 
         return termination, invalid_action(offender, action, board)
     columns = board.geo.columns
