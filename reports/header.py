@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,7 +80,10 @@ class Entrant:
 
 
 def format_seconds(seconds: float) -> str:
-    """``0.4 ms``, ``12.3 ms``, ``1.25 s``, ``3 min 4 s``, ``2 h 05 min``: a duration for people."""
+    """``0.4 ms``, ``12.3 ms``, ``1.25 s``, ``3 min 4 s``, ``2 h 05 min``: a duration for people; ``-``
+    for nan, a time not measured (e.g. an agent whose imported games carry no move times)."""
+    if math.isnan(seconds):
+        return "-"
     if seconds < 1:
         return f"{seconds * 1000:.1f} ms" if seconds < 0.1 else f"{seconds * 1000:.0f} ms"
     if seconds < 60:

@@ -6,6 +6,7 @@ forfeits), so no test here plays through kaggle-environments except the one end-
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import time
@@ -338,3 +339,11 @@ def test_the_crosstable_figure_shows_forfeits(report):
     assert f"crashy ({crashes} err)" in svg  # the row label: its forfeits over all games
     assert re.search(r">\d+ inv<", svg)  # a cell: forfeits against one opponent
     assert svg.startswith("<svg")  # inline-ready: no XML declaration or DOCTYPE
+
+
+def test_games_without_move_times_report_their_time_as_not_measured(tmp_path):
+    records = [dataclasses.replace(r, move_times=()) for r in synthetic_records(("alpha", "beta"), 1)]
+    report = build(Results(records, settings_for(("alpha", "beta"), 1)), name="imported")
+    assert all(row.calls == 0 for row in report.time_use)
+    paths = write_documents(report, tmp_path)
+    assert "| alpha | 0 | - | - | - |" in paths["report.md"].read_text()
