@@ -45,13 +45,19 @@ class Results:
             (:func:`reports.stats.tally.forfeits`).
         distinct: ``(distinct, games)`` per pairing (:func:`reports.stats.tally.distinct_games`).
 
+    ``anchor`` names the entrant whose Elo is 0 (the ratings' and progression's zero; None: the mean of
+    the rated pool, :func:`reports.stats.ratings.rate`).
+
     Raises ValueError (from :func:`reports.stats.tally.pentanomials`) for a pair that is not two games
     with colours swapped.
     """
 
-    def __init__(self, records: Iterable[GameRecord], settings: Settings | None = None) -> None:
+    def __init__(
+        self, records: Iterable[GameRecord], settings: Settings | None = None, *, anchor: str | None = None
+    ) -> None:
         self.records = tuple(sorted(records, key=lambda record: record.game_id))
         self.settings = settings
+        self.anchor = anchor
         self.h2h: dict[Matchup, WDL] = head_to_head(self.records)
         self.pentanomials: dict[Matchup, Pentanomial] = pentanomials(self.records)
         self.totals: dict[str, WDL] = totals(self.h2h)
@@ -80,8 +86,8 @@ class Results:
 
     @cached_property
     def ratings(self) -> list[Rating]:
-        """Joint ratings, best first (:func:`reports.stats.ratings.rate` with its defaults)."""
-        return rate(self.h2h, self.pentanomials)
+        """Joint ratings, best first (:func:`reports.stats.ratings.rate` with its defaults and ``anchor``)."""
+        return rate(self.h2h, self.pentanomials, anchor=self.anchor)
 
     @property
     def order(self) -> list[str]:
@@ -105,5 +111,6 @@ class Results:
 
     @cached_property
     def progress(self) -> list[Checkpoint]:
-        """The Elo progression over the games (:func:`reports.stats.progress.progression`)."""
-        return progression(self.records)
+        """The Elo progression over the games (:func:`reports.stats.progress.progression`), on the
+        ratings' scale (``anchor``)."""
+        return progression(self.records, anchor=self.anchor)
