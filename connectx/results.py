@@ -42,17 +42,28 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def write_report(store: Store, out: Path) -> Report | None:
     """Write every report of the tournament in ``store`` into ``out`` and print its standings and
-    forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet)."""
+    forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet).
+
+    The reports show the run's move analysis when ``out/moves.csv`` is there: a command that judges
+    the games (:func:`connectx.analyze.analyze_run`) writes it before calling this. A ``moves.csv``
+    that cannot be read is left out, with a line on stderr.
+    """
     from reports.render.documents import write_all
     from reports.render.terminal import summary
     from reports.report import build
+    from reports.stats.analysis import Analysis, AnalysisError
     from reports.stats.results import Results
 
     records = store.records()
     if not records:
         print(f"no games stored in {out} yet")
         return None
-    report = build(Results(records, store.settings()), name=Path(out).resolve().name)
+    try:
+        analysis = Analysis.read(out)
+    except AnalysisError as error:
+        print(f"no move analysis in the report: {error}", file=sys.stderr)
+        analysis = None
+    report = build(Results(records, store.settings()), name=Path(out).resolve().name, analysis=analysis)
     paths = write_all(report, out)
     print("\n".join(summary(report)))
     print(f"{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
@@ -88,6 +99,8 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         with store:
             if len(args.dirs) > 1:
                 print(f"== {directory}")
+            # Hook for `report --analyze`: judge the games here (connectx.analyze.analyze_run writes
+            # DIR/moves.csv), and write_report shows the analysis.
             reports.append(write_report(store, directory))
             if len(args.dirs) > 1:
                 print()

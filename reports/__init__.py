@@ -7,8 +7,9 @@
   every move against perfect play. Each figure is computed there once.
 * :mod:`reports.render` writes and draws: CSV, PNG, the HTML and Markdown reports, the terminal.
 
-Between them, :mod:`reports.report` gathers what a report shows (with :mod:`reports.header` and
-:mod:`reports.games`) as plain data, and :mod:`reports.compare` sets runs side by side.
+Between them, :mod:`reports.report` gathers what a report shows (with :mod:`reports.header`,
+:mod:`reports.games` and :mod:`reports.review`, the move analysis) as plain data, and
+:mod:`reports.compare` sets runs side by side.
 :mod:`reports.provenance` names the toolkit that played a run.
 
 The entry points a command needs: :func:`reports.report.load` (the report of a tournament

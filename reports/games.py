@@ -4,10 +4,12 @@ replay data the page's player reads (:func:`replay_data`)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reports.review import MoveLink
+from reports.stats.analysis import Analysis, JudgedMove
 from reports.stats.frames import notation
 from reports.stats.results import Results
 from reports.stats.sections import sides
@@ -19,7 +21,8 @@ __all__ = ["GameRow", "Pairing", "pairings", "replay_data"]
 @dataclass(frozen=True, slots=True)
 class GameRow:
     """One game in a pairing's list. ``result`` is ``1-0``, ``½-½`` or ``0-1`` from ``first``'s side;
-    ``ending`` says how it ended in words (``4 in a row``, ``draw``, ``middle invalid``)."""
+    ``ending`` says how it ended in words (``4 in a row``, ``draw``, ``middle invalid``); ``deciding``
+    the move that decided it, when the move analysis names one."""
 
     game_id: int
     pair_id: int
@@ -29,6 +32,7 @@ class GameRow:
     result: str
     ending: str
     plies: int
+    deciding: MoveLink | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +44,7 @@ class Pairing:
     games: list[GameRow]
 
 
-def replay_data(records: Sequence[GameRecord]) -> dict[str, Any]:
+def replay_data(records: Sequence[GameRecord], analysis: Analysis | None = None) -> dict[str, Any]:
     """The games as the page's replay player reads them: JSON-ready, a few bytes a move.
 
     ``{"agents": [names], "games": {"<game id>": game}}`` where a game is ``{"p": [first, second]``
@@ -49,6 +53,12 @@ def replay_data(records: Sequence[GameRecord]) -> dict[str, Any]:
     in tenths of a millisecond (from the first call after the opening), ``"r"``: ``first``'s score
     times 2 (2, 1, 0), ``"e"``: the termination, ``"x"``: the offending mark (0 if none), and
     ``"d"``: the forfeit's message, only when there is one``}``.
+
+    With the run's ``analysis``, a game whose every move was judged also has ``"j"``: ``{"v0"``: the
+    value of the starting position, ``"v"``: the value after each move (Pons scores, both from the
+    first player's side), ``"q"``: each move's verdict as one letter (``b`` best, ``i`` inaccuracy,
+    ``m`` mistake), ``"c"``: each move's best columns as 1-based digits (``"34"``), and ``"k"``: the
+    ply of the move that decided the game (0 if none)``}``.
     """
     names = sorted({name for record in records for name in (record.first, record.second)})
     index = {name: k for k, name in enumerate(names)}
@@ -66,8 +76,26 @@ def replay_data(records: Sequence[GameRecord]) -> dict[str, Any]:
         }
         if record.detail:
             game["d"] = record.detail
+        judged = analysis.by_game.get(record.game_id, []) if analysis is not None else []
+        if [move.column - 1 for move in judged] == list(record.moves) and judged:
+            game["j"] = _judgements(judged, analysis.decisive(record))
         games[str(record.game_id)] = game
     return {"agents": names, "games": games}
+
+
+def _judgements(moves: Sequence[JudgedMove], deciding: JudgedMove | None) -> dict[str, Any]:
+    """The ``"j"`` of a game's replay data (see :func:`replay_data`); ``moves`` in ply order."""
+
+    def first(value: int, mark: int) -> int:
+        return value if mark == 1 else -value
+
+    return {
+        "v0": first(moves[0].value_before, moves[0].mark),
+        "v": [first(move.value_after, move.mark) for move in moves],
+        "q": "".join(str(move.verdict)[0] for move in moves),
+        "c": ["".join(map(str, move.best_columns)) for move in moves],
+        "k": 0 if deciding is None else deciding.ply,
+    }
 
 
 def _ending(record: GameRecord) -> str:
@@ -78,8 +106,10 @@ def _ending(record: GameRecord) -> str:
     return f"{sides(record, record.offender)[0]} {record.termination}"
 
 
-def pairings(results: Results) -> list[Pairing]:
-    """The games of every pairing, self-play included, pairings in standings order."""
+def pairings(results: Results, deciding: Mapping[int, MoveLink] | None = None) -> list[Pairing]:
+    """The games of every pairing, self-play included, pairings in standings order; ``deciding``: the
+    move that decided a game, by game id (:attr:`reports.review.Review.deciding`)."""
+    deciding = deciding or {}
     rank = {name: k for k, name in enumerate(results.order)}
     groups: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
     for record in results.records:
@@ -95,6 +125,7 @@ def pairings(results: Results) -> list[Pairing]:
                 result,
                 _ending(record),
                 len(record.moves),
+                deciding.get(record.game_id),
             )  # fmt: skip
         )
     keys = sorted(groups, key=lambda key: (rank.get(key[0], len(rank)), rank.get(key[1], len(rank))))

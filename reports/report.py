@@ -3,10 +3,11 @@
 
 A :class:`Report` is plain data, already counted and formatted where a number needs words (Elo
 labels, results); :mod:`reports.render.html` and :mod:`reports.render.markdown` only lay it out,
-so the two files can never disagree. Sections, in the order the report shows them: header and entrants
-(:mod:`reports.header`), standings, crosstable and LOS, results by colour, terminations (with every
-forfeit's message), time use, game lengths (:mod:`reports.stats.sections`), and the games of every
-pairing with the compact replay data of :func:`reports.games.replay_data`.
+so the two files can never disagree. Its sections: header and entrants
+(:mod:`reports.header`), standings, the move analysis when the run has one (:mod:`reports.review`),
+crosstable and LOS, results by colour, terminations (with every forfeit's message), time use, game
+lengths (:mod:`reports.stats.sections`), and the games of every pairing with the compact replay data
+of :func:`reports.games.replay_data`.
 
 Units: seconds for times, plies (moves, the opening included) for lengths, score as points per game
 (0..1) or percent where named ``_pct``. Self-play games (an entrant against itself) count nowhere, as
@@ -22,6 +23,8 @@ from typing import Any
 
 from reports.games import Pairing, pairings, replay_data
 from reports.header import Entrant, Header, entrant, header
+from reports.review import Review, review
+from reports.stats.analysis import Analysis
 from reports.stats.results import Results
 from reports.stats.sections import (
     ColourRow,
@@ -39,19 +42,22 @@ from reports.stats.standings import Crosstable, Standing
 from tournament.record import GameRecord
 from tournament.schedule import Settings
 
-__all__ = ["Report", "build", "load", "notes"]
+__all__ = ["Report", "build", "load", "notes", "scale"]
 
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Everything one tournament's report shows (see the module docstring). ``results`` is kept for
-    the figures (its records, ratings and progression); ``replays`` is
+    """Everything one tournament's report shows (see the module docstring). ``scale`` says where the
+    Elo scale's zero is (:func:`scale`); ``review`` is the move analysis (None when the run has none);
+    ``results`` is kept for the figures (its records, ratings and progression); ``replays`` is
     :func:`reports.games.replay_data`."""
 
     header: Header
     entrants: list[Entrant]
     standings: list[Standing]
+    scale: str
     notes: list[str]
+    review: Review | None
     crosstable: Crosstable
     by_colour: list[ColourRow]
     terminations: list[TerminationRow]
@@ -80,17 +86,24 @@ class Report:
 
 
 def load(directory: Path | str) -> Report:
-    """The :class:`Report` of the tournament stored in ``directory``, titled by the directory's name.
+    """The :class:`Report` of the tournament stored in ``directory``, titled by the directory's name,
+    with its move analysis (``moves.csv``) when it has one.
 
     Raises:
         tournament.store.StoreError: no tournament there.
+        reports.stats.analysis.AnalysisError: a ``moves.csv`` that cannot be read.
         ValueError: no game between two different agents yet.
     """
-    return build(Results.load(directory), name=Path(directory).resolve().name)
+    name = Path(directory).resolve().name
+    return build(Results.load(directory), name=name, analysis=Analysis.read(directory))
 
 
-def build(results: Results, *, name: str) -> Report:
+def build(results: Results, *, name: str, analysis: Analysis | None = None) -> Report:
     """The :class:`Report` of ``results`` (which must hold their settings); ``name`` titles it.
+
+    With the run's move ``analysis``, the report shows it (:func:`reports.review.review`), and when an
+    entrant played perfectly by it, Elo is relative to that entrant (``results`` are re-rated with it
+    as the anchor) instead of the mean of the pool.
 
     Raises:
         ValueError: no game between two different agents, or ``results`` without settings; see
@@ -101,45 +114,66 @@ def build(results: Results, *, name: str) -> Report:
     settings = results.settings
     if settings is None:
         raise ValueError("a report needs the tournament's settings")
+    moves = review(analysis, results) if analysis is not None and analysis.moves else None
+    if moves is not None and moves.anchor is not None and results.anchor != moves.anchor:
+        results = Results(results.records, settings, anchor=moves.anchor)
     return Report(
         header=header(results, settings, name),
         entrants=[entrant(spec) for spec in settings.entrants],
         standings=results.standings,
-        notes=notes(results),
+        scale=scale(results, moves),
+        notes=notes(results, moves),
+        review=moves,
         crosstable=results.crosstable,
         by_colour=by_colour(results),
         terminations=terminations(results),
         forfeits=forfeits(results),
         time_use=time_use(results),
         lengths=lengths(results),
-        pairings=pairings(results),
-        replays=replay_data(results.records),
+        pairings=pairings(results, moves.deciding if moves is not None else None),
+        replays=replay_data(results.records, analysis),
         results=results,
     )
 
 
-def notes(results: Results) -> list[str]:
+def scale(results: Results, moves: Review | None = None) -> str:
+    """Where the Elo scale's zero is, as a figure's axis says it: ``Elo relative to perfect play
+    (negamax = 0)``, ``Elo (random = 0)`` for a pool of one, else ``Elo (mean of the rated = 0)``."""
+    reference = next((r.name for r in results.ratings if r.reference), None)
+    if reference is not None and moves is not None and reference == moves.anchor:
+        return f"Elo relative to perfect play ({reference} = 0)"
+    if reference is not None:
+        return f"Elo ({reference} = 0)"
+    return "Elo (mean of the rated = 0)"
+
+
+def notes(results: Results, moves: Review | None = None) -> list[str]:
     """Sentences to show under the standings: how many games were distinct, pairings that repeated
-    games, and why an Elo is a bound (agents that won or lost every game against the rest) or the
-    scale's zero by definition (a rated pool of one)."""
+    games, why an Elo is a bound (agents that won or lost every game against those rated finitely),
+    and where the scale's zero is when it is not the pool's mean: an agent that played perfectly by
+    the move analysis ``moves``, or the rated pool's only agent."""
     distinct = results.distinct
     unique, total = sum(d for d, _ in distinct.values()), sum(g for _, g in distinct.values())
     lines = [f"{unique} of {total} games distinct"]
     for (a, b), (d, g) in sorted(distinct.items()):
         if d < g:
             lines.append(f"warning: {a} v {b} repeated games: {d} distinct of {g}")
-    for sign, side, names in (("+", "below", [r.name for r in results.ratings if r.elo == math.inf]),
-                              ("-", "above", [r.name for r in results.ratings if r.elo == -math.inf])):
+    finite = [r.name for r in results.ratings if r.is_finite]
+    against = finite[0] if len(finite) == 1 else "the agents with a finite Elo"
+    for sign, names in (("+", [r.name for r in results.ratings if r.elo == math.inf]),
+                        ("-", [r.name for r in results.ratings if r.elo == -math.inf])):  # fmt: skip
         if names:
             outcome, bound = ("won", "lower") if sign == "+" else ("lost", "upper")
             lines.append(
-                f"{_names(names)} {outcome} every game against the agents ranked {side} "
-                f"{'it' if len(names) == 1 else 'them'}: no finite Elo, so {sign}∞, ranked by results; "
-                f"the interval is a one-sided 95 % {bound} bound"
+                f"{_names(names)} {outcome} every game {'it' if len(names) == 1 else 'they'} played "
+                f"against {against}: no finite Elo, so {sign}∞, ranked by results; the interval is a "
+                f"one-sided 95 % {bound} bound"
             )
-    reference = [r.name for r in results.ratings if r.reference]
-    if reference and len(results.ratings) > 1:
-        lines.append(f"Elo is relative to {reference[0]}, 0 by definition: the only agent rated finitely")
+    reference = next((r.name for r in results.ratings if r.reference), None)
+    if reference is not None and moves is not None and reference == moves.anchor:
+        lines.append(f"{reference} made no mistake in the move analysis: Elo is relative to it, perfect play")
+    elif reference is not None and len(results.ratings) > 1:
+        lines.append(f"Elo is relative to {reference}, 0 by definition: the only agent rated finitely")
     return lines
 
 

@@ -1,6 +1,7 @@
 """Hand-built game records for the tests: :func:`game_record` takes the task's fields and the outcome's
 side by side, as a test writes them; :func:`synthetic_records` a round robin of legal random games with
-openings, times and forfeits, and :func:`settings_for` its settings."""
+openings, times and forfeits, :func:`settings_for` its settings, and :func:`judged_moves` a made-up move
+analysis of them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import dataclasses
 import random
 from typing import Any
 
+from reports.stats.analysis import OPENING, JudgedMove, Verdict
 from tournament.record import GameRecord, Termination
 from tournament.schedule import GameTask, Settings
 
@@ -120,3 +122,43 @@ AGENTS = ("alpha", "beta", "crashy", "fullcol", "slow")
 def settings_for(agents: tuple[str, ...], games: int, **changes) -> Settings:
     return Settings(entrants=agents, games=games, opening_source="test openings", workers=2, cores=2,
                     toolkit="0.1.0 (git test)", **changes)  # fmt: skip
+
+
+def judged_moves(records: list[GameRecord], perfect: tuple[str, ...] = ()) -> list[JudgedMove]:
+    """Every move of ``records`` judged, as ``connectx analyze`` would write them but made up (no
+    solver): a draw or a forfeited game is level throughout; a game won by N in a row is level until
+    the loser's last move after the opening, its mistake (draw -> loss), then won, the winner's every
+    other move an inaccuracy (a slower win). A loser in ``perfect`` never errs: its game was lost from
+    the start. A mistake's or an inaccuracy's best column is the leftmost other legal one."""
+    judged = []
+    for record in records:
+        rows, columns = record.task.rows, record.task.columns
+        opening, moves = len(record.opening), record.moves
+        loser = None
+        if record.termination == Termination.WIN:
+            loser = 2 if record.result == 1.0 else 1
+        losers_moves = [ply for ply in range(opening + 1, len(moves) + 1) if 2 - ply % 2 == loser]
+        lost_from_start = loser is not None and ((record.first, record.second)[loser - 1] in perfect
+                                                 or not losers_moves)  # fmt: skip
+        deciding = None if loser is None or lost_from_start else losers_moves[-1]
+        heights = [0] * columns
+        value = 0  # the mover's value before its move
+        if lost_from_start:
+            value = -3 if loser == 1 else 3
+        for ply, column in enumerate(moves, start=1):
+            mark = 2 - ply % 2
+            before, after = value, value
+            if ply == deciding:
+                after = -3
+            elif value > 0 and ply > opening and ply % 4 in (0, 1):
+                after = value - 1 if value > 1 else value
+            verdict = Verdict.of(before, after)
+            legal = [c for c in range(columns) if heights[c] < rows and c != column]
+            best = (column + 1,) if verdict is Verdict.BEST or not legal else (legal[0] + 1,)
+            agent = OPENING if ply <= opening else (record.first, record.second)[mark - 1]
+            position = "".join(str(c + 1) for c in moves[: ply - 1])
+            move = JudgedMove(record.game_id, ply, agent, position, column + 1, before, after, best, verdict)
+            judged.append(move)
+            heights[column] += 1
+            value = -after
+    return judged

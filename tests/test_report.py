@@ -22,9 +22,10 @@ from reports.render.documents import write_comparison, write_documents
 from reports.render.terminal import forfeit_summary
 from reports.render.write import readable_pairs, write_reports
 from reports.report import build, load
+from reports.stats.analysis import MOVES_FILE, Analysis, JudgedMove, Verdict
 from reports.stats.results import Results
 from reports.stats.tables import pairs
-from tests.records import AGENTS, game_record, settings_for, synthetic_records
+from tests.records import AGENTS, game_record, judged_moves, settings_for, synthetic_records
 from tournament.record import GameRecord, Termination
 from tournament.schedule import Settings
 from tournament.store import Store, settings_from_json, settings_to_json
@@ -339,6 +340,112 @@ def test_the_crosstable_figure_shows_forfeits(report):
     assert f"crashy ({crashes} err)" in svg  # the row label: its forfeits over all games
     assert re.search(r">\d+ inv<", svg)  # a cell: forfeits against one opponent
     assert svg.startswith("<svg")  # inline-ready: no XML declaration or DOCTYPE
+
+
+@pytest.fixture(scope="module")
+def analysed(records):
+    """The synthetic round robin's report with a made-up move analysis in which beta never errs."""
+    analysis = Analysis(judged_moves(records, perfect=("beta",)))
+    return build(Results(records, settings_for(AGENTS, 4)), name="analysed", analysis=analysis), analysis
+
+
+def test_the_report_shows_each_agents_accuracy_and_worst_moves(analysed):
+    report, analysis = analysed
+    review = report.review
+    assert [line.accuracy for line in review.accuracy] == analysis.accuracy(report.records)
+    assert review.games == len(report.records)
+    assert "beta" in review.perfect and review.anchor == "beta"
+    for line in review.accuracy:
+        verdicts = [move.verdict for move in line.worst]
+        assert verdicts == sorted(verdicts, key=["mistake", "inaccuracy"].index)  # mistakes first
+        for move in line.worst:
+            assert move.agent == line.accuracy.agent and move.anchor == f"game-{move.game}-ply-{move.ply}"
+            assert move.change in ("win → loss", "draw → loss", "win → draw", "win → slower win")
+            assert move.column not in move.best_columns
+    text = markdown.render(report)
+    assert "## Against perfect play" in text
+    assert any(line.startswith("| beta | ") for line in text.split("## Against perfect play")[1].splitlines())
+    page = html.render(report)
+    assert 'id="accuracy-table"' in page and 'href="#game-' in page and "-ply-" in page
+
+
+def test_the_deciding_move_of_each_game_is_named_and_linked(analysed):
+    report, analysis = analysed
+    rows = {row.game_id: row for pairing in report.pairings for row in pairing.games}
+    for record in report.records:
+        deciding = report.review.deciding.get(record.game_id)
+        loser = {1.0: record.second, 0.0: record.first}.get(record.result)
+        if record.termination == Termination.WIN and loser != "beta" and deciding is not None:
+            assert deciding.agent == loser and deciding.verdict == "mistake"
+            assert deciding.change == "draw → loss"
+        if record.termination != Termination.WIN:
+            assert deciding is None  # a draw thrown away would be named; these were level throughout
+        assert rows[record.game_id].deciding == deciding
+        judged = report.replays["games"][str(record.game_id)]["j"]
+        assert len(judged["q"]) == len(judged["v"]) == len(judged["c"]) == len(record.moves)
+        assert judged["k"] == (deciding.ply if deciding else 0)
+        moves = analysis.by_game[record.game_id]
+        assert judged["q"] == "".join(str(move.verdict)[0] for move in moves)
+        assert judged["v"] == [m.value_after if m.mark == 1 else -m.value_after for m in moves]
+
+
+def test_elo_is_relative_to_perfect_play_when_an_agent_played_perfectly(analysed):
+    report, _ = analysed
+    lines = {line.agent: line for line in report.standings}
+    assert lines["beta"].rating.reference and lines["beta"].rating.estimate() == "0"
+    assert [line.agent for line in report.standings if line.rating.reference] == ["beta"]
+    unanchored = Results(report.records, report.settings).ratings  # the pool's mean at 0
+    shift = next(r.elo for r in unanchored if r.name == "beta")
+    for rating in unanchored:
+        if rating.is_finite:  # the same ratings, their zero moved onto beta
+            assert lines[rating.name].rating.elo == pytest.approx(rating.elo - shift, abs=0.5)
+    assert report.scale == "Elo relative to perfect play (beta = 0)"
+    assert "beta made no mistake in the move analysis: Elo is relative to it, perfect play" in report.notes
+    assert report.results.progress[-1].ratings == tuple(report.results.ratings)  # the figures' scale too
+
+
+def test_an_undefeated_perfect_agent_bounds_everyone_else():
+    records = []
+    for i, a in enumerate(["top", "second", "third"]):
+        for b in ["top", "second", "third", "bottom"][i + 1 :]:
+            records += [
+                game_record(game_id=len(records) + k, pair_id=len(records) // 2, first=first, second=second,
+                            moves=(), move_times=(), result=float(first == a), termination=Termination.WIN)
+                for k, (first, second) in enumerate([(a, b), (b, a)])
+            ]  # fmt: skip
+    names = ("top", "second", "third", "bottom")
+    opened = {name: next(r.game_id for r in records if r.first == name) for name in names}  # its first move
+    moves = [JudgedMove(opened["top"], 1, "top", "", 4, 0, 0, (4,), Verdict.BEST)]
+    moves += [JudgedMove(opened[name], 1, name, "", 4, 0, -2, (3,), Verdict.MISTAKE) for name in names[1:]]
+    report = build(Results(records, settings_for(names, 1)), name="ladder", analysis=Analysis(moves))
+    assert [line.agent for line in report.standings] == list(names)
+    assert [line.rating.estimate() for line in report.standings] == ["0", "-∞", "-∞", "-∞"]
+    bounds = [line.rating.high for line in report.standings[1:]]
+    assert bounds == sorted(bounds, reverse=True) and all(line.rating.interval().startswith("≤ ")
+                                                          for line in report.standings[1:])  # fmt: skip
+    assert any(note.startswith("second, third and bottom lost every game they played against top")
+               for note in report.notes)  # fmt: skip
+
+
+def test_the_report_command_reads_the_runs_move_analysis(tmp_path, capsys):
+    agents = ("alpha", "crashy", "fullcol")
+    _store(tmp_path / "a", agents, 1)
+    with Store.open(tmp_path / "a") as store:
+        Analysis(judged_moves(store.records())).write(tmp_path / "a" / MOVES_FILE)
+    assert main(["report", str(tmp_path / "a")]) == 0
+    assert "## Against perfect play" in (tmp_path / "a" / "report.md").read_text()
+    (tmp_path / "a" / MOVES_FILE).write_text("not,a,moves,file\n")
+    assert main(["report", str(tmp_path / "a")]) == 0
+    assert "no move analysis in the report" in capsys.readouterr().err
+    assert "## Against perfect play" not in (tmp_path / "a" / "report.md").read_text()
+
+
+def test_a_game_whose_moves_the_analysis_does_not_match_gets_no_judgements(records):
+    moves = judged_moves(records[:2])
+    first = records[0].game_id
+    stale = [dataclasses.replace(m, column=m.column % 7 + 1) if m.game == first else m for m in moves]
+    data = replay_data(records[:2], Analysis(stale))
+    assert "j" not in data["games"][str(first)] and "j" in data["games"][str(records[1].game_id)]
 
 
 def test_games_without_move_times_report_their_time_as_not_measured(tmp_path):

@@ -26,7 +26,7 @@ DOCUMENTS = ("report.html", "report.md", "games.csv")
 def write_all(report: Report, out_dir: Path | str) -> dict[str, Path]:
     """Write every file of ``report`` into ``out_dir``: the tables and figures
     (:func:`reports.render.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file name."""
-    return write_reports(report.results, out_dir) | write_documents(report, out_dir)
+    return write_reports(report.results, out_dir, scale=report.scale) | write_documents(report, out_dir)
 
 
 def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:

@@ -36,8 +36,12 @@ def render(report: Report) -> str:
     """The report as one HTML page (a ``str``; write it as UTF-8)."""
     title = f"{len(report.records)} games · {report.header.board}"
     figures = {
-        "elo": elo_figure(report.results.ratings, title="Elo, 95 % intervals", labels=False),
-        "progress": progress_figure(report.results.progress, title=f"Elo progression · {title}"),
+        "elo": elo_figure(
+            report.results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale
+        ),
+        "progress": progress_figure(
+            report.results.progress, title=f"Elo progression · {title}", scale=report.scale
+        ),
         "crosstable": crosstable_figure(report.crosstable, report.standings, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }

@@ -18,6 +18,7 @@ from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
 from reports.header import format_seconds
 from reports.report import Report
+from reports.review import Review
 from reports.stats.frames import notation
 from reports.stats.headtohead import WDL
 from reports.stats.ratings import Rating
@@ -50,6 +51,8 @@ def render(report: Report) -> str:
     ]
     lines += [_standings(report.standings), ""]
     lines += [f"- {note}" for note in report.notes]
+    if report.review is not None:
+        lines += ["", *_accuracy(report.review)]
     lines += ["", "## Plots", ""]
     for name, alt in FIGURES.items():
         if name != "crosstable.png":  # shown in its own section
@@ -261,6 +264,30 @@ def _elo(rating: Rating) -> str:
     """``+428 (+170 to +802)``, ``+∞ (≥ +407)``, ``0 (reference)``: a rating and its interval, one cell."""
     interval = rating.interval()
     return f"{rating.estimate()} ({interval})" if interval else rating.estimate()
+
+
+def _accuracy(review: Review) -> list[str]:
+    """The move analysis: each agent's accuracy against perfect play, a short table."""
+    return [
+        "## Against perfect play",
+        "",
+        f"Every move of {review.games} games judged by the solved game (`moves.csv`). A mistake changes the "
+        "outcome its side had (win → draw, draw → loss, win → loss); an inaccuracy wins slower or loses "
+        "faster. The HTML report links each agent's worst moves to their replays.",
+        "",
+        _table(
+            ["agent", "moves", "best", "inaccuracies", "mistakes", "first mistake (median ply)",
+             "lost games decided by its own mistake"],  # fmt: skip
+            [
+                (
+                    a.agent, a.moves, f"{100 * a.best_share:.1f} %", a.inaccuracies, a.mistakes,
+                    "-" if a.first_mistake_ply is None else f"{a.first_mistake_ply:g}",
+                    f"{a.lost_by_own_mistake} of {a.lost}" if a.lost else "-",
+                )  # fmt: skip
+                for a in (line.accuracy for line in review.accuracy)
+            ],
+        ),
+    ]
 
 
 def _standings(standings: Sequence[Standing]) -> str:

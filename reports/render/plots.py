@@ -44,14 +44,14 @@ colour-blind readers, unlike red-green, and whose ends stay apart in grey print.
 _FORFEIT_ABBREVIATIONS = {Termination.INVALID: "inv", Termination.TIMEOUT: "t/o", Termination.ERROR: "err"}
 
 
-def plot_elo(ratings: Sequence[Rating], path: Path, *, title: str) -> None:
+def plot_elo(ratings: Sequence[Rating], path: Path, *, title: str, scale: str = "Elo") -> None:
     """Save :func:`elo_figure` to ``path`` as PNG."""
-    elo_figure(ratings, title=title).savefig(path, format="png", dpi=120)
+    elo_figure(ratings, title=title, scale=scale).savefig(path, format="png", dpi=120)
 
 
-def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) -> None:
+def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str, scale: str = "Elo") -> None:
     """Save :func:`progress_figure` to ``path`` as PNG."""
-    progress_figure(checkpoints, title=title).savefig(path, format="png", dpi=120)
+    progress_figure(checkpoints, title=title, scale=scale).savefig(path, format="png", dpi=120)
 
 
 def plot_crosstable(cross: Crosstable, standings: Sequence[Standing], path: Path, *, title: str) -> None:
@@ -72,8 +72,9 @@ def to_svg(figure: Figure, *, key: str) -> str:
     return text[text.index("<svg") :]
 
 
-def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True) -> Figure:
-    """Each player's Elo as a point with its 95 % interval, in the given order.
+def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, scale: str = "Elo") -> Figure:
+    """Each player's Elo as a point with its 95 % interval, in the given order, on an axis labelled
+    ``scale`` (where its zero is, e.g. :attr:`reports.report.Report.scale`).
 
     With ``labels`` (for a figure on its own), each row is labelled with :meth:`Rating.label` and the
     games played; without (beside a table that gives them), the figure is narrower. ``title`` goes on
@@ -114,7 +115,7 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True) ->
     if values:  # room for the arrows, which do not widen the axis by themselves
         ax.set_xlim(min(values) - 0.2 * span - 10, max(values) + 0.2 * span + 10)
     ax.set_yticks(y, [r.name for r in ratings])
-    ax.set_xlabel("Elo")
+    ax.set_xlabel(scale)
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
@@ -122,9 +123,12 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True) ->
     return fig
 
 
-def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str, columns: int = 5) -> Figure:
+def progress_figure(
+    checkpoints: Sequence[Checkpoint], *, title: str, columns: int = 5, scale: str = "Elo"
+) -> Figure:
     """Small multiples of the Elo progression: one panel per player, in the last checkpoint's order
-    (best first), ``columns`` panels a row, all on the same axes.
+    (best first), ``columns`` panels a row, all on the same axes; ``scale`` (where the Elo scale's
+    zero is) goes after the title.
 
     A panel draws its player's Elo against the games played, with the 95 % interval shaded, over the
     other players' lines in light grey for scale. At a checkpoint where the player's rating is
@@ -136,7 +140,7 @@ def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str, columns: i
     count = max(len(names), 1)
     width = min(count, columns)
     height = -(-count // width)
-    fig = Figure(figsize=(0.6 + 2.3 * width, 1.0 + 1.45 * height), layout="constrained")
+    fig = Figure(figsize=(0.6 + 2.3 * width, 0.85 + 1.35 * height), layout="constrained")
     axes = fig.subplots(height, width, sharex=True, sharey=True, squeeze=False).flat
     games = [checkpoint.games for checkpoint in checkpoints]
     series = {name: _progress_series(checkpoints, name) for name in names}
@@ -169,7 +173,7 @@ def progress_figure(checkpoints: Sequence[Checkpoint], *, title: str, columns: i
         Line2D([], [], color="0.85", label="the other agents"),
     ]
     fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=8, frameon=False)
-    fig.suptitle(title, fontsize=10, x=0.01, ha="left")
+    fig.suptitle(f"{title} · {scale}", fontsize=10, x=0.01, ha="left")
     return fig
 
 

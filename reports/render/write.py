@@ -22,8 +22,9 @@ __all__ = ["readable_pairs", "replace_atomically", "write_reports"]
 ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
 
 
-def write_reports(results: Results, out_dir: Path | str) -> dict[str, Path]:
-    """Write the tables and figures of ``results`` into ``out_dir`` (created if missing), replacing old ones.
+def write_reports(results: Results, out_dir: Path | str, *, scale: str = "Elo") -> dict[str, Path]:
+    """Write the tables and figures of ``results`` into ``out_dir`` (created if missing), replacing old ones;
+    ``scale`` labels the figures' Elo axis (where its zero is, :attr:`reports.report.Report.scale`).
 
     Files: ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`), ``pairs.csv``
     (see :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
@@ -49,9 +50,10 @@ def write_reports(results: Results, out_dir: Path | str) -> dict[str, Path]:
             results.ratings,
             path,
             title=f"Elo: maximum likelihood, 95 % profile-likelihood intervals\n{title}",
+            scale=scale,
         ),
         "elo_progress.png": lambda path: plot_progress(
-            results.progress, path, title=f"Elo progression\n{title}"
+            results.progress, path, title=f"Elo progression\n{title}", scale=scale
         ),
         "crosstable.png": lambda path: plot_crosstable(
             results.crosstable, results.standings, path, title=f"Crosstable\n{title}"

@@ -1,0 +1,113 @@
+"""What a report shows of the move analysis (:class:`reports.stats.analysis.Analysis`, ``RUN/moves.csv``):
+:func:`review` gathers each agent's accuracy with its worst moves, the move that decided each game, and
+the agent perfect play anchors the Elo scale on, as plain data with the words a reader needs.
+
+Columns count from 1 and plies from 1 (the opening included), as in ``moves.csv``; a move's
+``anchor`` is the report's address of its replay at that ply (``game-12-ply-9``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reports.stats.analysis import AgentAccuracy, Analysis, JudgedMove, Verdict, outcome
+from reports.stats.results import Results
+
+__all__ = ["AccuracyLine", "MoveLink", "Review", "change", "link", "perfect_anchor", "review"]
+
+WORST = 5
+"""How many of its worst moves the report lists for each agent."""
+
+_OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+
+
+@dataclass(frozen=True, slots=True)
+class MoveLink:
+    """One judged move as the report links it: where (``game``, ``ply``, ``anchor``), who, the column
+    played and the best ones, the verdict, and what the move changed (:func:`change`)."""
+
+    game: int
+    ply: int
+    agent: str
+    column: int
+    best_columns: tuple[int, ...]
+    verdict: str
+    change: str
+    anchor: str
+
+
+@dataclass(frozen=True, slots=True)
+class AccuracyLine:
+    """An agent's accuracy against perfect play and its worst moves (mistakes first, then by value
+    given away; at most :data:`WORST`)."""
+
+    accuracy: AgentAccuracy
+    worst: list[MoveLink]
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """The move analysis of a run as a report shows it.
+
+    Attributes:
+        accuracy: every agent's line, best first (fewest mistakes per move, as
+            :meth:`~reports.stats.analysis.Analysis.accuracy` orders them).
+        deciding: the move that decided each game it can name, by game id
+            (:meth:`~reports.stats.analysis.Analysis.decisive`).
+        perfect: the agents that made no mistake in any judged move, best first.
+        anchor: the agent the Elo scale is put on (:func:`perfect_anchor`), or None.
+        games: how many of the run's games were judged.
+    """
+
+    accuracy: list[AccuracyLine]
+    deciding: dict[int, MoveLink]
+    perfect: list[str]
+    anchor: str | None
+    games: int
+
+
+def change(move: JudgedMove) -> str:
+    """What a move did to its side's outcome: ``draw → loss`` for a mistake, ``win → slower win`` or
+    ``loss → faster loss`` for an inaccuracy, ``kept the win`` (draw, loss) for a best move."""
+    before, after = _OUTCOMES[outcome(move.value_before)], _OUTCOMES[outcome(move.value_after)]
+    if move.verdict is Verdict.MISTAKE:
+        return f"{before} → {after}"
+    if move.verdict is Verdict.INACCURACY:
+        return "win → slower win" if before == "win" else "loss → faster loss"
+    return f"kept the {before}"
+
+
+def link(move: JudgedMove) -> MoveLink:
+    """The :class:`MoveLink` of a judged move."""
+    return MoveLink(
+        move.game, move.ply, move.agent, move.column, move.best_columns, str(move.verdict), change(move),
+        move.anchor,
+    )  # fmt: skip
+
+
+def perfect_anchor(analysis: Analysis, results: Results) -> str | None:
+    """The entrant to put the Elo scale's zero on: one that made no mistake in the analysis
+    (:meth:`~reports.stats.analysis.Analysis.perfect`) and played the others; of several, the one
+    with the most judged moves (the most evidence), then by name. None when there is none."""
+    moves = {line.agent: line.moves for line in analysis.accuracy(results.records)}
+    perfect = [agent for agent in moves if analysis.perfect(agent) and agent in results.totals]
+    return min(perfect, key=lambda agent: (-moves[agent], agent), default=None)
+
+
+def review(analysis: Analysis, results: Results) -> Review:
+    """The :class:`Review` of ``analysis``, the judged moves of the games of ``results``."""
+    records = results.records
+    accuracy = analysis.accuracy(records)
+    deciding = {}
+    for record in records:
+        move = analysis.decisive(record)
+        if move is not None:
+            deciding[record.game_id] = link(move)
+    judged = set(analysis.by_game)
+    return Review(
+        accuracy=[AccuracyLine(a, [link(m) for m in analysis.worst(a.agent, WORST)]) for a in accuracy],
+        deciding=deciding,
+        perfect=[line.agent for line in accuracy if analysis.perfect(line.agent)],
+        anchor=perfect_anchor(analysis, results),
+        games=sum(record.game_id in judged for record in records),
+    )
