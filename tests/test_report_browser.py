@@ -12,9 +12,10 @@ import pytest
 
 from reports.render.documents import write_documents
 from reports.report import build
+from reports.stats.analysis import Analysis
 from reports.stats.results import Results
 from scripts.browser import Browser, find_chromium
-from tests.records import AGENTS, settings_for, synthetic_records
+from tests.records import AGENTS, judged_moves, settings_for, synthetic_records
 
 pytestmark = pytest.mark.skipif(
     find_chromium() is None, reason="no Chromium on PATH (apt-get install -y chromium; .ci/run does)"
@@ -38,9 +39,11 @@ def in_view(box: dict[str, float]) -> bool:
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    """A browser showing the report of a synthetic round robin (with crashes and invalid moves)."""
+    """A browser showing the report of a synthetic round robin (with crashes and invalid moves) and a
+    made-up move analysis of it, in which beta never errs."""
     records = synthetic_records(AGENTS, 2)
-    report = build(Results(records, settings_for(AGENTS, 2)), name="browser")
+    analysis = Analysis(judged_moves(records, perfect=("beta",)))
+    report = build(Results(records, settings_for(AGENTS, 2)), name="browser", analysis=analysis)
     out = tmp_path_factory.mktemp("report")
     path = write_documents(report, out)["report.html"]
     with Browser(width=WIDTH, height=HEIGHT) as browser:
@@ -103,6 +106,50 @@ def test_a_game_link_lands_on_that_replay_in_view(page):
         assert in_view(rect(fresh, "#board"))
         assert fresh.errors == []
     assert page.errors == []
+
+
+def test_the_accuracy_table_is_on_the_page(page):
+    cells = "document.querySelectorAll('#accuracy-table tr td:first-child')"
+    agents = page.evaluate(f"Array.from({cells}).map(td => td.firstChild.textContent.trim())")
+    assert agents == [line.accuracy.agent for line in page.report.review.accuracy]
+    assert page.evaluate("document.querySelector('#standings-table').textContent").count("reference") == 1
+    standings = page.evaluate("document.getElementById('standings').innerText")
+    assert "Elo relative to perfect play (beta = 0)" in standings
+
+
+def test_a_worst_move_link_lands_on_the_marked_move(page):
+    page.evaluate("window.scrollTo(0, 0)")
+    href = page.evaluate("document.querySelector('#worst-moves a').getAttribute('href')")
+    game, ply = (int(part) for part in href.removeprefix("#game-").split("-ply-"))
+    move = next(m for line in page.report.review.accuracy for m in line.worst if m.anchor == href[1:])
+    page.evaluate(f"document.querySelector('#worst-moves a[href=\"{href}\"]').click()")
+    plies = len(next(r for r in page.report.records if r.game_id == game).moves)
+    assert page.evaluate("document.getElementById('replay-title').textContent").startswith(f"Game {game}:")
+    assert page.evaluate("document.getElementById('ply-label').textContent") == f"ply {ply} of {plies}"
+    assert page.evaluate(DISCS) == ply  # the board shows the position right after that move
+    marked = "#board .cell.mistake" if move.verdict == "mistake" else "#board .cell.inaccuracy"
+    assert page.evaluate(f"document.querySelectorAll('{marked}').length") == 1
+    assert page.evaluate(f"document.querySelector('{marked}').classList.contains('last')")
+    assert in_view(rect(page, marked)) and in_view(rect(page, "#judgement"))
+    assert page.evaluate("document.querySelectorAll('#board .cell.best').length") == len(move.best_columns)
+    current = "document.querySelector('#moves li.current')"
+    assert page.evaluate(f"{current}.firstChild.textContent") == f"{ply}."
+    assert page.evaluate(f"{current}.querySelector('.q').textContent") in ("??", "?!")
+    text = page.evaluate("document.getElementById('judgement').textContent")
+    assert text.startswith(f"Ply {ply}, {move.agent}: col {move.column}")
+    assert f"best: col {move.best_columns[0]}" in text
+    assert page.errors == []
+
+
+def test_the_deciding_move_button_steps_to_it(page):
+    game, deciding = next(iter(page.report.review.deciding.items()))
+    page.evaluate(f"document.querySelector('a[href=\"#game-{game}\"]').click()")
+    assert page.evaluate("document.getElementById('decisive').hidden") is False
+    page.evaluate("document.getElementById('decisive').click()")
+    label = page.evaluate("document.getElementById('ply-label').textContent")
+    assert label.startswith(f"ply {deciding.ply} of")
+    assert "This move decided the game." in page.evaluate("document.getElementById('judgement').textContent")
+    assert page.evaluate("document.querySelector('#moves li.current').classList.contains('deciding')")
 
 
 def test_stepping_a_replay_changes_the_board(page):
