@@ -1,10 +1,11 @@
 """Two or more runs side by side: what changed for the agents they share (:func:`compare`).
 
-Elo is relative to each run's own pool (its mean is 0), so a rating moves when the pool changes even
-if the agent did not. Scores against the same opponents compare directly, hence the second table: every
-agent of every run against each agent that all runs share.
+Elo is relative to each run's own zero (the mean of its pool, or perfect play when its move analysis
+found a perfect agent), so a rating moves when the pool changes even if the agent did not. Scores
+against the same opponents compare directly, hence the second table: every agent of every run against
+each agent that all runs share.
 
-**Which agents are the same.** An agent is known across runs by its name, :func:`reports.header.short_name`
+**Which agents are the same.** An agent is known across runs by its name, :func:`reports.header.short_names`
 of its entrant spec: ``bots/v1/mine.py`` in one run and ``bots/v2/mine.py`` in the next are two
 versions of ``mine``, and line up on one row. Versions whose names differ (``mine_v1.py``,
 ``mine_v2.py``) are joined explicitly, ``connectx report RUN1 RUN2 --pair mine_v1=mine_v2``: each
@@ -29,13 +30,15 @@ __all__ = ["AgentLine", "Comparison", "Run", "RunCell", "VersusRow", "compare"]
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """One compared run: its name, its report's path relative to the comparison, and its header."""
+    """One compared run: its name, its report's path relative to the comparison, its header, and where
+    its Elo scale's zero is (:attr:`reports.report.Report.scale`)."""
 
     name: str
     link: str
     games: str
     openings: str
     time_control: str
+    scale: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,7 @@ def compare(
             report.header.games,
             report.header.openings,
             report.header.time_control,
+            report.scale,
         )
         for report, directory in zip(reports, directories, strict=True)
     ]

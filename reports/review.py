@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from reports.stats.analysis import AgentAccuracy, Analysis, JudgedMove, Verdict, outcome
 from reports.stats.results import Results
+from tournament.record import FORFEITS
 
 __all__ = ["AccuracyLine", "MoveLink", "Review", "change", "link", "perfect_anchor", "review"]
 
@@ -87,10 +88,17 @@ def link(move: JudgedMove) -> MoveLink:
 
 def perfect_anchor(analysis: Analysis, results: Results) -> str | None:
     """The entrant to put the Elo scale's zero on: one that made no mistake in the analysis
-    (:meth:`~reports.stats.analysis.Analysis.perfect`) and played the others; of several, the one
-    with the most judged moves (the most evidence), then by name. None when there is none."""
+    (:meth:`~reports.stats.analysis.Analysis.perfect`), played the others and forfeited no game (a
+    forfeit is no perfect play); of several, the one with the most judged moves (the most evidence),
+    then by name. None when there is none."""
     moves = {line.agent: line.moves for line in analysis.accuracy(results.records)}
-    perfect = [agent for agent in moves if analysis.perfect(agent) and agent in results.totals]
+    perfect = [
+        agent
+        for agent in moves
+        if analysis.perfect(agent)
+        and agent in results.totals
+        and not any(results.forfeited(agent, kind) for kind in FORFEITS)
+    ]
     return min(perfect, key=lambda agent: (-moves[agent], agent), default=None)
 
 

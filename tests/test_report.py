@@ -22,6 +22,7 @@ from reports.render.documents import write_comparison, write_documents
 from reports.render.terminal import forfeit_summary
 from reports.render.write import readable_pairs, write_reports
 from reports.report import build, load
+from reports.review import perfect_anchor
 from reports.stats.analysis import MOVES_FILE, Analysis, JudgedMove, Verdict
 from reports.stats.results import Results
 from reports.stats.tables import pairs
@@ -454,3 +455,17 @@ def test_games_without_move_times_report_their_time_as_not_measured(tmp_path):
     assert all(row.calls == 0 for row in report.time_use)
     paths = write_documents(report, tmp_path)
     assert "| alpha | 0 | - | - | - |" in paths["report.md"].read_text()
+
+
+def test_an_agent_that_forfeits_is_no_anchor_and_a_comparison_names_each_runs_zero(records, tmp_path):
+    only_fullcol = Analysis(judged_moves(records, perfect=("fullcol",)))  # it never errs, but forfeits
+    assert [name for name in only_fullcol.agents() if only_fullcol.perfect(name)] == ["fullcol"]
+    results = Results(records, settings_for(AGENTS, 4))
+    assert perfect_anchor(only_fullcol, results) is None
+    assert build(results, name="x", analysis=only_fullcol).scale == "Elo (mean of the rated = 0)"
+    anchored = build(results, name="y", analysis=Analysis(judged_moves(records, perfect=("beta",))))
+    plain = build(results, name="z")
+    comparison = compare([anchored, plain], [tmp_path / "y", tmp_path / "z"], tmp_path)
+    assert [run.scale for run in comparison.runs] == [
+        "Elo relative to perfect play (beta = 0)", "Elo (mean of the rated = 0)"
+    ]

@@ -208,11 +208,11 @@ def render_comparison(comparison: Comparison) -> str:
     lines = ["# ConnectX runs compared", ""]
     lines += [
         _table(
-            ["run", "games", "openings", "time"],
-            [(f"[{run.name}]({run.link})", run.games, run.openings, run.time_control) for run in runs],
+            ["run", "games", "openings", "time", "Elo scale"],
+            [(f"[{r.name}]({r.link})", r.games, r.openings, r.time_control, r.scale) for r in runs],
         ),
         "",
-        "Elo is relative to each run's pool (its mean is 0); scores against the same opponents compare "
+        "Elo is relative to each run's own zero (its scale above); scores against the same opponents compare "
         "directly. Agents are known by name (a file agent by its file name); `A → B` are versions joined "
         "by `--pair A=B`.",
         "",
