@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -186,3 +190,156 @@ def test_fewer_games_or_other_differences_are_refused(tmp_path):
         Store.create(tmp_path, dataclasses.replace(SETTINGS, games=5, seed=2))
     with Store.open(tmp_path) as store:
         assert store.settings() == SETTINGS and store.records() == [record(0)]
+
+
+def test_a_store_in_a_folder_whose_name_reads_as_uri_syntax_is_that_folder(tmp_path):
+    folder = tmp_path / "run ?mode=ro#1 100%"
+    with Store.create(folder, SETTINGS) as store:
+        store.add(record(0))
+    with Store.open(folder) as store:
+        assert store.records() == [record(0)] and not store.read_only
+    assert sorted(path.name for path in tmp_path.iterdir()) == [folder.name]
+
+
+# ---- a read-only view of a store: a read-only bind mount in a private mount namespace ----
+
+_READ_ONLY_VIEW = """
+import json, subprocess, sys
+source, view = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])  # this checkout's packages
+subprocess.run(["mount", "--bind", source, view], check=True)
+subprocess.run(["mount", "-o", "remount,bind,ro", view], check=True)
+from tournament.store import Store, StoreError
+try:
+    open(view + "/probe", "w")
+except OSError as error:
+    refused = error.strerror
+else:
+    refused = None
+try:
+    with Store.open(view) as store:
+        found = {"read_only": store.read_only, "game_ids": sorted(store.game_ids()),
+                 "records": len(store.records()), "entrants": list(store.settings().entrants)}
+        for name, write in (("add_solved", lambda: store.add_solved({1: (0,)})),
+                            ("add", lambda: store.add(store.records()[0]))):
+            try:
+                write()
+            except StoreError as error:
+                found[name] = str(error)
+except StoreError as error:
+    found = {"error": str(error)}
+found["writing the view"] = refused
+print(json.dumps(found))
+"""
+
+
+def read_only_view(tmp_path, source) -> dict:
+    """Open the store in ``source`` through a read-only bind mount of it (``unshare -m``: a mount
+    namespace of its own, so nothing outside sees the mount) and report what :meth:`Store.open` read
+    and what its writes said. Skips where mount namespaces are not allowed (not root)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare(1)")
+    view = tmp_path / "view"
+    view.mkdir(exist_ok=True)
+    script = tmp_path / "view.py"
+    script.write_text(_READ_ONLY_VIEW)
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        ["unshare", "-m", sys.executable, str(script), str(source), str(view), str(root)],
+        capture_output=True, text=True, timeout=60, cwd=root,
+    )  # fmt: skip
+    if done.returncode != 0 and ("mount" in done.stderr or "unshare" in done.stderr):
+        pytest.skip(f"no read-only bind mount here: {done.stderr.strip().splitlines()[-1]}")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["writing the view"] == "Read-only file system"  # the view really is read-only
+    return found
+
+
+def _files(directory) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir())}
+
+
+def test_a_store_on_a_read_only_file_system_is_read_and_left_untouched(tmp_path):
+    source = tmp_path / "run"
+    with Store.create(source, SETTINGS) as store:
+        store.add(record(0))
+        store.add(record(1))
+    before = _files(source)
+    assert sorted(before) == ["tournament.db", "tournament.lock"]  # no -wal or -shm: immutable=1
+    found = read_only_view(tmp_path, source)
+    assert found["read_only"] is True and found["game_ids"] == [0, 1] and found["records"] == 2
+    assert found["entrants"] == list(SETTINGS.entrants)
+    for name, doing in (("add_solved", "cache solved positions in"), ("add", "store game 0 in")):
+        assert found[name] == (
+            f"cannot {doing} {tmp_path}/view/tournament.db: it is open read-only, its folder cannot be "
+            "written here"
+        )
+    assert _files(source) == before
+
+
+def test_a_read_only_view_reads_the_games_a_run_is_writing_through_its_wal(tmp_path):
+    source = tmp_path / "run"
+    with Store.create(source, SETTINGS) as store:  # a run, holding its lock, writing as we read
+        store.add(record(0))
+        store.add(record(1))
+        assert (source / "tournament.db-wal").stat().st_size > 0  # the games are in the WAL still
+        found = read_only_view(tmp_path, source)  # SQLite's mode=ro with the run's -shm
+    assert found["read_only"] is True and found["game_ids"] == [0, 1]
+
+
+def test_an_older_store_is_read_only_migrated_in_memory(tmp_path):
+    source = tmp_path / "run"
+    source.mkdir()
+    _v0_store(source, SETTINGS)
+    before = _files(source)
+    found = read_only_view(tmp_path, source)
+    assert found["read_only"] is True and found["game_ids"] == [0] and found["records"] == 1
+    assert found["add"].endswith("it is open read-only, its folder cannot be written here")
+    assert _files(source) == before and _version(source) == 0
+
+
+def test_a_read_only_view_that_a_writer_may_change_unseen_is_refused_in_one_line(tmp_path):
+    import fcntl
+    import os
+
+    source = tmp_path / "run"
+    with Store.create(source, SETTINGS) as store:
+        store.add(record(0))
+    # a run that has taken the directory's lock and has not opened the database yet
+    fd = os.open(source / "tournament.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.pwrite(fd, b"4242\n", 0)
+        found = read_only_view(tmp_path, source)
+    finally:
+        os.close(fd)
+    assert found["error"] == (
+        f"{tmp_path}/view is being written by a run (process 4242) and cannot be read safely while it "
+        "runs, since it cannot be written here; wait for the run to end"
+    )
+    # a write-ahead log with games in it but no -shm: immutable=1 would not read those games
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_WRITER, str(source / "tournament.db")],
+        capture_output=True, text=True, cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert killed.returncode == -9, killed.stderr
+    (source / "tournament.db-shm").unlink()
+    found = read_only_view(tmp_path, source)
+    view = f"{tmp_path}/view/tournament.db"
+    assert found["error"].startswith(f"cannot read {view}: its folder cannot be written here, and its write")
+    assert "\n" not in found["error"]
+    with Store.open(source) as store:  # where it can be written, the log is read (and checkpointed)
+        assert store.game_ids() == {0, 1}
+
+
+_KILLED_WRITER = """
+import dataclasses, os, signal, sys
+sys.path[:0] = [".", "tests"]
+from test_store import record
+from tournament.store import Store
+store = Store.open(sys.argv[1].rpartition("/")[0])
+store._db.execute("PRAGMA wal_autocheckpoint = 0")
+store.add(record(1))
+os.kill(os.getpid(), signal.SIGKILL)  # no checkpoint: the game stays in the -wal file
+"""

@@ -16,6 +16,16 @@ completed when it holds no games, and reported otherwise). A run holds an exclus
 directory is refused. Every SQLite or file-system failure -- a read-only directory, a full disk, a
 damaged file -- becomes a :class:`StoreError` whose message is one line; a failed write is rolled
 back, so the games stored before it stay intact.
+
+Reading a store that cannot be written (a read-only file system or mount, a folder or file without
+write permission): :meth:`Store.open` falls back to SQLite's read-only mode (URI ``mode=ro``), which
+reads a WAL database when its ``-wal`` and ``-shm`` files are there (a run writing it through another
+mount) and needs to create them otherwise; if it cannot, to ``immutable=1`` (no locking, no side
+files), used only when no writer can exist: no run holds the directory's lock (checked with a shared
+``flock``, held until :meth:`Store.close` so no run starts meanwhile) and no ``-wal`` file holds
+frames that ``immutable`` would not read. A store of an older layout is migrated in a copy in memory,
+the file left as it is. Such a store is :attr:`Store.read_only`: its write methods raise
+:class:`StoreError`. (SQLite: https://www.sqlite.org/uri.html, https://www.sqlite.org/wal.html#readonly)
 """
 
 from __future__ import annotations
@@ -28,10 +38,11 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from urllib.parse import urlencode
 
 from tournament.record import GameRecord
 from tournament.schedule import Settings
-from tournament.schema import COLUMNS, SCHEMA, SchemaError, from_row, migrate, to_row
+from tournament.schema import COLUMNS, SCHEMA, SCHEMA_VERSION, SchemaError, from_row, migrate, to_row
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"
@@ -49,6 +60,11 @@ class StoreError(RuntimeError):
     """A tournament directory that cannot be used as asked (see the message, one line)."""
 
 
+class _Unwritable(StoreError):
+    """SQLite could not open or write the database in the mode asked (a read-only file system or
+    folder): :meth:`Store.open` then tries a read-only mode."""
+
+
 def _describe(path: Path, doing: str, error: BaseException) -> str:
     """One line for a failed SQLite or file operation ``doing`` (e.g. ``"store game 7 in"``) on ``path``."""
     text = str(error) if isinstance(error, sqlite3.Error) else (error.strerror or str(error))
@@ -62,6 +78,66 @@ def _describe(path: Path, doing: str, error: BaseException) -> str:
     if "readonly" in text or "unable to open" in text:
         return f"cannot {doing} {path}: {text} (is its directory writable?)"
     return f"cannot {doing} {path}: {text}"
+
+
+def _cannot_write(error: sqlite3.Error) -> bool:
+    """SQLite failed for want of writing: it could not open or create a file (the database's ``-wal``
+    or ``-shm`` in a read-only folder: ``SQLITE_CANTOPEN``), or could not write one (``SQLITE_READONLY``
+    and its extended codes)."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY"))
+
+
+def _uri(path: Path, query: dict[str, str]) -> str:
+    """SQLite's URI of the file ``path`` with the parameters ``query`` (``mode``, ``immutable``); the
+    path is percent-encoded, so a folder named ``a?b#c`` is that folder."""
+    return f"{Path(os.path.abspath(path)).as_uri()}?{urlencode(query)}"
+
+
+def _in_memory(db: sqlite3.Connection) -> sqlite3.Connection:
+    """A copy of ``db`` in memory (``db`` is closed): a store read read-only is migrated there."""
+    memory = sqlite3.connect(":memory:")
+    try:
+        db.backup(memory)
+    except BaseException:
+        memory.close()
+        raise
+    finally:
+        db.close()
+    return memory
+
+
+def _reader_lock(path: Path) -> int | None:
+    """Make sure that no writer can exist for the database ``path``, which SQLite could open neither
+    read-write nor read-only, so that it may be read as ``immutable`` (which neither locks nor reads
+    the write-ahead log): its ``-wal`` file holds no frames, and no run holds the directory's lock.
+    Returns the file descriptor of a shared lock on the run lock (None without a lock file), to hold
+    while reading: a run cannot start writing meanwhile.
+
+    Raises :class:`StoreError` (one line) when a writer may exist, or the lock cannot be read."""
+    directory = path.parent
+    wal = Path(f"{path}-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"cannot read {path}: its folder cannot be written here, and its write-ahead log {wal.name} "
+            "holds changes that SQLite reads only through a -shm file it cannot create; read it where it "
+            "is writable, or copy the folder"
+        )
+    lock_path = directory / LOCK_NAME
+    if not lock_path.exists():
+        return None
+    with _failures(lock_path, "read"):
+        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise StoreError(
+            f"{directory} is being written by a run (process {holder}) and cannot be read safely while it "
+            "runs, since it cannot be written here; wait for the run to end"
+        ) from None
+    return fd
 
 
 @contextlib.contextmanager
@@ -178,15 +254,29 @@ class Store:
     """The games database of one tournament directory.
 
     :meth:`create` starts or resumes a tournament (and holds the directory's run lock until
-    :meth:`close`), :meth:`open` reads an existing one. Use as a context manager (or call
+    :meth:`close`), :meth:`open` reads an existing one, also where it cannot be written
+    (:attr:`read_only`). Use as a context manager (or call
     :meth:`close`). Every method raises :class:`StoreError` (one line) when SQLite or the file system
     fails: a read-only directory, a full disk, a damaged file.
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, lock: int | None = None) -> None:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        path: Path,
+        lock: int | None = None,
+        *,
+        read_only: bool = False,
+        reader_lock: int | None = None,
+    ) -> None:
         self._db = connection
         self.path = path
         self._lock = lock
+        self._reader_lock = reader_lock  # the shared lock an immutable read holds (see open)
+        self.read_only = read_only
+        """True when the store was opened read-only, its folder or file being unwritable (see
+        :meth:`open`): :meth:`add`, :meth:`add_solved` and :meth:`add_entrants` raise
+        :class:`StoreError`."""
 
     @classmethod
     def create(cls, directory: Path, settings: Settings, *, overwrite: bool = False) -> Store:
@@ -249,15 +339,40 @@ class Store:
 
     @classmethod
     def open(cls, directory: Path) -> Store:
-        """Open the tournament stored in ``directory`` to read it (no lock: a run may be writing).
+        """Open the tournament stored in ``directory`` to read it (no run lock: a run may be writing).
 
-        Raises :class:`StoreError` if there is none, it is not a tournament database, or it lacks
-        its settings (a creation that was killed: run the tournament again to complete it).
+        Read-write when the store can be written (an older layout is then migrated in place), else
+        read-only (:attr:`read_only`; see the module docstring: ``mode=ro``, then ``immutable=1``
+        when no writer can exist, holding a shared lock that keeps runs out until :meth:`close`; an
+        older layout migrated in memory).
+
+        Raises :class:`StoreError` (one line) if there is none, it is not a tournament database, it
+        lacks its settings (a creation that was killed: run the tournament again to complete it), or
+        it cannot be written and cannot be read safely either (a run holds the directory while the
+        side files SQLite needs are missing).
         """
         path = Path(directory) / DB_NAME
         if not path.is_file():
             raise StoreError(f"no tournament in {directory} (expected {path})")
-        db = cls._connect(path)
+        lock, db = None, None
+        read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+        if not read_only:
+            try:
+                db = cls._connect(path)
+            except _Unwritable:
+                read_only = True
+        if db is None:
+            try:
+                db = cls._connect(path, mode="ro")
+            except _Unwritable:
+                lock = _reader_lock(path)
+                try:
+                    db = cls._connect(path, mode="ro", immutable=True)
+                except BaseException:
+                    if lock is not None:
+                        os.close(lock)
+                    raise
+        store = cls(db, path, read_only=read_only, reader_lock=lock)
         try:
             with _failures(path, "read"):
                 if _stored_settings(db) is None:
@@ -266,29 +381,38 @@ class Store:
                         "again to complete it"
                     )
         except BaseException:
-            db.close()
+            store.close()
             raise
-        return cls(db, path)
+        return store
 
     @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
+    def _connect(path: Path, mode: str = "rw", *, immutable: bool = False) -> sqlite3.Connection:
         """A connection to the existing database ``path``: a tournament database (brought up to date)
-        or a part of one (a creation killed before its schema was complete). Raises
-        :class:`StoreError` for any other file."""
+        or a part of one (a creation killed before its schema was complete). ``mode``: SQLite's URI
+        ``mode``, ``rw`` or ``ro`` (an older layout is then migrated in a copy in memory);
+        ``immutable``: SQLite's ``immutable=1`` (only when no writer can exist).
+
+        Raises :class:`StoreError` for any other file, and its subclass :class:`_Unwritable` when
+        SQLite cannot open or write the file in ``mode`` (a read-only file system or folder)."""
+        query = {"mode": mode} | ({"immutable": "1"} if immutable else {})
         with _failures(path, "open"):
-            db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
+            db = sqlite3.connect(_uri(path, query), uri=True)
         try:
             tables = _tables(db)
             if not tables <= _OUR_TABLES | {SOLVED_TABLE}:
                 others = ", ".join(sorted(tables - _OUR_TABLES - {SOLVED_TABLE}))
                 raise sqlite3.DatabaseError(f"it holds other tables ({others})")
             if "games" in tables:
+                if mode == "ro" and db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                    db = _in_memory(db)
                 migrate(db)
         except SchemaError as error:
             db.close()
             raise StoreError(f"{path} {error}") from None
         except sqlite3.Error as error:
             db.close()
+            if _cannot_write(error):
+                raise _Unwritable(_describe(path, "open", error)) from None
             if type(error) is sqlite3.DatabaseError and "malformed" not in str(error):
                 raise StoreError(f"{path} is not a tournament database: {error}") from None
             raise StoreError(_describe(path, "open", error)) from None
@@ -323,6 +447,7 @@ class Store:
     def add(self, record: GameRecord) -> None:
         """Store one finished game (committed at once, or not at all). Raises :class:`StoreError` if a
         game with the same id is already stored, or the write fails (e.g. a full disk)."""
+        self._writable(f"store game {record.game_id} in")
         row = to_row(record)
         names = ", ".join(row)
         marks = ", ".join(f":{name}" for name in row)
@@ -359,17 +484,29 @@ class Store:
         """Add positions to the cache that :meth:`solved` reads (a key already there is kept), in one
         transaction. Raises :class:`StoreError` when the write fails (e.g. a read-only directory);
         the games are never touched."""
+        self._writable("cache solved positions in")
         rows = [(key, json.dumps(list(scores))) for key, scores in solved.items()]
         with _failures(self.path, "cache solved positions in"), self._db:
             self._db.execute(_SOLVED_SCHEMA)
             self._db.executemany(f"INSERT OR IGNORE INTO {SOLVED_TABLE} VALUES (?, ?)", rows)
 
+    def _writable(self, doing: str) -> None:
+        """Raise :class:`StoreError` (one line: cannot ``doing`` the store) when it is :attr:`read_only`
+        (a store migrated in memory would otherwise take the write and lose it)."""
+        if self.read_only:
+            raise StoreError(
+                f"cannot {doing} {self.path}: it is open read-only, its folder cannot be written here"
+            )
+
     def close(self) -> None:
-        """Close the database and release the run lock (if :meth:`create` took it)."""
+        """Close the database and release the run lock (if :meth:`create` took it) or the shared lock
+        of a read-only :meth:`open`."""
         self._db.close()
-        if self._lock is not None:
-            os.close(self._lock)
-            self._lock = None
+        for name in ("_lock", "_reader_lock"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
 
     def __enter__(self) -> Store:
         return self
