@@ -1,9 +1,8 @@
 """The ``connectx`` command line: the parser of every subcommand, and dispatch.
 
 Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), ``play``
-(:mod:`connectx.play`), ``import`` (:mod:`connectx.importing`: episodes played on Kaggle), ``table``
-and ``report`` (:mod:`connectx.results`), ``analyze``
-(:mod:`connectx.analyze`), ``agents``
+(:mod:`connectx.play`), ``import`` (:mod:`connectx.importing`: episodes played on Kaggle), ``report``
+(alias ``table``; :mod:`connectx.results`), ``analyze`` (:mod:`connectx.analyze`), ``agents``
 (:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
 (:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`). With no subcommand: ``run`` with its
 defaults. ``python -m connectx`` is the same command.
@@ -17,7 +16,7 @@ from connectx import analyze, importing, listing, match, play, results, solve, s
 from connectx.options import Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,play,import,table,report,analyze,agents,build,check,solve,train}"
+COMMANDS = "{run,sprt,play,import,report,analyze,agents,build,check,solve,train}"
 
 
 def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:

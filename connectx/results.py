@@ -37,6 +37,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="compare agent A of the first run with agent B of the next as two versions of one agent "
         "(names or specs; agents whose file names match are paired without it); repeatable",
     )
+    report.add_argument(
+        "--analyze",
+        action="store_true",
+        help="first judge every move against perfect play (as `connectx analyze`; 6x7 boards with 4 "
+        "in a row), so the reports show each agent's accuracy and worst moves",
+    )
     report.set_defaults(handler=_reports)
 
 
@@ -99,8 +105,12 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         with store:
             if len(args.dirs) > 1:
                 print(f"== {directory}")
-            # Hook for `report --analyze`: judge the games here (connectx.analyze.analyze_run writes
-            # DIR/moves.csv), and write_report shows the analysis.
+            if args.analyze and store.game_ids():
+                from connectx.analyze import analyze_run
+
+                why = analyze_run(store, directory)
+                if why is not None:
+                    print(f"no move analysis: {why}", file=sys.stderr)
             reports.append(write_report(store, directory))
             if len(args.dirs) > 1:
                 print()

@@ -214,3 +214,10 @@ def test_run_analyze_on_another_board_is_refused_before_any_game(tmp_path, capsy
     assert exit_.value.code == 2
     assert "6x7" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_report_analyze_judges_then_reports(tmp_path, capsys) -> None:
+    store_of(tmp_path, [played(random_game(seed), game_id=seed) for seed in range(2)])
+    assert main(["report", str(tmp_path), "--analyze"]) == 0
+    assert Analysis.read(tmp_path) is not None
+    assert "perfect play" in (tmp_path / "report.html").read_text().lower()

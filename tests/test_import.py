@@ -320,12 +320,6 @@ def test_add_entrants_appends_only_new_names_and_needs_the_lock(tmp_path):
             store.add_entrants(["e"])
 
 
-@pytest.mark.xfail(
-    reason="reports: an agent without timed calls (imported games have no move times) has a NaN "
-    "median time, and reports.header.format_seconds cannot print NaN; reports/ is not ours to edit",
-    raises=ValueError,
-    strict=False,
-)
 def test_report_of_an_imported_run(episodes, tmp_path, capsys):
     run = tmp_path / "run"
     files = [episodes[name][0] for name in ("win", "full")]
