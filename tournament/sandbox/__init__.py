@@ -1,0 +1,66 @@
+"""Each agent in a process of its own, as on Kaggle, where every agent plays from its own container.
+
+The referee never runs agent code: it calls an :class:`AgentProcess`, a proxy that sends the
+observation and configuration down a pipe to the agent's *host* process and waits for the action
+(:mod:`~tournament.sandbox.host`). Nothing else crosses, so an agent can neither touch the board, the
+rewards or the other agent, nor read or write the store.
+
+The host is forked, before its game, from the game process's :class:`Zygote`
+(:mod:`~tournament.sandbox.zygote`; or from the calling process; either way the referee and our
+agents were imported once, in the runner) and, before it loads the agent:
+
+* starts a session of its own (``setsid``), so that its whole process group dies with the game;
+* closes every inherited file descriptor but its pipe; stdin, stdout and stderr go to /dev/null;
+* works in a fresh private directory (also ``HOME`` and ``TMPDIR``), with an environment of its own;
+* gets resource limits (:class:`~tournament.limits.Limits`: address space, processes, no core files);
+* when the runner is root, as in a container: drops to an unprivileged user of its own
+  (:func:`agent_uid`; one per game slot and mark, so no two agents playing at once on the machine can
+  signal each other: :func:`claim_slots`; :mod:`~tournament.sandbox.users`), so the run directory
+  (made ``0700`` by :func:`protect_directory`), the runner and the referee are out of its reach;
+* dies with the game process (``PR_SET_PDEATHSIG``).
+
+Those steps are :mod:`~tournament.sandbox.confinement`'s. When the game ends,
+:meth:`AgentProcess.close` kills the host's process group, and the game process, a child subreaper,
+kills every descendant left (:func:`kill_descendants`, :mod:`~tournament.sandbox.processes`),
+including those that left the group.
+
+Without root the agents run as the runner's user: they still cannot reach the referee's objects, the
+opponent's memory or the runner's (it is not dumpable, :func:`protect_runner`), but they can open
+files that user can, and signal processes of that user. ``README.md`` states the threat model.
+"""
+
+from tournament.sandbox.host import GRACE, MAX_REPLY, AgentProcess
+from tournament.sandbox.processes import (
+    become_game_process,
+    become_subreaper,
+    children,
+    kill_descendants,
+    protect_runner,
+)
+from tournament.sandbox.users import (
+    AGENT_UID_BASE,
+    MAX_SLOTS,
+    agent_uid,
+    claim_slots,
+    isolating,
+    protect_directory,
+)
+from tournament.sandbox.zygote import Zygote
+
+__all__ = [
+    "AGENT_UID_BASE",
+    "GRACE",
+    "MAX_REPLY",
+    "MAX_SLOTS",
+    "AgentProcess",
+    "Zygote",
+    "agent_uid",
+    "become_game_process",
+    "become_subreaper",
+    "children",
+    "claim_slots",
+    "isolating",
+    "kill_descendants",
+    "protect_directory",
+    "protect_runner",
+]

@@ -1,0 +1,263 @@
+"""An agent's host process, and :class:`AgentProcess`, the referee's proxy for it.
+
+The referee (``kaggle_environments`` in the game process) never runs agent code. It calls an
+:class:`AgentProcess`, a thin proxy that sends the observation and configuration down a pipe to the
+agent's *host* process and waits for the action. Nothing else crosses: no object of the referee, of
+the opponent or of the runner is reachable from the host.
+
+A host is forked blank (:func:`fork_host`), by the game process's zygote
+(:class:`~tournament.sandbox.zygote.Zygote`) or by the calling process, detaches at once
+(:func:`~tournament.sandbox.confinement.detach`) and waits for its assignment. It then loads its
+agent, is confined (:mod:`tournament.sandbox.confinement`) and plays the agent on its main thread, as
+a normal (not daemonic) process: agents that time themselves with ``SIGALRM`` or search in child
+processes work as they do under ``env.run``.
+
+Time is measured by the referee exactly as Kaggle measures an agent: around the call, here the
+proxy's round trip. The proxy gives up when the move's limit has passed (``actTimeout`` plus the
+agent's remaining overage bank plus :data:`GRACE`, or the tournament's ``hang_limit``) and hands
+the referee kaggle's ``DeadlineExceeded`` (``TIMEOUT``); a host that dies or sends a malformed reply
+is that agent's ``ERROR``. Replies are JSON of a tagged action (:mod:`tournament.replies`; never
+pickles, which would run the agent's code in the referee), at most :data:`MAX_REPLY` bytes.
+Sources: ``fork(2)``, ``prctl(2)`` (Linux man-pages).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection, Pipe
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.random  # noqa: F401 - imported once here, not in every host (numpy imports it lazily)
+
+from agents.engine.board import Board
+from agents.registry import load_agent, parse_spec
+from tournament.limits import Limits
+from tournament.referee import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
+from tournament.replies import decode, encode
+from tournament.rules import invalid_action
+from tournament.sandbox.confinement import (
+    PR_SET_PDEATHSIG,
+    confine,
+    detach,
+    drop_privileges,
+    prctl,
+    python_is_private,
+)
+from tournament.sandbox.users import agent_uid, isolating
+
+if TYPE_CHECKING:
+    from tournament.sandbox.zygote import Zygote
+
+GRACE = 0.5
+"""Seconds the proxy waits beyond Kaggle's limit before it gives up on a move."""
+
+MAX_REPLY = 1 << 20
+"""Largest reply a host may send, in bytes; a longer one is the agent's ``ERROR``."""
+
+
+def _load(spec_text: str, seed: int) -> Callable[..., Any]:
+    """The callable kaggle-environments would play for a spec (files load lazily, as on Kaggle).
+
+    A spec that fails to load gives an agent that raises the failure at its first move.
+    """
+    try:
+        raw = load_agent(parse_spec(spec_text), seed=seed)
+        if callable(raw):
+            return raw
+        return build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
+    except Exception as error:  # noqa: BLE001 - the agent's ERROR, reported at its first move
+        failure = error
+
+        def failed(obs: Any, config: Any) -> Any:
+            raise failure
+
+        return failed
+
+
+def fork_host() -> tuple[int, Connection]:
+    """Fork a *blank host*: a process that runs no agent yet. It detaches at once
+    (:func:`~tournament.sandbox.confinement.detach`),
+    waits for its assignment on its pipe, and becomes that agent's host (:func:`_host`). Returns its
+    pid and the referee's end of its pipe. It dies with the process that forked it."""
+    referee_end, host_end = Pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the blank host
+        code = 0
+        try:
+            referee_end.close()
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() == parent:
+                detach(host_end)
+                _host(host_end, parent)
+        except EOFError:
+            pass
+        except BaseException:  # noqa: BLE001 - the host may not raise into its parent's code
+            code = 1
+        os._exit(code)
+    host_end.close()
+    return pid, referee_end
+
+
+def _host(conn: Connection, parent: int) -> None:
+    """Become the host of the agent assigned on ``conn`` (``{"spec", "seed", "global_seed", "workdir",
+    "uid", "memory_mb", "processes"}``), then serve its moves until the pipe closes: ``{"id", "obs",
+    "config"}`` in, ``{"id", "action"|"error"}`` out."""
+    job = json.loads(conn.recv_bytes())
+    random.seed(job["global_seed"])
+    np.random.seed(job["global_seed"] % 2**32)
+    # In the runner's directory and as its user: a spec's relative path means what it meant on the
+    # command line, and the file is read even where the agent could not.
+    agent = _load(job["spec"], job["seed"])
+    limits = Limits(job["memory_mb"], job["processes"])
+    confine(job["workdir"], limits)
+    if job["uid"] is not None:
+        drop_privileges(job["uid"], limits)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: the uid change cleared it
+    if os.getppid() != parent:
+        return
+    while True:
+        request = json.loads(conn.recv_bytes())
+        reply: dict[str, Any] = {"id": request["id"]}
+        try:
+            reply["action"] = encode(agent(structify(request["obs"]), structify(request["config"])))
+        except BaseException as error:  # noqa: BLE001 - every failure is the agent's ERROR
+            reply["error"] = f"{type(error).__name__}: {error}"
+            reply["traceback"] = traceback.format_exc()[-4000:]
+        conn.send_bytes(json.dumps(reply).encode())
+
+
+def ending(pid: int) -> str:
+    """How a child host ended, waiting for it briefly: 'exited (exit code N)' or 'was killed by SIGX'."""
+    for _ in range(50):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if done:
+            if os.WIFSIGNALED(status):
+                return f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
+            return f"exited (exit code {os.waitstatus_to_exitcode(status)})"
+        time.sleep(0.01)
+    return "stopped answering"
+
+
+class AgentProcess:
+    """The referee's proxy for one agent, played in a host process of its own (module docstring).
+
+    ``spec`` is an agent spec (:mod:`agents.registry`), ``mark`` 1 or 2, ``slot`` the game's slot
+    among the runner's workers (it picks the host's user), ``seed`` the agent's seed and
+    ``global_seed`` the seed of the host's global ``random`` and numpy generators (Kaggle's built-in
+    agents use them). ``hang_limit`` optionally caps a move in seconds. ``on_turn(mark, board)`` is
+    called before each move with the board the agent is shown (Kaggle's layout: row-major, top row
+    first, 0 empty, else the mark). The host comes from ``zygote`` (:class:`Zygote`, which then
+    reaps it), else it is forked here (:meth:`close` reaps it). After a forfeit, :attr:`note` says
+    what happened and :attr:`last_action` is the action the agent returned last. Raises ``OSError``
+    when the zygote is gone.
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        mark: int,
+        *,
+        seed: int,
+        global_seed: int,
+        slot: int = 0,
+        limits: Limits = Limits(),  # noqa: B008 - immutable
+        hang_limit: float | None = None,
+        on_turn: Callable[[int, list[int]], None] = lambda mark, board: None,
+        zygote: Zygote | None = None,
+    ) -> None:
+        self.mark, self.hang_limit, self.on_turn = mark, hang_limit, on_turn
+        self.note = ""
+        self.last_action: Any = None
+        self._id = 0
+        self._zygote = zygote
+        uid = agent_uid(slot, mark) if isolating() else None
+        python_is_private()  # computed before any fork, for every host to come
+        self.workdir = tempfile.mkdtemp(prefix=f"connectx-mark{mark}-")
+        if uid is not None:
+            os.chown(self.workdir, uid, uid)
+        self.pid, self.conn = zygote.host() if zygote is not None else fork_host()
+        self.group = self.pid
+        job = {"spec": spec, "seed": seed, "global_seed": global_seed, "workdir": self.workdir, "uid": uid}
+        job.update(memory_mb=limits.memory_mb, processes=limits.processes)
+        self.conn.send_bytes(json.dumps(job).encode())
+
+    def __call__(self, obs: Any, config: Any) -> Any:
+        self.on_turn(self.mark, list(obs.board))
+        limit = float(config.actTimeout) + float(obs.remainingOverageTime) + GRACE
+        if self.hang_limit is not None:
+            limit = min(limit, self.hang_limit)
+        self._id += 1
+        deadline = time.monotonic() + limit
+        try:
+            self.conn.send_bytes(json.dumps({"id": self._id, "obs": obs, "config": config}).encode())
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.conn.poll(left):
+                    self.note = f"mark {self.mark} did not return within {limit:.1f} s"
+                    return DeadlineExceeded(self.note)
+                reply = json.loads(self.conn.recv_bytes(MAX_REPLY))
+                if isinstance(reply, dict) and reply.get("id") == self._id:
+                    break
+            if "error" in reply:
+                self.note = f"mark {self.mark} raised {reply['error']}\n{reply.get('traceback', '')}".rstrip()
+                raise RuntimeError(self.note)
+            self.last_action = decode(reply.get("action"))
+        except (EOFError, OSError):
+            self.note = f"mark {self.mark}'s process {self._ended()} during its move"
+            raise RuntimeError(self.note) from None
+        except (ValueError, TypeError, KeyError):
+            self.note = f"mark {self.mark} sent a malformed reply"
+            raise RuntimeError(self.note) from None
+        return self.last_action
+
+    def describe_action(self, board: Board) -> str:
+        """Why the referee ruled the last action INVALID on ``board``, the position the agent was shown,
+        for the verdict's detail: :func:`tournament.rules.invalid_action` of this agent's mark, e.g.
+        ``mark 1 chose column 4, which is full (it returned 3, counting from 0)``."""
+        return invalid_action(self.mark, self.last_action, board)
+
+    def _ended(self) -> str:
+        """How the host ended: 'exited (exit code N)', 'was killed by SIGX' or 'stopped answering'."""
+        how = self._zygote.ended(self.pid) if self._zygote is not None else ending(self.pid)
+        if how != "stopped answering":
+            self.pid = 0  # reaped: its number may be reused
+        return how
+
+    def kill(self) -> None:
+        """Kill the host's process group and the host, and remove its directory, without waiting for
+        them to end: a killed process runs no more code, and the kernel frees it meanwhile. Whoever
+        owns the host reaps it: :meth:`close`, or :func:`kill_descendants` (a game process)."""
+        if not self.conn.closed:
+            self.conn.close()
+        for kill, pid in ((os.killpg, self.group), (os.kill, self.pid)):
+            try:
+                if pid:
+                    kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.rmdir(self.workdir)  # the common case, an agent that wrote nothing: one system call
+        except OSError:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def close(self) -> None:
+        """Kill the host (:meth:`kill`) and, unless a zygote forked it, reap it."""
+        self.kill()
+        if self.pid and self._zygote is None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0

@@ -1,0 +1,142 @@
+"""The zygote: a process that forks the hosts of one game process's agents, and does nothing else
+(the *zygote* of Chromium's and Android's process models).
+
+Why: a process that forks and then keeps working pays for it, since every page it writes while a
+child still shares it is copied first. The referee writes thousands of pages a game, so forking the
+two hosts from the game process cost it about 1,100 page faults and 4-6 ms of system time a game.
+The zygote writes almost nothing: it is forked once, before the first game, and keeps two blank
+hosts ready (:func:`~tournament.sandbox.host.fork_host`), forked whenever no request waits (during a
+game), so that no fork delays a game's start. Sources: ``fork(2)``, ``unix(7)`` (``SCM_RIGHTS``),
+``prctl(2)`` (Linux man-pages).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import socket
+from multiprocessing.connection import Connection
+
+from tournament.sandbox.confinement import PR_SET_PDEATHSIG, close_all_but, prctl, python_is_private
+from tournament.sandbox.host import ending, fork_host
+from tournament.sandbox.processes import become_subreaper, kill_descendants
+
+
+class Zygote:
+    """The zygote of the calling game process (module docstring), forked here.
+
+    * :meth:`host` hands out a blank host: its pid and the referee's end of its pipe, passed over a
+      Unix socket (``SCM_RIGHTS``); the caller sends the assignment
+      (:class:`~tournament.sandbox.host.AgentProcess`).
+    * :meth:`clear`, when a game ends: the zygote, a child subreaper, kills and reaps every process
+      of that game, wherever it went (:func:`~tournament.sandbox.processes.kill_descendants`),
+      before it reads the next request, so no process of one game is alive when the next game's
+      agents load. Blank hosts, which never ran an agent, are spared. It also asks for the next
+      game's two hosts, which the zygote sends once that is done, while the game process returns
+      its record and receives the next game.
+    * :meth:`ended` says how a host that died ended (the zygote is its parent).
+
+    It dies with the game process (``PR_SET_PDEATHSIG``), and its hosts with it.
+    """
+
+    READY = 2
+    """Blank hosts kept forked ahead: one game's."""
+
+    def __init__(self) -> None:
+        python_is_private()  # computed once, here, for every host to come
+        self._asked = 0  # hosts asked for and not received yet
+        self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:  # the zygote
+            code = 0
+            try:
+                self._control.close()
+                _serve(theirs)
+            except BaseException:  # noqa: BLE001 - the zygote may not raise into the game's code
+                code = 1
+            os._exit(code)
+        theirs.close()
+
+    def host(self) -> tuple[int, Connection]:
+        """A blank host: its pid and the referee's end of its pipe (one :meth:`clear` asked for, if
+        any is left, else asked for now). Raises ``OSError`` when the zygote is gone."""
+        if self._asked:
+            self._asked -= 1
+        else:
+            self._control.send(b"host")
+        message, fds, _, _ = socket.recv_fds(self._control, 64, 1)
+        if not fds:
+            raise OSError("the zygote sent no host")
+        return int(message), Connection(fds[0])
+
+    def clear(self) -> None:
+        """Have the last game's processes killed and reaped, then the next game's two hosts sent
+        (not waiting for either: :meth:`host` receives them)."""
+        with contextlib.suppress(OSError):
+            self._control.send(b"clear")
+            while self._asked < self.READY:
+                self._control.send(b"host")
+                self._asked += 1
+
+    def ended(self, pid: int) -> str:
+        """How the host ``pid`` ended (see :func:`~tournament.sandbox.host.ending`), or 'stopped
+        answering'."""
+        try:
+            self._control.send(b"ended %d" % pid)
+            while True:
+                message, fds, _, _ = socket.recv_fds(self._control, 256, 1)
+                if not fds:
+                    return message.decode() or "stopped answering"
+                os.close(fds[0])  # a host asked for ahead, sent first: given up (it then exits)
+                self._asked -= 1
+        except OSError:
+            return "stopped answering"
+
+    def alive(self) -> bool:
+        """False once the zygote has ended (it is then reaped)."""
+        if not self.pid:
+            return False
+        done, _ = os.waitpid(self.pid, os.WNOHANG)
+        if done:
+            self.pid = 0
+        return bool(self.pid)
+
+    def close(self) -> None:
+        """Kill the zygote and, with it, its hosts (``PR_SET_PDEATHSIG``); reap it."""
+        self._control.close()
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+def _serve(control: socket.socket) -> None:
+    """The zygote's loop (:class:`Zygote`): serve requests until the game process closes its end.
+    It keeps no descriptor but its socket (and the standard streams): a pipe or socket of the
+    runner's, such as a Ray worker's connection, stays open no longer than the game process."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    close_all_but(control.fileno())
+    become_subreaper()
+    ready: list[tuple[int, Connection]] = []
+    while True:
+        if len(ready) < Zygote.READY and not select.select([control], [], [], 0)[0]:
+            ready.append(fork_host())  # only while no request waits
+            continue
+        request = control.recv(64)
+        if not request:
+            break
+        command, _, argument = request.partition(b" ")
+        if command == b"host":
+            if not ready:
+                ready.append(fork_host())
+            pid, conn = ready.pop(0)
+            socket.send_fds(control, [b"%d" % pid], [conn.fileno()])
+            conn.close()
+        elif command == b"clear":
+            kill_descendants(spare={pid for pid, _ in ready})
+        elif command == b"ended":
+            control.send(ending(int(argument)).encode())
