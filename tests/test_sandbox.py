@@ -4,7 +4,7 @@ Each cheating agent tries its attack at every move and otherwise plays leftmost,
 against negamax through the command line. Every attack must fail: negamax wins every game by four
 in a row (no forfeit by either side), the run finishes, and the store holds exactly the games played.
 Running as root (as CI and containers do) gives each agent a user of its own; without root some of
-these attacks are out of the sandbox's reach (README: threat model), and the test is skipped.
+these attacks are out of the sandbox's reach (README: threat model), and those tests are skipped.
 """
 
 from __future__ import annotations
@@ -32,11 +32,12 @@ CHEATS = sorted(
     path for path in (Path(__file__).parent / "cheats").glob("*.py") if not path.name.startswith("_")
 )
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0, reason="agents get users of their own only when run as root"
-)
+MISBEHAVING = Path(__file__).parent / "misbehaving"
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="agents get users of their own only when run as root")
 
 
+@as_root
 def test_every_cheat_loses_every_game_and_the_store_holds_exactly_the_games_played(tmp_path, capsys):
     out = tmp_path / "run"
     args = ["run", "--agents", "negamax", *map(str, CHEATS), "--gauntlet", "--games", "1"]
@@ -53,6 +54,7 @@ def test_every_cheat_loses_every_game_and_the_store_holds_exactly_the_games_play
     assert oct(out.stat().st_mode & 0o777) == "0o700"
 
 
+@as_root
 def test_no_process_outlives_its_game(tmp_path):
     """An agent whose children fork children, some in sessions of their own, leaves no process behind."""
     spawner = tmp_path / "spawner.py"
@@ -103,6 +105,7 @@ def test_an_agent_over_its_memory_limit_gets_a_memory_error(tmp_path):
     assert record.termination is Termination.ERROR and "MemoryError" in record.detail
 
 
+@as_root
 def test_an_agent_cannot_start_more_processes_than_its_limit(tmp_path):
     source = (
         "import os, time\n"
@@ -133,3 +136,14 @@ def test_slots_claimed_at_once_are_disjoint_and_freed_on_exit() -> None:
     squatter.close()
     with sandbox.claim_slots(1) as again:
         assert again == [first]
+
+
+def test_an_agent_whose_process_exits_is_an_error_at_once_whatever_its_children_hold():
+    """Its child keeps the pipe open: the proxy still sees the agent's process end (not a TIMEOUT
+    after the 62.5 s a move may take)."""
+    task = GameTask(0, 0, str(MISBEHAVING / "forks_then_exits.py"), "leftmost", 6, 7, 4, 2.0, None, seed=1)
+    began = time.monotonic()
+    (record,) = run_games([task], workers=1)
+    assert time.monotonic() - began < 5
+    assert record.termination is Termination.ERROR and record.offender == 1, record.detail
+    assert "process exited (exit code 1) during its move" in record.detail

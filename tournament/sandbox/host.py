@@ -16,9 +16,11 @@ Time is measured by the referee exactly as Kaggle measures an agent: around the 
 proxy's round trip. The proxy gives up when the move's limit has passed (``actTimeout`` plus the
 agent's remaining overage bank plus :data:`GRACE`, or the tournament's ``hang_limit``) and hands
 the referee kaggle's ``DeadlineExceeded`` (``TIMEOUT``); a host that dies or sends a malformed reply
-is that agent's ``ERROR``. Replies are JSON of a tagged action (:mod:`tournament.replies`; never
-pickles, which would run the agent's code in the referee), at most :data:`MAX_REPLY` bytes.
-Sources: ``fork(2)``, ``prctl(2)`` (Linux man-pages).
+is that agent's ``ERROR``, at once: the proxy watches the host's process (a pidfd), not only its
+pipe, which a child the agent forked may hold open. Replies are JSON of a tagged action
+(:mod:`tournament.replies`; never pickles, which would run the agent's code in the referee), at most
+:data:`MAX_REPLY` bytes.
+Sources: ``fork(2)``, ``prctl(2)``, ``pidfd_open(2)`` (Linux man-pages).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
-from multiprocessing.connection import Connection, Pipe
+from multiprocessing.connection import Connection, Pipe, wait
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -152,6 +154,16 @@ def ending(pid: int) -> str:
     return "stopped answering"
 
 
+def _pidfd(pid: int) -> list[int]:
+    """A pidfd of process ``pid`` (``pidfd_open(2)``, Linux 5.3), readable once the process has ended,
+    in a list; an empty list where the kernel has none (the proxy then sees a host end only when
+    its pipe closes)."""
+    try:
+        return [os.pidfd_open(pid)]
+    except OSError:
+        return []
+
+
 class AgentProcess:
     """The referee's proxy for one agent, played in a host process of its own (module docstring).
 
@@ -191,6 +203,7 @@ class AgentProcess:
             os.chown(self.workdir, uid, uid)
         self.pid, self.conn = zygote.host() if zygote is not None else fork_host()
         self.group = self.pid
+        self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
         job = {"spec": spec, "seed": seed, "global_seed": global_seed, "workdir": self.workdir, "uid": uid}
         job.update(memory_mb=limits.memory_mb, processes=limits.processes)
         self.conn.send_bytes(json.dumps(job).encode())
@@ -206,9 +219,12 @@ class AgentProcess:
             self.conn.send_bytes(json.dumps({"id": self._id, "obs": obs, "config": config}).encode())
             while True:
                 left = deadline - time.monotonic()
-                if left <= 0 or not self.conn.poll(left):
+                ready = wait(self._watched, left) if left > 0 else []
+                if not ready:
                     self.note = f"mark {self.mark} did not return within {limit:.1f} s"
                     return DeadlineExceeded(self.note)
+                if self.conn not in ready:  # the host ended, whoever holds its pipe open
+                    raise EOFError
                 reply = json.loads(self.conn.recv_bytes(MAX_REPLY))
                 if isinstance(reply, dict) and reply.get("id") == self._id:
                     break
@@ -243,6 +259,9 @@ class AgentProcess:
         owns the host reaps it: :meth:`close`, or :func:`kill_descendants` (a game process)."""
         if not self.conn.closed:
             self.conn.close()
+        for fd in self._watched[1:]:
+            os.close(fd)
+        del self._watched[1:]
         for kill, pid in ((os.killpg, self.group), (os.kill, self.pid)):
             try:
                 if pid:
