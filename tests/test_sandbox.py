@@ -10,10 +10,13 @@ these attacks are out of the sandbox's reach (README: threat model), and those t
 from __future__ import annotations
 
 import os
+import select
+import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
 from tournament.sandbox import AGENT_UID_BASE
 from tournament.schedule import GameTask
+from tournament.scratch import Scratch
 from tournament.store import Store
 
 CHEATS = sorted(
@@ -147,3 +151,26 @@ def test_an_agent_whose_process_exits_is_an_error_at_once_whatever_its_children_
     assert time.monotonic() - began < 5
     assert record.termination is Termination.ERROR and record.offender == 1, record.detail
     assert "process exited (exit code 1) during its move" in record.detail
+
+
+def test_the_directory_of_an_agent_whose_player_was_killed_goes_with_the_next_scratch(tmp_path, monkeypatch):
+    """A ``connectx play`` closed with its terminal (SIGHUP) cannot remove its agent's working
+    directory: the next scratch directory made (every run makes one) removes it, since its maker is
+    gone."""
+    play = subprocess.Popen(
+        [sys.executable, "-m", "connectx", "play", "random", "--out", str(tmp_path / "play")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    shown = b""
+    while b"your move" not in shown and select.select([play.stdout], [], [], 30)[0]:
+        shown += os.read(play.stdout.fileno(), 4096)
+    (left,) = tmp_path.glob("connectx-scratch-mark2-*")
+    play.send_signal(signal.SIGHUP)
+    play.wait()
+    assert left.is_dir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    Scratch("slot0").close()
+    assert not list(tmp_path.glob("connectx-*"))

@@ -64,7 +64,7 @@ def test_the_next_scratch_removes_one_whose_maker_was_killed():
 def test_a_sweep_spares_directories_in_use_and_of_other_names(private_tmp):
     in_use = Scratch("slot0")
     left = _made_by_a_killed_process()  # made after in_use: making one sweeps
-    other = private_tmp / "connectx-mark1-abc"  # an agent's working directory, say
+    other = private_tmp / "connectx-other-abc"  # a directory of another name
     other.mkdir()
     fresh = private_tmp / f"{MAKING}fresh"  # being made by another process right now
     fresh.mkdir()

@@ -2,7 +2,9 @@
 for long.
 
 A runner's game processes keep their agents' working directories in a scratch directory of their
-slot, and a game played on a Ray worker keeps its shipped agent files in one of its own. The process
+slot, each agent's working directory is one too (:class:`tournament.sandbox.AgentProcess`, also
+outside the runner: ``connectx play``), and a game played on a Ray worker keeps its shipped agent
+files in one of its own. The process
 that makes one removes it when done; one that is killed (``SIGKILL``, a Ray task cancelled with
 ``force=True``, a machine that runs out of memory) cannot, so the next :class:`Scratch` made on the
 machine removes it instead.
@@ -12,8 +14,8 @@ for as long as it lives, and the kernel releases the lock when the last descript
 which happens when the maker and the processes it forked (they die with it) are gone. A directory
 is made and locked under another name (``connectx-making-*``), then renamed, so a sweep never
 takes one that is not locked yet for one left behind; one of those is swept only after
-:data:`MAKING_AGE` seconds. Directories of other names (an agent's working directory, say) are never
-touched. Sources: ``flock(2)``, ``rename(2)`` (Linux man-pages).
+:data:`MAKING_AGE` seconds. Directories of other names are never touched. Sources: ``flock(2)``,
+``rename(2)`` (Linux man-pages).
 """
 
 from __future__ import annotations
@@ -82,7 +84,10 @@ class Scratch:
     def close(self) -> None:
         """Remove the directory and all in it, and release its lock (again: nothing)."""
         if self._fd >= 0:
-            shutil.rmtree(self.path, ignore_errors=True)
+            try:
+                os.rmdir(self.path)  # the common case, an agent that wrote nothing: one system call
+            except OSError:
+                shutil.rmtree(self.path, ignore_errors=True)
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = -1

@@ -29,9 +29,7 @@ import contextlib
 import json
 import os
 import random
-import shutil
 import signal
-import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -56,6 +54,7 @@ from tournament.sandbox.confinement import (
     python_is_private,
 )
 from tournament.sandbox.users import agent_uid, isolating
+from tournament.scratch import Scratch
 
 if TYPE_CHECKING:
     from tournament.sandbox.zygote import Zygote
@@ -173,7 +172,10 @@ class AgentProcess:
     agents use them). ``hang_limit`` optionally caps a move in seconds. ``on_turn(mark, board)`` is
     called before each move with the board the agent is shown (Kaggle's layout: row-major, top row
     first, 0 empty, else the mark). The host comes from ``zygote`` (:class:`Zygote`, which then
-    reaps it), else it is forked here (:meth:`close` reaps it). After a forfeit, :attr:`note` says
+    reaps it), else it is forked here (:meth:`close` reaps it). Its working directory is a
+    :class:`~tournament.scratch.Scratch` directory in the temporary directory, so a directory that
+    a killed process (a ``connectx play`` closed with its terminal, say) left behind goes when the
+    next scratch directory is made. After a forfeit, :attr:`note` says
     what happened and :attr:`last_action` is the action the agent returned last. Raises ``OSError``
     when the zygote is gone.
     """
@@ -198,7 +200,8 @@ class AgentProcess:
         self._zygote = zygote
         uid = agent_uid(slot, mark) if isolating() else None
         python_is_private()  # computed before any fork, for every host to come
-        self.workdir = tempfile.mkdtemp(prefix=f"connectx-mark{mark}-")
+        self._scratch = Scratch(f"mark{mark}")
+        self.workdir = self._scratch.path
         if uid is not None:
             os.chown(self.workdir, uid, uid)
         self.pid, self.conn = zygote.host() if zygote is not None else fork_host()
@@ -268,10 +271,7 @@ class AgentProcess:
                     kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        try:
-            os.rmdir(self.workdir)  # the common case, an agent that wrote nothing: one system call
-        except OSError:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        self._scratch.close()
 
     def close(self) -> None:
         """Kill the host (:meth:`kill`) and, unless a zygote forked it, reap it."""
