@@ -118,3 +118,18 @@ def test_a_forfeit_detail_reads_the_board_the_offender_was_shown():
     record = play_game(GameTask(1, 1, returns_none, "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(0,) * 6))
     assert (record.termination, record.offender) == (Termination.INVALID, 1)
     assert record.detail == "mark 1 returned None: Kaggle played its default action, column 1, which is full"
+
+
+# ---- Kaggle's configuration -----------------------------------------------------------------
+
+
+def test_an_agent_sees_kaggles_timeout_never_0_below_a_second(tmp_path):
+    """``timeout``, the obsolete whole-second copy of ``actTimeout``, was int(actTimeout): 0 at 0.5 s."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def agent(obs, config):\n    raise RuntimeError(f'{config.timeout!r} {config.actTimeout!r}')\n"
+    )
+    for act_timeout, seen in ((0.5, "1 0.5"), (2.0, "2 2.0"), (2.5, "2 2.5")):
+        record = play_game(GameTask(0, 0, str(probe), "leftmost", 4, 4, 3, act_timeout, None, seed=1))
+        assert record.termination is Termination.ERROR
+        assert f"RuntimeError: {seen}" in record.detail

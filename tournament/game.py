@@ -7,9 +7,8 @@ scores a move that does not return within Kaggle's limit (``actTimeout`` plus th
 bank, plus :data:`~tournament.sandbox.GRACE`; or the tournament's ``hang_limit``) as ``TIMEOUT``,
 where Kaggle's own ``env.run`` would wait forever.
 
-The configuration is Kaggle's, with ``actTimeout`` and its older alias ``timeout`` (an integer in
-kaggle's schema: the largest whole number of seconds within ``actTimeout``) both set, since public
-agents budget from either.
+The configuration is Kaggle's, with ``actTimeout`` and its older alias ``timeout`` both set, since
+public agents budget from either (:func:`configuration`).
 
 How forfeits are scored: kaggle gives the misbehaving agent reward ``None`` and its opponent 0;
 the record counts the game as a win for the opponent, with the kind of forfeit in
@@ -47,18 +46,32 @@ def _moves(steps: list[Any], columns: int) -> tuple[int, ...]:
     return tuple(moves)
 
 
+def configuration(task: GameTask) -> dict[str, int | float]:
+    """Kaggle's ConnectX configuration of ``task``: its board, ``actTimeout`` (seconds) and ``timeout``.
+
+    ``timeout`` is the alias older agents budget from. kaggle-environments never derives it: its
+    ConnectX spec (``envs/connectx/connectx.json``) calls it an "obsolete copy of actTimeout", an
+    integer, and sets both by hand to the same whole seconds (2 and 2; 5 and 5 in 0.2.3, 8 and 8 in
+    0.3.4), and ``make`` leaves it at that default whatever ``actTimeout`` it is given, refusing a
+    fraction (the schema's type is ``integer``). So it follows ``actTimeout`` as such a copy can:
+    its whole seconds, and at least 1, the ``minimum`` of the field it replaced (0.1's ``timeout``,
+    "Seconds an agent can run before timing out"), never the 0 that ``int(0.5)`` gave.
+
+    >>> configuration(GameTask(0, 0, "a", "b", 6, 7, 4, 0.5, None, seed=1))["timeout"]
+    1
+    """
+    return {
+        "rows": task.rows,
+        "columns": task.columns,
+        "inarow": task.inarow,
+        "actTimeout": task.act_timeout,
+        "timeout": max(1, int(task.act_timeout)),
+    }
+
+
 def _environment(task: GameTask) -> Environment:
     """A new ConnectX environment with ``task``'s configuration."""
-    return make(
-        "connectx",
-        configuration={
-            "rows": task.rows,
-            "columns": task.columns,
-            "inarow": task.inarow,
-            "actTimeout": task.act_timeout,
-            "timeout": int(task.act_timeout),
-        },
-    )
+    return make("connectx", configuration=configuration(task))
 
 
 class Environments:
