@@ -6,11 +6,11 @@ The game is :func:`agents.kit.player.play_game`, the project's in-process game l
 bank, run in a process of its own behind the tournament's proxy
 (:class:`tournament.sandbox.AgentProcess`), so that an untrusted file agent can read neither the store
 nor this terminal, its prints do not garble the board, and a move that overruns Kaggle's limit is cut
-off and forfeits instead of hanging the session. Its answer is judged as the referee judges it: a
-Python ``int`` naming a column that is not full, in time (``actTimeout`` plus the bank), else the game
-is its forfeit (INVALID, TIMEOUT, or ERROR when it raised); ``None`` is Kaggle's default action,
-column 0. The forfeit says why, counting columns from 1 as the board does
-(:func:`tournament.rules.invalid_action`).
+off and forfeits instead of hanging the session. Its answer is judged by Kaggle's rules, as in a
+tournament (:func:`tournament.rules.judge`): a Python ``int`` naming a column that is not full, in
+time (``actTimeout`` plus the bank), else the game is its forfeit (INVALID, TIMEOUT, or ERROR when it
+raised); ``None`` is Kaggle's default action, column 0. The forfeit says why, counting columns from 1
+as the board does.
 
 Each board is drawn once (:mod:`connectx.drawing`): the person's move shows with the agent's reply,
 and the last board, with the winning line marked, when the game ends.
@@ -48,7 +48,8 @@ from connectx.human import HumanPlayer, Quit, Undo
 from connectx.match import LIMITS
 from connectx.options import board_geometry, board_options, check_ranges
 from reports.provenance import toolkit_version
-from tournament.record import GameRecord, Termination
+from tournament.record import Forfeit, GameRecord, Termination
+from tournament.rules import judge
 from tournament.schedule import HUMAN, GameTask, Settings
 from tournament.store import DB_NAME, Store, StoreError
 
@@ -130,68 +131,42 @@ def open_store(out: Path, settings: Settings) -> Store:
     return Store.create(out, settings, overwrite=overwrite)
 
 
-class Forfeit(Exception):  # noqa: N818 - an event of the game, like Kaggle's statuses
-    """The agent's move broke Kaggle's rules: ``termination`` (INVALID, TIMEOUT, ERROR), what
-    happened (``detail``) and the ``seconds`` the call took."""
+class Forfeited(Exception):  # noqa: N818 - an event of the game, like Kaggle's statuses
+    """The agent's call broke Kaggle's rules: ``forfeit`` says how (:func:`tournament.rules.judge`),
+    ``seconds`` is how long the call took."""
 
-    def __init__(self, termination: Termination, detail: str, seconds: float) -> None:
-        super().__init__(detail)
-        self.termination, self.detail, self.seconds = termination, detail, seconds
+    def __init__(self, forfeit: Forfeit, seconds: float) -> None:
+        super().__init__(forfeit.detail)
+        self.forfeit, self.seconds = forfeit, seconds
 
 
 class AgentSide:
     """The agent as a :class:`~agents.kit.player.Player`: asks ``proxy`` (an
     :class:`~tournament.sandbox.AgentProcess`) through :func:`~agents.kit.adapter.as_player` and judges
-    the answer as Kaggle's referee would, raising :class:`Forfeit` instead of returning a bad one."""
+    the answer by Kaggle's rules (:func:`tournament.rules.judge`), raising :class:`Forfeited` instead
+    of returning a bad one."""
 
     def __init__(self, proxy: AgentProcess, label: str, say: Say) -> None:
         self.proxy, self.player, self.label, self.say = proxy, as_player(proxy), label, say
 
     def play(self, board: Board, clock: Clock) -> int:
-        from tournament.referee import DeadlineExceeded
-
         self.say(f"{self.label} is thinking...")
         began = time.perf_counter()
         try:
-            action = self.player.play(board, clock)
-        except RuntimeError:
-            raise Forfeit(Termination.ERROR, self.proxy.note, time.perf_counter() - began) from None
+            answer = self.player.play(board, clock)
+        except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
+            answer = error
         spent = time.perf_counter() - began
-        limit = clock.act_timeout + clock.overage
-        if isinstance(action, DeadlineExceeded) or spent > limit:
-            note = self.proxy.note or f"mark {board.mark} took {spent:.1f} s, over its {limit:.1f} s"
-            raise Forfeit(Termination.TIMEOUT, note, spent)
-        if action is None:  # Kaggle plays its default action, column 0 (a full one is INVALID below)
-            action = 0
-        if type(action) is not int or not board.can_play(action):
-            raise Forfeit(Termination.INVALID, self.proxy.describe_action(board), spent)
-        return action
+        ruling = judge(board.mark, board, answer, seconds=spent, clock=clock)
+        if isinstance(ruling, Forfeit):
+            raise Forfeited(ruling, spent)
+        return ruling
 
 
 def _bank(times: list[float], mark: int, clock: Clock) -> float:
     """Seconds left in the overage bank of ``mark`` after the moves timed ``times`` (from ply 0)."""
     over = sum(max(0.0, seconds - clock.act_timeout) for seconds in times[mark - 1 :: 2])
     return max(0.0, clock.overage - over)
-
-
-def _record(
-    task: GameTask, moves: list[int], times: list[float], end: Outcome | Forfeit, **timing: object
-) -> GameRecord:
-    """The record of a finished game, played out (``end`` an :class:`~agents.engine.board.Outcome`) or
-    forfeited by the agent; ``timing`` is ``duration`` and ``started_at``."""
-    if isinstance(end, Outcome):
-        termination = Termination.DRAW if end.winner is None else Termination.WIN
-        rewards = (end.reward(1), end.reward(2))
-        return GameRecord(
-            task, tuple(moves), tuple(times), end.result, termination, rewards=rewards, **timing
-        )
-    offender = 1 if task.second == HUMAN else 2
-    statuses = (end.termination.name, "DONE")[:: 1 if offender == 1 else -1]
-    rewards = (None, 0)[:: 1 if offender == 1 else -1]
-    return GameRecord(
-        task, tuple(moves), tuple(times), 0.0 if offender == 1 else 1.0, end.termination, offender,
-        statuses, rewards, end.detail, **timing,
-    )  # fmt: skip
 
 
 def verdict(record: GameRecord) -> str:
@@ -258,7 +233,7 @@ def session(
         say(f"you: {you} (mark {human_mark}), {label} (mark {agent_mark}); {first}")
         if human_mark == 1:
             show(Board(**geo))
-        end: Outcome | Forfeit | None = None
+        end: Outcome | Forfeited | None = None
         while end is None:
             board = Board.from_moves(moves, **geo)
             try:
@@ -268,15 +243,17 @@ def session(
                 del moves[-2:], times[-2:]
                 say("took back your last move and the reply")
                 show(Board.from_moves(moves, **geo))
-            except Forfeit as forfeit:
-                times.append(forfeit.seconds)
-                end = forfeit
+            except Forfeited as forfeited:
+                times.append(forfeited.seconds)
+                end = forfeited
                 if shown != [tuple(moves)]:  # the board the agent forfeited on, if not yet drawn
                     show(Board.from_moves(moves, **geo))
     finally:
         proxy.close()
         sandbox.kill_descendants()
-    return _record(task, moves, times, end, duration=time.perf_counter() - began, started_at=started_at)
+    forfeit = end.forfeit if isinstance(end, Forfeited) else None
+    duration = time.perf_counter() - began
+    return GameRecord.ended(task, moves, times, forfeit, duration=duration, started_at=started_at)
 
 
 def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

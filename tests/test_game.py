@@ -1,4 +1,5 @@
-"""A game process's environment, kept from game to game, referees as a new one does."""
+"""One game through the referee: a kept environment referees as a new one does; Kaggle's rules on a call
+(``tournament.rules``); the one constructor of a record; the configuration agents see."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import numpy as np
 import pytest
 
 from agents.engine.board import Board
+from agents.kit.adapter import Clock
 from tournament import rules, sandbox
 from tournament.game import Environments, play_game
-from tournament.record import Termination
+from tournament.record import Forfeit, GameRecord, Termination
 from tournament.replies import Unreadable
 from tournament.schedule import GameTask
 
@@ -118,6 +120,84 @@ def test_a_forfeit_detail_reads_the_board_the_offender_was_shown():
     record = play_game(GameTask(1, 1, returns_none, "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(0,) * 6))
     assert (record.termination, record.offender) == (Termination.INVALID, 1)
     assert record.detail == "mark 1 returned None: Kaggle played its default action, column 1, which is full"
+
+
+# ---- Kaggle's rules on a call: the column played, or the forfeit ----------------------------
+
+
+def test_judge_plays_a_legal_int_and_none_as_kaggles_default_column():
+    board = Board.from_moves("4")
+    assert rules.judge(2, board, 3, seconds=0.01, clock=Clock()) == 3
+    assert rules.judge(2, board, None, seconds=0.01, clock=Clock()) == 0
+
+
+@pytest.mark.parametrize("action", [3.0, 3.7, "3", True, np.int64(3), np.float64(3.0), 7, -1])
+def test_judge_forfeits_anything_but_a_python_int_naming_a_column_as_invalid(action):
+    ruling = rules.judge(1, Board(), action, seconds=0.01, clock=Clock())
+    assert isinstance(ruling, Forfeit)
+    assert (ruling.offender, ruling.termination) == (1, Termination.INVALID)
+    assert ruling.detail == rules.invalid_action(1, action, Board())
+
+
+def test_judge_checks_time_first_then_an_exception_then_the_action():
+    """Kaggle's order: a call over actTimeout plus the bank is TIMEOUT whatever it gave; a raise is
+    ERROR; the proxy's DeadlineExceeded (it gave up waiting) is TIMEOUT with its note."""
+    from tournament.referee import DeadlineExceeded
+
+    clock, board = Clock(1.0, 2.0), Board()
+    for answer in (3, 3.5, RuntimeError("boom")):
+        late = rules.judge(1, board, answer, seconds=3.5, clock=clock)
+        assert late.termination is Termination.TIMEOUT
+        assert late.detail == "mark 1 took 3.5 s, over its 3.0 s (actTimeout 1 s and 2.0 s left in its bank)"
+    assert rules.judge(1, board, 3, seconds=2.9, clock=clock) == 3  # the bank covers it
+    error = rules.judge(2, Board.from_moves("1"), RuntimeError("mark 2 raised ValueError: x"), seconds=0.1,
+                        clock=clock)  # fmt: skip
+    assert (error.offender, error.termination, error.detail) == (
+        2,
+        Termination.ERROR,
+        "mark 2 raised ValueError: x",
+    )
+    gave_up = rules.judge(
+        1, board, DeadlineExceeded("mark 1 did not return within 1.5 s"), seconds=1.5, clock=clock
+    )
+    assert (gave_up.termination, gave_up.detail) == (
+        Termination.TIMEOUT,
+        "mark 1 did not return within 1.5 s",
+    )
+
+
+# ---- one constructor records every game -----------------------------------------------------
+
+
+def test_a_record_ended_by_its_moves_takes_the_boards_result_and_kaggles_statuses():
+    task = GameTask(0, 0, "a", "b", 6, 7, 4, 2.0, None, seed=1, opening=(3, 3))
+    won = GameRecord.ended(task, [3, 3, 4, 4, 5, 5, 6])  # 4455667: mark 1 along the bottom
+    assert (won.result, won.termination, won.offender) == (1.0, Termination.WIN, None)
+    assert (won.statuses, won.rewards) == (("DONE", "DONE"), (1, -1))
+    full = [0, 0, 0, 1, 1, 2, 2, 2, 1]  # 3x3, 3 in a row: no line
+    draw = GameRecord.ended(GameTask(1, 1, "a", "b", 3, 3, 3, 2.0, None, seed=1), full, [0.1] * 9)
+    assert (draw.result, draw.termination, draw.rewards) == (0.5, Termination.DRAW, (0, 0))
+    assert draw.moves == tuple(full) and draw.move_times == (0.1,) * 9
+    with pytest.raises(ValueError, match="not over after 3 moves"):
+        GameRecord.ended(task, [3, 3, 4])
+    with pytest.raises(ValueError, match="begin with the opening"):
+        GameRecord.ended(task, [4, 4, 3, 3, 5, 5, 6])  # won, but not from the opening
+
+
+def test_a_forfeit_loses_with_kaggles_statuses_and_rewards():
+    task = GameTask(0, 0, "a", "b", 6, 7, 4, 2.0, None, seed=1)
+    second = GameRecord.ended(task, [3], (0.1, 0.2), Forfeit(2, Termination.TIMEOUT, "late"), duration=1.5)
+    assert (second.result, second.termination, second.offender, second.detail) == (
+        1.0,
+        Termination.TIMEOUT,
+        2,
+        "late",
+    )
+    assert (second.statuses, second.rewards, second.duration) == (("DONE", "TIMEOUT"), (0, None), 1.5)
+    first = GameRecord.ended(task, [], forfeit=Forfeit(1, Termination.TIMEOUT, "bank", status="INVALID"))
+    assert (first.result, first.statuses, first.rewards) == (0.0, ("INVALID", "DONE"), (None, 0))
+    with pytest.raises(ValueError):
+        Forfeit(1, Termination.WIN)
 
 
 # ---- Kaggle's configuration -----------------------------------------------------------------

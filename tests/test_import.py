@@ -174,6 +174,17 @@ def test_timeouts_follow_the_termination_doc(episodes):
     assert (overdrawn.termination, overdrawn.offender) == (Termination.TIMEOUT, 2)
     plain = parse_episode(_forfeit_as(data, "INVALID"))
     assert plain.termination == Termination.INVALID and "does not keep" in plain.detail
+    # the record keeps Kaggle's statuses, INVALID for the TIMEOUT of an overdrawn bank
+    assert overdrawn.record(0, "a", "b").statuses == ("DONE", "INVALID")
+
+
+def test_a_forfeit_whose_final_statuses_or_rewards_do_not_add_up_is_refused(episodes):
+    _, data, _, _ = episodes["error"]  # mark 2 raised: mark 1 is DONE with reward 0
+    for field, final, value in (("reward", "rewards", 1), ("status", "statuses", "INACTIVE")):
+        edited = copy.deepcopy(data)
+        edited["steps"][-1][0][field] = edited[final][0] = value
+        with pytest.raises(EpisodeError, match="not those of a forfeit of mark 2"):
+            parse_episode(edited)
 
 
 def _leaderboard(data: dict, episode_id: int, teams: list[str]) -> dict:

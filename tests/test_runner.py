@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tournament import sandbox
-from tournament.record import GameRecord, Termination
-from tournament.runner import GameFailed, cpu_share, run_games
+from tournament.record import GameFailed, GameRecord, Termination
+from tournament.runner import cpu_share, run_games
 from tournament.schedule import GameTask
 
 HERE = Path(__file__).parent / "misbehaving"
@@ -29,6 +29,7 @@ EXPECTED = {
     "raises.py": (Termination.ERROR, 1),
     "returns_str.py": (Termination.INVALID, 1),
     "returns_float.py": (Termination.INVALID, 1),
+    "returns_whole_float.py": (Termination.INVALID, 1),  # 3.0 crashed Kaggle's referee: never stored
     "returns_numpy_int.py": (Termination.INVALID, 1),
     "out_of_range.py": (Termination.INVALID, 1),
     "full_column.py": (Termination.INVALID, 1),
@@ -74,6 +75,9 @@ def test_forfeit_details_name_the_cause(results):
     )
     assert detail["returns_str.py"] == "mark 1 returned '3' (a str; an agent must return a Python int)"
     assert detail["returns_float.py"] == "mark 1 returned 3.7 (a float; an agent must return a Python int)"
+    assert (
+        detail["returns_whole_float.py"] == "mark 1 returned 3.0 (a float; an agent must return a Python int)"
+    )
     assert detail["returns_numpy_int.py"] == (
         "mark 1 returned numpy.int64 3 (a numpy integer; an agent must return a Python int, e.g. int(column))"
     )

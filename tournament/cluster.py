@@ -1,7 +1,7 @@
 """Play games on a Ray cluster: Ray schedules one task per game, the local runner plays it on its node.
 
 :func:`run_games_ray` keeps the contract of :func:`tournament.runner.run_games`: it yields a
-:class:`~tournament.record.GameRecord` (or :class:`~tournament.runner.GameFailed`) per task, in
+:class:`~tournament.record.GameRecord` (or :class:`~tournament.record.GameFailed`) per task, in
 completion order, and closing it stops the games in flight. Each game is a Ray task
 (``num_cpus=1``) that calls ``run_games([task], 1, limits)`` on its worker, so a game keeps all
 its isolation there: agents in sandboxed host processes, Kaggle's time limits enforced by the
@@ -48,8 +48,8 @@ import ray
 
 from agents.registry import SpecError, files_of, with_paths
 from tournament.limits import Limits
-from tournament.record import GameRecord
-from tournament.runner import GameFailed, run_games
+from tournament.record import GameFailed, GameRecord
+from tournament.runner import run_games
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 

@@ -17,9 +17,10 @@ left as it was.
 
 :func:`read_episode` checks all of it -- every move is replayed on
 :class:`~agents.engine.board.Board` and must give the board the step shows, the final statuses and
-rewards must be those the board calls for -- and returns an :class:`Episode`, or raises
-:class:`EpisodeError` saying in one line what is wrong. :meth:`Episode.record` makes it a
-:class:`~tournament.record.GameRecord`, with the termination and offender of
+rewards must be those the board, or the forfeit, calls for -- and returns an :class:`Episode`, or
+raises :class:`EpisodeError` saying in one line what is wrong. :meth:`Episode.record` makes it a
+:class:`~tournament.record.GameRecord` (:meth:`~tournament.record.GameRecord.ended`, as every game
+is recorded), with the termination and offender of
 :class:`~tournament.record.Termination` (a forfeit is a loss of the offender and a win of its
 opponent, though Kaggle gives the opponent 0).
 
@@ -57,7 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.engine.board import Board, BoardError, geometry
-from tournament.record import GameRecord, Termination
+from tournament.record import Forfeit, GameRecord, Termination
 from tournament.schedule import GameTask, Settings
 
 __all__ = [
@@ -136,10 +137,10 @@ class Episode:
             game_id, game_id, first, second, self.rows, self.columns, self.inarow, self.act_timeout,
             hang_limit=None, seed=self.key,
         )  # fmt: skip
-        return GameRecord(
-            task, self.moves, (), self.result, self.termination, self.offender, self.statuses,
-            self.rewards, self.detail,
-        )  # fmt: skip
+        forfeit = None
+        if self.offender is not None:
+            forfeit = Forfeit(self.offender, self.termination, self.detail, self.statuses[self.offender - 1])
+        return GameRecord.ended(task, self.moves, forfeit=forfeit)
 
 
 def import_settings(episode: Episode, entrants: tuple[str, ...], toolkit: str = "") -> Settings:
@@ -286,6 +287,12 @@ def parse_episode(data: Any) -> Episode:
             )
         action = forfeit[1] if forfeit is not None and forfeit[0] == offender else None
         termination, detail = _forfeit(offender, statuses[offender - 1], action, final, board)
+        ended = Forfeit(offender, termination, detail, statuses[offender - 1])
+        if (statuses, rewards) != (ended.statuses, ended.rewards):
+            raise EpisodeError(
+                f"its final statuses {list(statuses)} and rewards {list(rewards)} are not those of a "
+                f"forfeit of mark {offender}, {list(ended.statuses)} and {list(ended.rewards)}"
+            )
         result = 0.0 if offender == 1 else 1.0
     else:
         offender = None

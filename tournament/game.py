@@ -1,18 +1,27 @@
 """Play one game through kaggle-environments and return its :class:`GameRecord`.
 
-The referee is ``kaggle_environments.make("connectx").run`` itself: it validates every action,
-measures every call and decides the result exactly as on Kaggle. It never runs agent code: each
-agent plays in a host process of its own behind a proxy (:mod:`tournament.sandbox`), which also
-scores a move that does not return within Kaggle's limit (``actTimeout`` plus the remaining overage
-bank, plus :data:`~tournament.sandbox.GRACE`; or the tournament's ``hang_limit``) as ``TIMEOUT``,
-where Kaggle's own ``env.run`` would wait forever.
+The referee is ``kaggle_environments.make("connectx").run`` itself: it runs the game, measures every
+call and decides the result exactly as on Kaggle. It never runs agent code: each agent plays in a
+host process of its own behind a proxy (:mod:`tournament.sandbox`), which also scores a move that
+does not return within Kaggle's limit (``actTimeout`` plus the remaining overage bank, plus
+:data:`~tournament.sandbox.GRACE`; or the tournament's ``hang_limit``) as ``TIMEOUT``, where Kaggle's
+own ``env.run`` would wait forever.
+
+Every answer is judged by Kaggle's rules (:func:`tournament.rules.judge`) before the referee uses it
+(:class:`_Judged`), as Kaggle's schema validation would: the referee gets the column, or for a
+forfeit what it scores the same way. So an action that Kaggle's schema lets through and its
+interpreter then crashes on, a whole float such as ``3.0``, is INVALID like any float, and its game
+is stored instead of failing on every resume.
 
 The configuration is Kaggle's, with ``actTimeout`` and its older alias ``timeout`` both set, since
 public agents budget from either (:func:`configuration`).
 
 How forfeits are scored: kaggle gives the misbehaving agent reward ``None`` and its opponent 0;
 the record counts the game as a win for the opponent, with the kind of forfeit in
-:attr:`GameRecord.termination` (see :class:`~tournament.record.Termination`).
+:attr:`GameRecord.termination` (see :class:`~tournament.record.Termination`). The record is
+:meth:`GameRecord.ended` of the moves the referee played and, for a forfeit, of the offender's last
+call judged with the referee's own measure of its time; its statuses and rewards must be the
+referee's.
 """
 
 from __future__ import annotations
@@ -26,9 +35,11 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import Board
+from agents.kit.adapter import Clock
 from tournament.limits import Limits
-from tournament.record import GameRecord, Termination
-from tournament.referee import Environment, make
+from tournament.record import Forfeit, GameRecord, Termination
+from tournament.referee import DeadlineExceeded, Environment, make
+from tournament.rules import judge
 from tournament.sandbox import AgentProcess, Zygote
 from tournament.schedule import GameTask
 
@@ -72,6 +83,57 @@ def configuration(task: GameTask) -> dict[str, int | float]:
 def _environment(task: GameTask) -> Environment:
     """A new ConnectX environment with ``task``'s configuration."""
     return make("connectx", configuration=configuration(task))
+
+
+class _Refused:
+    """What the referee gets for an action :func:`~tournament.rules.judge` ruled INVALID: not an
+    integer, so Kaggle's schema refuses it and the referee scores the call INVALID
+    (``Environment.step``), as it does every action that is not a column; the agent's own action
+    never reaches the interpreter, which crashes on a whole float (``3.0``) that the schema lets
+    through."""
+
+    def __repr__(self) -> str:
+        return "<an action ruled INVALID>"
+
+
+_REFUSED = _Refused()
+
+
+class _Judged:
+    """The agent as the referee calls it: its proxy, each answer judged by
+    :func:`~tournament.rules.judge` before the referee uses it (the module docstring). The referee
+    gets the column, or for a forfeit :data:`_REFUSED` (INVALID), kaggle's ``DeadlineExceeded``
+    (TIMEOUT) or an exception (ERROR), each of which it scores as the forfeit it stands for.
+    :meth:`ruling` judges the last call again with another measure of its time."""
+
+    def __init__(self, proxy: AgentProcess, task: GameTask) -> None:
+        self.proxy, self.task = proxy, task
+        self.last: tuple[Board, Any, Clock] | None = None  # the board shown, the answer, the clock
+
+    def __call__(self, obs: Any, config: Any) -> Any:
+        task, mark = self.task, self.proxy.mark
+        board = Board.from_kaggle(obs.board, mark, rows=task.rows, columns=task.columns, inarow=task.inarow)
+        clock = Clock(float(config.actTimeout), float(obs.remainingOverageTime))
+        began = time.perf_counter()
+        try:
+            answer = self.proxy(obs, config)
+        except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
+            answer = error
+        self.last = (board, answer, clock)
+        ruling = judge(mark, board, answer, seconds=time.perf_counter() - began, clock=clock)
+        if isinstance(ruling, int):
+            return ruling
+        if ruling.termination is Termination.INVALID:
+            return _REFUSED
+        if ruling.termination is Termination.TIMEOUT:
+            return DeadlineExceeded(ruling.detail)
+        return RuntimeError(ruling.detail)
+
+    def ruling(self, seconds: float) -> int | Forfeit:
+        """The last call judged again as taking ``seconds``."""
+        assert self.last is not None, "the agent was never called"
+        board, answer, clock = self.last
+        return judge(self.proxy.mark, board, answer, seconds=seconds, clock=clock)
 
 
 class Environments:
@@ -126,13 +188,16 @@ def play_game(
     (the runner uses it to know whose move a crashed process was on, and the moves before it).
     The hosts' global ``random`` and numpy generators are seeded with ``task.seed`` (Kaggle's
     built-in agents use them); our agents get ``task.seed + mark``.
+    Each answer is judged before the referee uses it (:class:`_Judged`).
     The hosts come from ``zygote`` when given (:class:`~tournament.sandbox.Zygote`, the runner's
     game processes), else this process forks them. They are killed when the game ends, not reaped
     (:meth:`AgentProcess.kill`): the zygote is told to kill and reap what is left of the game
     (:meth:`Zygote.clear`) while the caller goes on, and without one the caller reaps them.
     The environment comes from ``environments`` when given (:class:`Environments`, the runner's game
     processes), else it is made for this game.
-    Raises whatever the referee itself raises (not the agents: their failures are forfeits).
+    Raises whatever the referee itself raises (not the agents: their failures are forfeits), and
+    ``RuntimeError`` when the referee's final statuses or rewards are not those Kaggle's rules give
+    for the moves it played (:meth:`GameRecord.ended`).
     """
     random.seed(task.seed)
     np.random.seed(task.seed % 2**32)
@@ -159,7 +224,8 @@ def play_game(
             actions: list[Any] = [None, None]
             actions[ply % 2] = column
             env.step(actions)
-        steps = env.run(proxies)
+        agents = [_Judged(proxy, task) for proxy in proxies]
+        steps = env.run(agents)
     except BaseException:
         if environments is not None:
             environments.forget()  # whatever state the failure left it in is not reused
@@ -173,34 +239,24 @@ def play_game(
     statuses = (final[0].status, final[1].status)
     rewards = (final[0].reward, final[1].reward)
     move_times = tuple(log["duration"] for step_logs in env.logs for log in step_logs if "duration" in log)
-    offender = next(
-        (mark for mark, status in ((1, statuses[0]), (2, statuses[1])) if status in _FORFEITS), None
-    )
-    detail = ""
-    if offender is not None:
-        termination = _FORFEITS[statuses[offender - 1]]
-        result = 0.0 if offender == 1 else 1.0
-        proxy = proxies[offender - 1]
-        detail = proxy.note
-        if termination is Termination.INVALID:  # an invalid action leaves the board as the agent saw it
-            shown = Board.from_kaggle(
-                final[0].observation.board, offender, rows=task.rows, columns=task.columns, inarow=task.inarow
-            )
-            detail = proxy.describe_action(shown)
-    elif rewards[0] == rewards[1]:
-        termination, result = Termination.DRAW, 0.5
-    else:
-        termination, result = Termination.WIN, 1.0 if rewards[0] == 1 else 0.0
-    return GameRecord(
-        task=task,
-        moves=_moves(steps, task.columns),
-        move_times=move_times,
-        result=result,
-        termination=termination,
-        offender=offender,
-        statuses=statuses,
-        rewards=rewards,
-        detail=detail,
+    forfeit = None
+    offender = next((mark for mark in (1, 2) if statuses[mark - 1] in _FORFEITS), None)
+    if offender is not None:  # its last call, the game's last, as long as the referee timed it
+        ruling = agents[offender - 1].ruling(move_times[-1])
+        if not isinstance(ruling, Forfeit):
+            raise RuntimeError(f"the referee ruled mark {offender} {statuses[offender - 1]}, on a legal move")
+        forfeit = ruling
+    record = GameRecord.ended(
+        task,
+        _moves(steps, task.columns),
+        move_times,
+        forfeit,
         duration=time.perf_counter() - clock,
         started_at=started_at,
     )
+    if (record.statuses, record.rewards) != (statuses, rewards):
+        raise RuntimeError(
+            f"the referee ended the game with statuses {statuses} and rewards {rewards}, where Kaggle's "
+            f"rules give {record.statuses} and {record.rewards}"
+        )
+    return record

@@ -1,15 +1,21 @@
 """The game record: what playing one game returns, and all that storage and ratings read.
 
-A record is plain frozen data, built by :mod:`tournament.game` after a game and never changed. It
-holds the :class:`~tournament.schedule.GameTask` it played (who, on which board, from which
-opening) and what happened. The first entrant (``task.first``) plays mark 1 and moves first.
+A record is plain frozen data, never changed once built. It holds the
+:class:`~tournament.schedule.GameTask` it played (who, on which board, from which opening) and what
+happened. The first entrant (``task.first``) plays mark 1 and moves first. Every game that ends is
+recorded by one constructor, :meth:`GameRecord.ended`, from its moves and, for a forfeit, its
+:class:`Forfeit`: the referee's games (:mod:`tournament.game`), a game whose process died or stalled
+(:mod:`tournament.runner`), a game at the terminal (:mod:`connectx.play`) and a game imported from
+Kaggle (:mod:`tournament.episodes`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from agents.engine.board import Board
 from tournament.schedule import GameTask
 
 
@@ -24,7 +30,9 @@ class Termination(StrEnum):
     no one has won):
 
     * ``INVALID`` -- an action that is not a legal column as a Python ``int`` (a ``str``, a float,
-      a numpy integer, out of range, a full column); kaggle status ``INVALID``.
+      a numpy integer, out of range, a full column); kaggle status ``INVALID``. A float is INVALID
+      even when whole, such as ``3.0``, which Kaggle's own referee crashes on
+      (:func:`tournament.rules.judge`).
     * ``TIMEOUT`` -- a move that overdrew ``actTimeout`` plus the overage bank, or never returned;
       kaggle status ``TIMEOUT`` (or ``INVALID`` once the bank is overdrawn).
     * ``ERROR`` -- the agent raised an exception or could not be loaded; kaggle status ``ERROR``.
@@ -43,6 +51,45 @@ class Termination(StrEnum):
 
 FORFEITS = (Termination.INVALID, Termination.TIMEOUT, Termination.ERROR)
 """The kinds of forfeit, in the order reports list them."""
+
+
+class GameFailed(RuntimeError):
+    """A game the referee failed on for a reason no agent caused: it has no record and is not stored,
+    so a later run plays it again. The runner yields one instead of a record (not raised)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """How a game ended by a forfeit: the mark that forfeited (``offender``, 1 or 2), the kind
+    (``termination``, one of :data:`FORFEITS`) and what happened (``detail``: one line, or an
+    agent's traceback). :func:`tournament.rules.judge` rules one on an agent's call.
+
+    ``status`` is the offender's final status on Kaggle: by default the termination's name
+    (``INVALID``, ``TIMEOUT``, ``ERROR``), as kaggle-environments sets it; an episode imported from
+    an older release may say ``INVALID`` for a ``TIMEOUT`` (:class:`Termination`). Kaggle ends the
+    game at once, the offender with reward None and the opponent ``DONE`` with the reward 0 it had
+    while no one had won (``kaggle_environments/core.py``, ``Environment.step``).
+    """
+
+    offender: int
+    termination: Termination
+    detail: str = ""
+    status: str = ""
+
+    def __post_init__(self) -> None:
+        if self.offender not in (1, 2) or not Termination(self.termination).is_forfeit:
+            raise ValueError(f"a forfeit is a mark 1 or 2 and one of {FORFEITS}, got {self!r}")
+
+    @property
+    def statuses(self) -> tuple[str, str]:
+        """Kaggle's final statuses (mark 1, mark 2)."""
+        offender = self.status or self.termination.name
+        return (offender, "DONE") if self.offender == 1 else ("DONE", offender)
+
+    @property
+    def rewards(self) -> tuple[int | None, int | None]:
+        """Kaggle's final rewards (mark 1, mark 2): None for the offender, 0 for its opponent."""
+        return (None, 0) if self.offender == 1 else (0, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +124,46 @@ class GameRecord:
     detail: str = ""
     duration: float = 0.0
     started_at: str = ""
+
+    @classmethod
+    def ended(
+        cls,
+        task: GameTask,
+        moves: Sequence[int],
+        move_times: Sequence[float] = (),
+        forfeit: Forfeit | None = None,
+        *,
+        duration: float = 0.0,
+        started_at: str = "",
+    ) -> GameRecord:
+        """The record of ``task`` ended after ``moves`` (0-based columns, the opening first): by
+        ``forfeit``, a loss of its offender (:class:`Forfeit` gives the statuses and rewards), else
+        played out on the board ``moves`` make, whose line or full board gives the result, and
+        Kaggle's statuses ``DONE`` and rewards 1 and -1 (0 each in a draw;
+        :meth:`agents.engine.board.Outcome.reward`). ``move_times``, ``duration`` and
+        ``started_at`` are as :class:`GameRecord` says.
+
+        Raises ValueError when ``moves`` are not a legal game on the task's board, or end no game
+        without ``forfeit``, or do not begin with the opening.
+        """
+        if forfeit is not None:
+            return cls(
+                task, tuple(moves), tuple(move_times), 0.0 if forfeit.offender == 1 else 1.0,
+                forfeit.termination, forfeit.offender, forfeit.statuses, forfeit.rewards, forfeit.detail,
+                duration, started_at,
+            )  # fmt: skip
+        board = Board.from_moves(moves, rows=task.rows, columns=task.columns, inarow=task.inarow)
+        outcome = board.outcome()
+        if outcome is None:
+            raise ValueError(
+                f"game {task.game_id} is not over after {len(moves)} moves, and no one forfeited"
+            )
+        termination = Termination.DRAW if outcome.winner is None else Termination.WIN
+        rewards = (outcome.reward(1), outcome.reward(2))
+        return cls(
+            task, tuple(moves), tuple(move_times), outcome.result, termination, None, ("DONE", "DONE"),
+            rewards, "", duration, started_at,
+        )  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.result not in (0.0, 0.5, 1.0):

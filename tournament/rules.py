@@ -1,8 +1,11 @@
-"""Kaggle's rules on an agent's action, in words a person reads: :func:`invalid_action`.
+"""Kaggle's rules on an agent's call, in words a person reads: :func:`judge`, and :func:`invalid_action`.
 
-Which actions are INVALID is :class:`tournament.record.Termination`'s rule (kaggle-environments'
-ConnectX interpreter, ``kaggle_environments/envs/connectx/connectx.py``); this module says why, with
-columns counted from 1 as the replays, the move lists and ``connectx play`` count them.
+One call of an agent ends in a column played or a forfeit (:class:`~tournament.record.Forfeit`):
+INVALID, TIMEOUT or ERROR, with what happened. :func:`judge` rules on every call, in the order
+kaggle-environments checks them, wherever an agent plays: the referee's games
+(:mod:`tournament.game`, before the referee uses the action) and the terminal (:mod:`connectx.play`).
+:func:`invalid_action` says why an action is INVALID, with columns counted from 1 as the replays, the
+move lists and ``connectx play`` count them; the import of Kaggle's episodes uses it too.
 """
 
 from __future__ import annotations
@@ -12,9 +15,62 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import Board, ColumnFullError, GameOverError, NotAColumnError
+from agents.kit.adapter import Clock
+from tournament.record import Forfeit, Termination
 from tournament.replies import Unreadable
 
-__all__ = ["invalid_action"]
+__all__ = ["invalid_action", "judge"]
+
+
+def judge(mark: int, board: Board, answer: Any, *, seconds: float, clock: Clock) -> int | Forfeit:
+    """The column that ``mark``, to move on ``board``, plays with ``answer``, or its forfeit, by
+    Kaggle's rules.
+
+    ``answer`` is what the call gave: the action returned (as the referee gets it,
+    :func:`tournament.replies.decode`), or the exception raised; kaggle's ``DeadlineExceeded`` is no
+    answer in time (the sandbox's proxy returns one when it gives up on a move). ``seconds`` is how
+    long the call took and ``clock`` the time it had: ``actTimeout`` and the overage bank left
+    before the call. Kaggle checks, in this order (``kaggle_environments/agent.py``, ``Agent.act``;
+    ``core.py``, ``Environment.step``; ``envs/connectx/connectx.py``, ``interpreter``):
+
+    1. TIMEOUT: no answer in time, or a call that overdrew the bank (``seconds - actTimeout`` above
+       the bank left);
+    2. ERROR: the agent raised (the detail is the exception's message: the proxy's says what);
+    3. INVALID: anything but a Python ``int`` naming a column that is not full
+       (:func:`invalid_action` says why). ``None`` is Kaggle's default action, column 0.
+
+    Kaggle's own type check is a JSON schema, ``"type": "integer"``, which counts a whole float such
+    as ``3.0`` as an integer (jsonschema's draft 2020-12, the validator ``jsonschema.validate``
+    picks); its interpreter then indexes the board with it and crashes (``list indices must be
+    integers or slices, not float``), ending the episode in an error of its own. Here every float is
+    INVALID, as a fractional one is on Kaggle, so the game is a forfeit like any other.
+
+    >>> judge(1, Board(), 3, seconds=0.1, clock=Clock())
+    3
+    >>> judge(1, Board(), 3.0, seconds=0.1, clock=Clock()).termination
+    <Termination.INVALID: 'invalid'>
+    >>> judge(2, Board.from_moves("4"), 3, seconds=62.5, clock=Clock(2.0, 60.0)).detail
+    'mark 2 took 62.5 s, over its 62.0 s (actTimeout 2 s and 60.0 s left in its bank)'
+    """
+    if isinstance(answer, BaseException):
+        # Imported here: it imports kaggle_environments (1.6 s), which a caller holding an agent's
+        # answer has imported already (the referee, the sandbox), and the episodes' import need not.
+        from tournament.referee import DeadlineExceeded
+
+        if isinstance(answer, DeadlineExceeded):
+            return Forfeit(mark, Termination.TIMEOUT, str(answer) or f"mark {mark} did not return in time")
+    if seconds - clock.act_timeout > clock.overage:
+        limit = clock.act_timeout + clock.overage
+        parts = f"actTimeout {clock.act_timeout:g} s and {clock.overage:.1f} s left in its bank"
+        return Forfeit(
+            mark, Termination.TIMEOUT, f"mark {mark} took {seconds:.1f} s, over its {limit:.1f} s ({parts})"
+        )
+    if isinstance(answer, BaseException):
+        return Forfeit(mark, Termination.ERROR, str(answer) or f"mark {mark} raised {type(answer).__name__}")
+    column = 0 if answer is None else answer
+    if type(column) is int and board.can_play(column):
+        return column
+    return Forfeit(mark, Termination.INVALID, invalid_action(mark, answer, board))
 
 
 def invalid_action(mark: int, action: Any, board: Board) -> str:

@@ -58,14 +58,10 @@ from agents.kit.adapter import DEFAULT_OVERAGE
 from tournament import sandbox
 from tournament.game import Environments, play_game
 from tournament.limits import Limits
-from tournament.record import GameRecord, Termination
+from tournament.record import Forfeit, GameFailed, GameRecord, Termination
 from tournament.sandbox import GRACE
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
-
-
-class GameFailed(RuntimeError):
-    """The referee failed on a game for a reason no agent caused (the game is not stored)."""
 
 
 class _Progress:
@@ -111,18 +107,10 @@ class _Progress:
     def forfeit(self, task: GameTask, started: float, termination: Termination, detail: str) -> GameRecord:
         """The record of a game whose process died or stalled while an agent was to move (:attr:`turn`
         not 0): that agent forfeits, with the moves played so far."""
-        turn = self._turn.value
-        status = termination.value.upper()
-        return GameRecord(
-            task=task,
-            moves=tuple(self._moves[: self._count.value]),
-            move_times=(),
-            result=0.0 if turn == 1 else 1.0,
-            termination=termination,
-            offender=turn,
-            statuses=(status, "DONE") if turn == 1 else ("DONE", status),
-            rewards=(None, 0) if turn == 1 else (0, None),
-            detail=detail,
+        return GameRecord.ended(
+            task,
+            self._moves[: self._count.value],
+            forfeit=Forfeit(self._turn.value, termination, detail),
             duration=time.monotonic() - started,
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
@@ -236,9 +224,9 @@ def run_games(
     """Play ``tasks`` with at most ``workers`` games at once; yield each result as it ends.
 
     Agents get the resource ``limits`` of :class:`~tournament.sandbox.Limits`. Yields a
-    :class:`GameRecord` per game, or a :class:`GameFailed` (not raised) when the referee itself
-    failed. Order is completion order. Closing the iterator (or an exception in the consumer, e.g.
-    ``KeyboardInterrupt``) kills the games still running. Makes this process non-dumpable and a
+    :class:`GameRecord` per game, or a :class:`~tournament.record.GameFailed` (not raised) when the
+    referee itself failed. Order is completion order. Closing the iterator (or an exception in the
+    consumer, e.g. ``KeyboardInterrupt``) kills the games still running. Makes this process non-dumpable and a
     child subreaper (:mod:`tournament.sandbox`).
     """
     sandbox.protect_runner()
