@@ -1,7 +1,7 @@
 """Two or more runs side by side: what changed for the agents they share (:func:`compare`).
 
-Elo is relative to each run's own zero (the mean of its pool, or perfect play when its move analysis
-found a perfect agent), so a rating moves when the pool changes even if the agent did not. Scores
+Elo is relative to each run's own zero (the mean of its rated pool, or its only agent rated finitely),
+so a rating moves when the pool changes even if the agent did not. Scores
 against the same opponents compare directly, hence the second table: every agent of every run against
 each agent that all runs share.
 

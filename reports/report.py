@@ -101,9 +101,9 @@ def load(directory: Path | str) -> Report:
 def build(results: Results, *, name: str, analysis: Analysis | None = None) -> Report:
     """The :class:`Report` of ``results`` (which must hold their settings); ``name`` titles it.
 
-    With the run's move ``analysis``, the report shows it (:func:`reports.review.review`), and when an
-    entrant played perfectly by it, Elo is relative to that entrant (``results`` are re-rated with it
-    as the anchor) instead of the mean of the pool.
+    With the run's move ``analysis``, the report shows it (:func:`reports.review.review`): when an
+    entrant played perfectly by it, also each agent's Elo relative to that entrant. The standings, the
+    figures and the progression keep the pool's scale.
 
     Raises:
         ValueError: no game between two different agents, or ``results`` without settings; see
@@ -115,13 +115,11 @@ def build(results: Results, *, name: str, analysis: Analysis | None = None) -> R
     if settings is None:
         raise ValueError("a report needs the tournament's settings")
     moves = review(analysis, results) if analysis is not None and analysis.moves else None
-    if moves is not None and moves.anchor is not None and results.anchor != moves.anchor:
-        results = Results(results.records, settings, anchor=moves.anchor)
     return Report(
         header=header(results, settings, name),
         entrants=[entrant(spec) for spec in settings.entrants],
         standings=results.standings,
-        scale=scale(results, moves),
+        scale=scale(results),
         notes=notes(results, moves),
         review=moves,
         crosstable=results.crosstable,
@@ -136,12 +134,10 @@ def build(results: Results, *, name: str, analysis: Analysis | None = None) -> R
     )
 
 
-def scale(results: Results, moves: Review | None = None) -> str:
-    """Where the Elo scale's zero is, as a figure's axis says it: ``Elo relative to perfect play
-    (negamax = 0)``, ``Elo (random = 0)`` for a pool of one, else ``Elo (mean of the rated = 0)``."""
+def scale(results: Results) -> str:
+    """Where the Elo scale's zero is, as a figure's axis says it: ``Elo (random = 0)`` for a rated
+    pool of one, else ``Elo (mean of the rated = 0)``."""
     reference = next((r.name for r in results.ratings if r.reference), None)
-    if reference is not None and moves is not None and reference == moves.anchor:
-        return f"Elo relative to perfect play ({reference} = 0)"
     if reference is not None:
         return f"Elo ({reference} = 0)"
     return "Elo (mean of the rated = 0)"
@@ -150,8 +146,8 @@ def scale(results: Results, moves: Review | None = None) -> str:
 def notes(results: Results, moves: Review | None = None) -> list[str]:
     """Sentences to show under the standings: how many games were distinct, pairings that repeated
     games, why an Elo is a bound (agents that won or lost every game against those rated finitely),
-    and where the scale's zero is when it is not the pool's mean: an agent that played perfectly by
-    the move analysis ``moves``, or the rated pool's only agent."""
+    the scale's zero when it is not the pool's mean (the rated pool's only agent), and, with a move
+    analysis ``moves`` that found an agent without a mistake, what the Elo relative to it means."""
     distinct = results.distinct
     unique, total = sum(d for d, _ in distinct.values()), sum(g for _, g in distinct.values())
     lines = [f"{unique} of {total} games distinct"]
@@ -170,10 +166,22 @@ def notes(results: Results, moves: Review | None = None) -> list[str]:
                 f"one-sided 95 % {bound} bound"
             )
     reference = next((r.name for r in results.ratings if r.reference), None)
-    if reference is not None and moves is not None and reference == moves.anchor:
-        lines.append(f"{reference} made no mistake in the move analysis: Elo is relative to it, perfect play")
-    elif reference is not None and len(results.ratings) > 1:
+    if reference is not None and len(results.ratings) > 1:
         lines.append(f"Elo is relative to {reference}, 0 by definition: the only agent rated finitely")
+    if moves is not None and moves.reference is not None:
+        perfect = moves.reference
+        text = (
+            f"{perfect} made no mistake in {moves.reference_moves:,} moves: it stands for perfect play, and "
+            f"'vs perfect play' is each agent's Elo relative to it"
+        )
+        bounds = [r.high for r in moves.versus.values() if r.elo == -math.inf and math.isfinite(r.high)]
+        if bounds:
+            example = max(bounds)
+            text += (
+                f"; ≤ {example:+.0f}, at least {-example:.0f} below, is a one-sided 95 % bound, for an agent "
+                f"that lost every game to {perfect}"
+            )
+        lines.append(text)
     return lines
 
 

@@ -1,6 +1,7 @@
 """What a report shows of the move analysis (:class:`reports.stats.analysis.Analysis`, ``RUN/moves.csv``):
-:func:`review` gathers each agent's accuracy with its worst moves, the move that decided each game, and
-the agent perfect play anchors the Elo scale on, as plain data with the words a reader needs.
+:func:`review` gathers each agent's accuracy with its worst moves, the move that decided each game, and,
+when an agent made no mistake, each agent's Elo relative to it (perfect play), as plain data with the
+words a reader needs.
 
 Columns count from 1 and plies from 1 (the opening included), as in ``moves.csv``; a move's
 ``anchor`` is the report's address of its replay at that ply (``game-12-ply-9``).
@@ -11,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reports.stats.analysis import AgentAccuracy, Analysis, JudgedMove, Verdict, outcome
+from reports.stats.ratings import Rating
 from reports.stats.results import Results
 from tournament.record import FORFEITS
 
-__all__ = ["AccuracyLine", "MoveLink", "Review", "change", "link", "perfect_anchor", "review"]
+__all__ = ["AccuracyLine", "MoveLink", "Review", "change", "link", "perfect_reference", "review"]
 
 WORST = 5
 """How many of its worst moves the report lists for each agent."""
@@ -56,15 +58,24 @@ class Review:
         deciding: the move that decided each game it can name, by game id
             (:meth:`~reports.stats.analysis.Analysis.decisive`).
         perfect: the agents that made no mistake in any judged move, best first.
-        anchor: the agent the Elo scale is put on (:func:`perfect_anchor`), or None.
+        reference: the agent that stands for perfect play (:func:`perfect_reference`), or None.
+        versus: each agent's Elo relative to ``reference``, by name
+            (:meth:`~reports.stats.results.Results.relative_to`; ``reference`` is 0); empty without one.
         games: how many of the run's games were judged.
     """
 
     accuracy: list[AccuracyLine]
     deciding: dict[int, MoveLink]
     perfect: list[str]
-    anchor: str | None
+    reference: str | None
+    versus: dict[str, Rating]
     games: int
+
+    @property
+    def reference_moves(self) -> int:
+        """How many moves ``reference`` made, all judged without a mistake (0 without a reference)."""
+        lines = (line.accuracy for line in self.accuracy)
+        return next((accuracy.moves for accuracy in lines if accuracy.agent == self.reference), 0)
 
 
 def change(move: JudgedMove) -> str:
@@ -86,11 +97,11 @@ def link(move: JudgedMove) -> MoveLink:
     )  # fmt: skip
 
 
-def perfect_anchor(analysis: Analysis, results: Results) -> str | None:
-    """The entrant to put the Elo scale's zero on: one that made no mistake in the analysis
-    (:meth:`~reports.stats.analysis.Analysis.perfect`), played the others and forfeited no game (a
-    forfeit is no perfect play); of several, the one with the most judged moves (the most evidence),
-    then by name. None when there is none."""
+def perfect_reference(analysis: Analysis, results: Results) -> str | None:
+    """The entrant that stands for perfect play, to measure the others' Elo from: one that made no
+    mistake in the analysis (:meth:`~reports.stats.analysis.Analysis.perfect`), played the others and
+    forfeited no game (a forfeit is no perfect play); of several, the one with the most judged moves
+    (the most evidence), then by name. None when there is none."""
     moves = {line.agent: line.moves for line in analysis.accuracy(results.records)}
     perfect = [
         agent
@@ -112,10 +123,12 @@ def review(analysis: Analysis, results: Results) -> Review:
         if move is not None:
             deciding[record.game_id] = link(move)
     judged = set(analysis.by_game)
+    reference = perfect_reference(analysis, results)
     return Review(
         accuracy=[AccuracyLine(a, [link(m) for m in analysis.worst(a.agent, WORST)]) for a in accuracy],
         deciding=deciding,
         perfect=[line.agent for line in accuracy if analysis.perfect(line.agent)],
-        anchor=perfect_anchor(analysis, results),
+        reference=reference,
+        versus=results.relative_to(reference) if reference is not None else {},
         games=sum(record.game_id in judged for record in records),
     )

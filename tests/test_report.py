@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import re
 import time
 
@@ -19,10 +20,10 @@ from reports.compare import compare
 from reports.games import replay_data
 from reports.render import html, markdown
 from reports.render.documents import write_comparison, write_documents
-from reports.render.terminal import forfeit_summary
+from reports.render.terminal import forfeit_summary, summary
 from reports.render.write import readable_pairs, write_reports
 from reports.report import build, load
-from reports.review import perfect_anchor
+from reports.review import perfect_reference
 from reports.stats.analysis import MOVES_FILE, Analysis, JudgedMove, Verdict
 from reports.stats.results import Results
 from reports.stats.tables import pairs
@@ -355,7 +356,7 @@ def test_the_report_shows_each_agents_accuracy_and_worst_moves(analysed):
     review = report.review
     assert [line.accuracy for line in review.accuracy] == analysis.accuracy(report.records)
     assert review.games == len(report.records)
-    assert "beta" in review.perfect and review.anchor == "beta"
+    assert "beta" in review.perfect and review.reference == "beta"
     for line in review.accuracy:
         verdicts = [move.verdict for move in line.worst]
         assert verdicts == sorted(verdicts, key=["mistake", "inaccuracy"].index)  # mistakes first
@@ -390,19 +391,40 @@ def test_the_deciding_move_of_each_game_is_named_and_linked(analysed):
         assert judged["v"] == [m.value_after if m.mark == 1 else -m.value_after for m in moves]
 
 
-def test_elo_is_relative_to_perfect_play_when_an_agent_played_perfectly(analysed):
+def test_a_perfect_agent_adds_each_agents_elo_relative_to_it_and_leaves_the_standings_alone(analysed):
     report, _ = analysed
-    lines = {line.agent: line for line in report.standings}
-    assert lines["beta"].rating.reference and lines["beta"].rating.estimate() == "0"
-    assert [line.agent for line in report.standings if line.rating.reference] == ["beta"]
-    unanchored = Results(report.records, report.settings).ratings  # the pool's mean at 0
-    shift = next(r.elo for r in unanchored if r.name == "beta")
-    for rating in unanchored:
-        if rating.is_finite:  # the same ratings, their zero moved onto beta
-            assert lines[rating.name].rating.elo == pytest.approx(rating.elo - shift, abs=0.5)
-    assert report.scale == "Elo relative to perfect play (beta = 0)"
-    assert "beta made no mistake in the move analysis: Elo is relative to it, perfect play" in report.notes
-    assert report.results.progress[-1].ratings == tuple(report.results.ratings)  # the figures' scale too
+    pool = Results(report.records, report.settings)  # no analysis: the pool's mean at 0
+    assert report.standings == pool.standings and report.scale == "Elo (mean of the rated = 0)"
+    assert report.results.progress == pool.progress  # the figures' scale too
+    assert not any(line.rating.reference for line in report.standings)
+    versus, review = report.review.versus, report.review
+    assert review.reference == "beta" and sorted(versus) == sorted(pool.order)
+    assert versus["beta"].reference and versus["beta"].cell() == "0"
+    shift = next(r.elo for r in pool.ratings if r.name == "beta")
+    compared = 0
+    for rating in pool.ratings:
+        if rating.is_finite and rating.name != "beta":  # the pool's ratings, their zero moved onto beta
+            relative = versus[rating.name]
+            assert relative.elo == pytest.approx(rating.elo - shift, abs=0.5)
+            assert relative.low < relative.elo < relative.high
+            assert relative.cell() == f"{relative.elo:+.0f} ({relative.low:+.0f} to {relative.high:+.0f})"
+            compared += 1
+    assert compared >= 2
+    moves = next(line.accuracy.moves for line in review.accuracy if line.accuracy.agent == "beta")
+    note = next(note for note in report.notes if note.startswith("beta made no mistake"))
+    assert note.startswith(f"beta made no mistake in {moves:,} moves: it stands for perfect play, and "
+                           "'vs perfect play' is each agent's Elo relative to it")  # fmt: skip
+    crashy = versus["crashy"]  # it lost every game: only a bound, in the note as in its cell
+    assert crashy.elo == -math.inf and crashy.cell() == f"≤ {crashy.high:+.0f}"
+    assert f"; ≤ {crashy.high:+.0f}, at least {-crashy.high:.0f} below, is a one-sided 95 % bound" in note
+    table = markdown.render(report).split("## Standings")[1]
+    assert "| 95 % interval | vs perfect play | games |" in table
+    assert re.search(rf"\| beta \| [^|]+ \| [^|]+ \| 0 \| {versus['beta'].games} \|", table)
+    terminal = "\n".join(summary(report))
+    assert "vs perfect play" in terminal.splitlines()[0] and f"≤ {crashy.high:+.0f}" in terminal
+    assert note in terminal
+    page = html.render(report)
+    assert ">vs perfect<br>play</th>" in page and f"<td class=\"n\">{crashy.cell()}</td>" in page
 
 
 def test_an_undefeated_perfect_agent_bounds_everyone_else():
@@ -419,13 +441,16 @@ def test_an_undefeated_perfect_agent_bounds_everyone_else():
     moves = [JudgedMove(opened["top"], 1, "top", "", 4, 0, 0, (4,), Verdict.BEST)]
     moves += [JudgedMove(opened[name], 1, name, "", 4, 0, -2, (3,), Verdict.MISTAKE) for name in names[1:]]
     report = build(Results(records, settings_for(names, 1)), name="ladder", analysis=Analysis(moves))
+    assert report.standings == Results(records).standings  # the pool's, as without the analysis
     assert [line.agent for line in report.standings] == list(names)
-    assert [line.rating.estimate() for line in report.standings] == ["0", "-∞", "-∞", "-∞"]
-    bounds = [line.rating.high for line in report.standings[1:]]
-    assert bounds == sorted(bounds, reverse=True) and all(line.rating.interval().startswith("≤ ")
-                                                          for line in report.standings[1:])  # fmt: skip
-    assert any(note.startswith("second, third and bottom lost every game they played against top")
-               for note in report.notes)  # fmt: skip
+    versus = report.review.versus
+    assert [versus[name].cell()[:2] for name in names] == ["0", "≤ ", "≤ ", "≤ "]
+    bounds = [versus[name].high for name in names[1:]]
+    assert bounds == sorted(bounds, reverse=True)  # each beat those below: a bound further down each
+    assert report.notes[-1].endswith(
+        f"; ≤ {bounds[0]:+.0f}, at least {-bounds[0]:.0f} below, is a one-sided 95 % bound, for an agent "
+        "that lost every game to top"
+    )
 
 
 def test_the_report_command_reads_the_runs_move_analysis(tmp_path, capsys):
@@ -457,15 +482,15 @@ def test_games_without_move_times_report_their_time_as_not_measured(tmp_path):
     assert "| alpha | 0 | - | - | - |" in paths["report.md"].read_text()
 
 
-def test_an_agent_that_forfeits_is_no_anchor_and_a_comparison_names_each_runs_zero(records, tmp_path):
+def test_an_agent_that_forfeits_does_not_stand_for_perfect_play(records, tmp_path):
     only_fullcol = Analysis(judged_moves(records, perfect=("fullcol",)))  # it never errs, but forfeits
     assert [name for name in only_fullcol.agents() if only_fullcol.perfect(name)] == ["fullcol"]
     results = Results(records, settings_for(AGENTS, 4))
-    assert perfect_anchor(only_fullcol, results) is None
-    assert build(results, name="x", analysis=only_fullcol).scale == "Elo (mean of the rated = 0)"
-    anchored = build(results, name="y", analysis=Analysis(judged_moves(records, perfect=("beta",))))
-    plain = build(results, name="z")
-    comparison = compare([anchored, plain], [tmp_path / "y", tmp_path / "z"], tmp_path)
-    assert [run.scale for run in comparison.runs] == [
-        "Elo relative to perfect play (beta = 0)", "Elo (mean of the rated = 0)"
-    ]
+    assert perfect_reference(only_fullcol, results) is None
+    report = build(results, name="x", analysis=only_fullcol)
+    assert report.review.reference is None and report.review.versus == {}
+    assert "vs perfect" not in markdown.render(report) and "vs perfect" not in html.render(report)
+    assert not any("perfect play" in note for note in report.notes)
+    judged = build(results, name="y", analysis=Analysis(judged_moves(records, perfect=("beta",))))
+    comparison = compare([judged, report], [tmp_path / "y", tmp_path / "x"], tmp_path)
+    assert [run.scale for run in comparison.runs] == ["Elo (mean of the rated = 0)"] * 2

@@ -112,9 +112,16 @@ def test_the_accuracy_table_is_on_the_page(page):
     cells = "document.querySelectorAll('#accuracy-table tr td:first-child')"
     agents = page.evaluate(f"Array.from({cells}).map(td => td.firstChild.textContent.trim())")
     assert agents == [line.accuracy.agent for line in page.report.review.accuracy]
-    assert page.evaluate("document.querySelector('#standings-table').textContent").count("reference") == 1
+    heads = "document.querySelectorAll('#standings-table th')"
+    heads = page.evaluate(f"Array.from({heads}).map(th => th.innerText.replace(/\\s+/g, ' '))")
+    assert heads[2:5] == ["Elo", "95 % interval", "vs perfect play"]  # the pool's Elo, then perfect play's
+    column = "document.querySelectorAll('#standings-table tr td:nth-child(5)')"
+    versus = page.report.review.versus
+    assert page.evaluate(f"Array.from({column}).map(td => td.textContent)") == [
+        versus[row.agent].cell() for row in page.report.standings
+    ]
     standings = page.evaluate("document.getElementById('standings').innerText")
-    assert "Elo relative to perfect play (beta = 0)" in standings
+    assert "beta made no mistake in" in standings and "Elo (mean of the rated = 0)" in standings
 
 
 def test_a_worst_move_link_lands_on_the_marked_move(page):

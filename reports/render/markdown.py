@@ -12,7 +12,7 @@ traceback, goes in a fenced code block of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
@@ -49,7 +49,7 @@ def render(report: Report) -> str:
         "## Standings",
         "",
     ]
-    lines += [_standings(report.standings), ""]
+    lines += [_standings(report.standings, report.review.versus if report.review else {}), ""]
     lines += [f"- {note}" for note in report.notes]
     if report.review is not None:
         lines += ["", *_accuracy(report.review)]
@@ -290,14 +290,18 @@ def _accuracy(review: Review) -> list[str]:
     ]
 
 
-def _standings(standings: Sequence[Standing]) -> str:
+def _standings(standings: Sequence[Standing], versus: Mapping[str, Rating]) -> str:
+    """The standings table; with ``versus`` (each agent's Elo relative to perfect play), a column of it
+    after the interval."""
+    extra = ["vs perfect play"] if versus else []
     return _table(
-        ["#", "agent", "Elo", "95 % interval", "games", "W", "D", "L", "score", "invalid", "timeouts",
-         "errors"],  # fmt: skip
+        ["#", "agent", "Elo", "95 % interval", *extra, "games", "W", "D", "L", "score", "invalid",
+         "timeouts", "errors"],  # fmt: skip
         [
             (
-                s.rank, s.agent, s.rating.estimate(), s.rating.interval(), s.games, s.wins, s.draws,
-                s.losses, f"{s.score_pct:.1f} %", s.invalid, s.timeouts, s.errors,
+                s.rank, s.agent, s.rating.estimate(), s.rating.interval(),
+                *([versus[s.agent].cell()] if versus else []), s.games, s.wins, s.draws, s.losses,
+                f"{s.score_pct:.1f} %", s.invalid, s.timeouts, s.errors,
             )  # fmt: skip
             for s in standings
         ],

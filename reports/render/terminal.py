@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from reports.stats.ratings import Rating
 from reports.stats.sections import Forfeit
 from reports.stats.standings import Standing
 
@@ -21,19 +22,24 @@ __all__ = ["forfeit_summary", "format_standings", "summary"]
 
 
 def summary(report: Report) -> list[str]:
-    """The standings table, a blank line, the report's notes, the openings, then :func:`forfeit_summary`."""
-    lines = [format_standings(report.standings), "", *report.notes]
+    """The standings table (with the Elo relative to perfect play when the move analysis found an
+    agent without a mistake), a blank line, the report's notes, the openings, then
+    :func:`forfeit_summary`."""
+    versus = report.review.versus if report.review is not None else {}
+    lines = [format_standings(report.standings, versus), "", *report.notes]
     lines.append(f"openings: {report.settings.opening_source}")
     return lines + forfeit_summary(report.forfeits)
 
 
-def format_standings(standings: Sequence[Standing]) -> str:
+def format_standings(standings: Sequence[Standing], versus: Mapping[str, Rating] | None = None) -> str:
     """The standings as a fixed-width text table, one line per agent, best first.
 
     The Elo column shows the rating (``+∞`` for a player whose maximum-likelihood rating is infinite),
     the next its 95 % interval or one-sided bound (:meth:`reports.stats.ratings.Rating.estimate`,
-    :meth:`~reports.stats.ratings.Rating.interval`); ``inv/time/err`` counts the agent's forfeits by
-    an invalid action, a time-out, an error.
+    :meth:`~reports.stats.ratings.Rating.interval`); with ``versus`` (each agent's Elo relative to
+    perfect play, by name), ``vs perfect play`` shows it with its interval or bound
+    (:meth:`~reports.stats.ratings.Rating.cell`); ``inv/time/err`` counts the agent's forfeits by an
+    invalid action, a time-out, an error.
     """
     rows = [
         {
@@ -41,6 +47,7 @@ def format_standings(standings: Sequence[Standing]) -> str:
             "agent": line.agent,
             "Elo": line.rating.estimate(),
             "95% interval": line.rating.interval(),
+            **({"vs perfect play": versus[line.agent].cell()} if versus else {}),
             "games": line.games,
             "W": line.wins,
             "D": line.draws,

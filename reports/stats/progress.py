@@ -20,16 +20,12 @@ class Checkpoint:
     ratings: tuple[Rating, ...]
 
 
-def progression(
-    records: Iterable[GameRecord], *, points: int = 12, anchor: str | None = None
-) -> list[Checkpoint]:
-    """Ratings after about ``points`` evenly spaced prefixes of the games, in game-id order, with
-    ``anchor`` at 0 (None: the mean of the rated pool).
+def progression(records: Iterable[GameRecord], *, points: int = 12) -> list[Checkpoint]:
+    """Ratings after about ``points`` evenly spaced prefixes of the games, in game-id order.
 
     Prefixes end on an even number of games, so that colour-swapped pairs (games ``2k``, ``2k+1``)
-    are complete, and the last is every game. Prefixes in which no two agents have met yet, whose
-    players fall into groups that never met, or in which the anchor has not played, are skipped.
-    Raises ValueError for ``points < 1``.
+    are complete, and the last is every game. Prefixes in which no two agents have met yet, or whose
+    players fall into groups that never met, are skipped. Raises ValueError for ``points < 1``.
     """
     if points < 1:
         raise ValueError("points must be >= 1")
@@ -43,8 +39,8 @@ def progression(
         if not h2h:
             continue
         try:
-            ratings = rate(h2h, pentanomials(prefix), anchor=anchor)
-        except ValueError:  # not every player has met the pool yet, or the anchor has not played
+            ratings = rate(h2h, pentanomials(prefix))
+        except ValueError:  # not every player has met the pool yet
             continue
         checkpoints.append(Checkpoint(end, tuple(ratings)))
     return checkpoints

@@ -124,6 +124,17 @@ class Rating:
             return "+∞"
         return "-∞" if self.elo < 0 else "unrated"
 
+    def cell(self) -> str:
+        """The rating and its interval in one table cell: ``-420 (-560 to -300)``; an unbounded
+        player's one-sided bound alone, ``≤ -336`` (at most -336; its ``-∞`` adds nothing); ``0`` for
+        the reference; ``unrated``."""
+        if self.reference:
+            return "0"
+        interval = self.interval()
+        if not interval:
+            return self.estimate()
+        return f"{self.estimate()} ({interval})" if self.is_finite else interval
+
     def interval(self) -> str:
         """The 95 % interval, for a table's interval column: ``+50 to +201``, ``≥ +612`` or
         ``≤ -540`` (the one-sided bound of an unbounded player), ``reference`` for the player at 0

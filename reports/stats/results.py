@@ -5,8 +5,8 @@ Every table (:mod:`reports.stats.tables`), figure (:mod:`reports.render.plots`),
 (:mod:`reports.render.terminal`) read one :class:`Results` instead of counting the records again.
 Counts are made when it is built; the ratings, LOS matrix and Elo progression (the costly part:
 maximum-likelihood fits), the standings and the crosstable (:mod:`reports.stats.standings`) on first
-use, once. Games of an entrant against itself count nowhere
-(:mod:`reports.stats.tally`).
+use, once; the ratings relative to one entrant (:meth:`Results.relative_to`) when asked. Games of an
+entrant against itself count nowhere (:mod:`reports.stats.tally`).
 """
 
 from __future__ import annotations
@@ -45,19 +45,13 @@ class Results:
             (:func:`reports.stats.tally.forfeits`).
         distinct: ``(distinct, games)`` per pairing (:func:`reports.stats.tally.distinct_games`).
 
-    ``anchor`` names the entrant whose Elo is 0 (the ratings' and progression's zero; None: the mean of
-    the rated pool, :func:`reports.stats.ratings.rate`).
-
     Raises ValueError (from :func:`reports.stats.tally.pentanomials`) for a pair that is not two games
     with colours swapped.
     """
 
-    def __init__(
-        self, records: Iterable[GameRecord], settings: Settings | None = None, *, anchor: str | None = None
-    ) -> None:
+    def __init__(self, records: Iterable[GameRecord], settings: Settings | None = None) -> None:
         self.records = tuple(sorted(records, key=lambda record: record.game_id))
         self.settings = settings
-        self.anchor = anchor
         self.h2h: dict[Matchup, WDL] = head_to_head(self.records)
         self.pentanomials: dict[Matchup, Pentanomial] = pentanomials(self.records)
         self.totals: dict[str, WDL] = totals(self.h2h)
@@ -86,8 +80,24 @@ class Results:
 
     @cached_property
     def ratings(self) -> list[Rating]:
-        """Joint ratings, best first (:func:`reports.stats.ratings.rate` with its defaults and ``anchor``)."""
-        return rate(self.h2h, self.pentanomials, anchor=self.anchor)
+        """Joint ratings, best first (:func:`reports.stats.ratings.rate` with its defaults: the mean of the
+        rated pool is 0 Elo)."""
+        return rate(self.h2h, self.pentanomials)
+
+    def relative_to(self, reference: str) -> dict[str, Rating]:
+        """Every rated entrant's Elo relative to ``reference``, by name: its rating minus
+        ``reference``'s, in Elo, with the 95 % profile-likelihood interval of that difference.
+
+        An entrant that no finite difference fits (outside ``reference``'s strongly connected group of
+        the "scored against" graph, :mod:`reports.stats.ratings`: below it, it scored no point
+        against that group) gets ``-inf`` and a one-sided 95 % upper bound in ``high``; one above it,
+        ``+inf`` and a lower bound. ``reference`` is the reference, 0 by definition.
+
+        The same model and games as :attr:`ratings`, with the scale's zero on ``reference``
+        (:func:`reports.stats.ratings.rate` with ``anchor=reference``). Fitted on each call, intervals
+        and bounds included; raises ValueError for a ``reference`` that did not play.
+        """
+        return {rating.name: rating for rating in rate(self.h2h, self.pentanomials, anchor=reference)}
 
     @property
     def order(self) -> list[str]:
@@ -111,6 +121,5 @@ class Results:
 
     @cached_property
     def progress(self) -> list[Checkpoint]:
-        """The Elo progression over the games (:func:`reports.stats.progress.progression`), on the
-        ratings' scale (``anchor``)."""
-        return progression(self.records, anchor=self.anchor)
+        """The Elo progression over the games (:func:`reports.stats.progress.progression`)."""
+        return progression(self.records)
