@@ -178,6 +178,31 @@ def test_stepping_a_replay_changes_the_board(page):
     assert page.errors == []
 
 
+def test_the_move_list_starts_at_the_first_move_and_follows_the_current_one(page):
+    longest = max(page.report.records, key=lambda record: len(record.moves))
+    page.evaluate(f"document.querySelector('a[href=\"#game-{longest.game_id}\"]').click()")
+    assert page.evaluate(DISCS) == len(longest.moves)  # at the final position, yet the list shows its top
+    box = "document.getElementById('moves')"
+    assert page.evaluate(f"{box}.scrollHeight > {box}.clientHeight")  # a list longer than its box
+    assert page.evaluate(f"{box}.scrollTop") == 0
+
+    def current_row_shown() -> bool:
+        return page.evaluate(
+            f"(() => {{ const list = {box}.getBoundingClientRect(), "
+            "row = document.querySelector('#moves li.current').getBoundingClientRect(); "
+            "return row.top >= list.top && row.bottom <= list.bottom; })()"
+        )
+
+    page.evaluate("document.getElementById('end').click()")  # stepping: the list follows
+    assert page.evaluate(f"{box}.scrollTop") > 0 and current_row_shown()
+    page.evaluate("document.getElementById('start').click()")
+    page.evaluate("document.getElementById('next').click()")
+    assert page.evaluate(f"{box}.scrollTop") == 0 and current_row_shown()
+    page.evaluate(f"document.querySelector('a[href=\"#game-{longest.game_id}\"]').click()")  # loaded again
+    assert page.evaluate(f"{box}.scrollTop") == 0
+    assert page.errors == []
+
+
 def test_a_game_link_replays_that_game_and_shows_its_forfeit(page):
     crash = next(r for r in page.report.records if r.termination == "error")
     page.evaluate(f"document.querySelector('a[href=\"#game-{crash.game_id}\"]').click()")
