@@ -5,34 +5,30 @@ and writing the reports at the end; run again with the same options it resumes. 
 pairs of A against B until an SPRT decides. Bad input -- an unknown agent, a missing file, an
 impossible option, a board on which no line fits, a directory holding another tournament -- is one
 line and exit status 2, with nothing written.
+
+This module parses the options, shows the progress and writes the reports; the tournament itself,
+resumed, stored game by game and stopped by the SPRT, is :class:`tournament.driver.Tournament`'s,
+with the SPRT's stop rule from :mod:`connectx.judge`.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
-import functools
-import os
 import sys
-from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
-from connectx.judge import Judge
+from connectx.judge import SprtStop
 from connectx.options import board_geometry, board_options, check_ranges
 from connectx.results import write_report
 from reports.provenance import toolkit_version
 from reports.stats.sprt import Sprt
+from tournament.driver import Backend, BackendError, Event, Started, Tournament
 from tournament.limits import Limits
 from tournament.openings import OpeningError, resolve
-from tournament.schedule import GameTask, Settings, schedule
-from tournament.store import Store, StoreError
-
-if TYPE_CHECKING:
-    from tournament.record import GameRecord
-    from tournament.runner import GameFailed
+from tournament.record import GameRecord
+from tournament.schedule import Settings
 
 DEFAULT_OUT = Path("runs/latest")
 """Where ``run`` stores its tournament by default."""
@@ -258,113 +254,78 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"other), not {settings.rows}x{settings.columns} with {settings.inarow} in a row"
         )
     limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
-    if args.backend == "local":
-        from tournament.runner import run_games
-
-        workers = args.workers or os.cpu_count() or 1
-        return _play(
-            args, parser, settings, workers, os.cpu_count(), lambda todo: run_games(todo, workers, limits)
-        )
+    backend = Backend(args.backend, args.workers, args.address, limits)
+    settings = dataclasses.replace(settings, toolkit=toolkit_version())  # for the report, as workers
     try:
-        from tournament import cluster
-    except ImportError as error:
+        with Tournament(args.out, settings, backend, overwrite=args.overwrite) as tournament:
+            return _play(args, tournament)
+    except BackendError as error:
+        parser.error(str(error))
+
+
+class _Progress:
+    """The terminal's view of a tournament as it is played, called with each
+    :data:`tournament.driver.Event`: how many games were stored before, a progress bar (tqdm) with
+    the SPRT's live line after it, and a warning for each game the referee failed on."""
+
+    def __init__(self, out: Path, sprt: SprtStop | None) -> None:
+        self.out, self.sprt, self.bar = out, sprt, None
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Started):
+            from tqdm import tqdm
+
+            if event.stored:
+                print(f"resuming {self.out}: {event.stored} of {event.scheduled} games already played")
+            tqdm.monitor_interval = 0  # no monitor thread in a process that forks
+            self.bar = tqdm(
+                total=event.scheduled, initial=event.stored, unit="game", desc="games", dynamic_ncols=True
+            )
+            if self.sprt is not None:
+                self.bar.set_postfix_str(self.sprt.line, refresh=False)
+        elif isinstance(event, GameRecord):
+            self.bar.update()
+            if self.sprt is not None:
+                self.bar.set_postfix_str(self.sprt.line)
+        else:
+            self.bar.write(f"warning: {event}")
+
+    def close(self) -> None:
+        """Close the bar (again: nothing)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _play(args: argparse.Namespace, tournament: Tournament) -> int:
+    """Play ``tournament`` (:meth:`Tournament.play`), showing its progress, then write its reports."""
+    sprt = SprtStop(tournament.settings) if tournament.settings.sprt else None
+    progress = _Progress(args.out, sprt)
+    try:
+        summary = tournament.play(sprt, progress)
+    except KeyboardInterrupt:
+        progress.close()
         print(
-            f"{parser.prog}: error: --backend ray needs Ray ({error}): pip install -e '.[ray]' "
-            "or pip install 'connectx-toolkit[ray]'",
+            f"\ninterrupted: {len(tournament.store.game_ids())} games stored in {args.out}; "
+            "run the same command again to resume",
             file=sys.stderr,
         )
-        return 2
-    with contextlib.ExitStack() as stack:
-        try:
-            cpus = stack.enter_context(cluster.connected(args.address))
-        except ConnectionError as error:
-            parser.error(f"cannot join the Ray cluster at {args.address}: {error}")
-        window = args.workers or 2 * cpus
-        play = functools.partial(cluster.run_games_ray, limits=limits, workers=window)
-        return _play(args, parser, settings, min(window, cpus), cpus, play)
-
-
-def _play(
-    args: argparse.Namespace,
-    parser: argparse.ArgumentParser,
-    settings: Settings,
-    workers: int,
-    cores: int | None,
-    play: Callable[[list[GameTask]], Generator[GameRecord | GameFailed]],
-) -> int:
-    """Play the games of ``settings`` not yet in ``args.out`` with ``play`` (the backend: it yields a
-    result per task, closing it stops the games), storing each as it ends; ``workers`` games at once
-    on ``cores`` cores, for the report."""
-    from tqdm import tqdm
-
-    from tournament import sandbox
-    from tournament.runner import GameFailed
-
-    settings = dataclasses.replace(  # how this run plays, for the report (not part of the identity)
-        settings, workers=workers, cores=cores, toolkit=toolkit_version()
-    )
-    try:
-        store = Store.create(args.out, settings, overwrite=args.overwrite)
-    except StoreError as error:
-        parser.error(str(error))
-    with store:
-        settings = store.settings()  # those stored: an extended tournament keeps its openings
-        sandbox.protect_directory(args.out)  # no agent may read or write the store
-        tasks = schedule(settings)
-        done = store.game_ids()
-        todo = [task for task in tasks if task.game_id not in done]
-        failed = 0
-        if done:
-            print(f"resuming {args.out}: {len(done)} of {len(tasks)} games already played")
-        judge = Judge(settings, store.records()) if settings.sprt else None
-        if judge is not None and judge.decision:
-            todo = []
-        tqdm.monitor_interval = 0  # no monitor thread in a process that forks
-        progress = tqdm(total=len(tasks), initial=len(done), unit="game", desc="games", dynamic_ncols=True)
-        if judge is not None:
-            progress.set_postfix_str(judge.line, refresh=False)
-        games = play(todo)
-        try:
-            for result in games:
-                if isinstance(result, GameFailed):
-                    failed += 1
-                    progress.write(f"warning: {result}")
-                    continue
-                store.add(result)
-                progress.update()
-                if judge is not None:
-                    judge.add(result)
-                    progress.set_postfix_str(judge.line)
-                    if judge.decision:
-                        games.close()  # the games still running are not needed
-                        break
-        except StoreError:  # e.g. a full disk: what is stored stays, the games in flight stop
-            games.close()
-            progress.close()
-            raise
-        except KeyboardInterrupt:
-            games.close()
-            progress.close()
-            print(
-                f"\ninterrupted: {len(store.game_ids())} games stored in {args.out}; "
-                "run the same command again to resume",
-                file=sys.stderr,
-            )
-            return 130
+        return 130
+    finally:
         progress.close()
-        if args.analyze:
-            from connectx.analyze import analyze_run
+    if args.analyze:
+        from connectx.analyze import analyze_run
 
-            why = analyze_run(store, args.out)
-            if why is not None:
-                print(f"no move analysis: {why}", file=sys.stderr)
-        write_report(store, args.out)
-        if judge is not None:
-            print(f"SPRT {judge.sprt.describe()}: {judge.line}")
-            print(judge.verdict())
-    if failed:
+        why = analyze_run(tournament.store, args.out)
+        if why is not None:
+            print(f"no move analysis: {why}", file=sys.stderr)
+    write_report(tournament.store, args.out)
+    if sprt is not None:
+        print(f"SPRT {sprt.sprt.describe()}: {sprt.line}")
+        print(sprt.verdict())
+    if summary.failed:
         print(
-            f"{failed} games failed in the referee and were not stored; run again to retry them",
+            f"{summary.failed} games failed in the referee and were not stored; run again to retry them",
             file=sys.stderr,
         )
         return 1

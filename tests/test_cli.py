@@ -136,6 +136,32 @@ def test_sprt_stores_in_its_own_folder_by_default_leaving_the_last_tournament(tm
     assert (tmp_path / "runs" / "latest" / "tournament.db").read_bytes() == b"the last tournament"
 
 
+def test_at_act_timeout_half_a_second_agents_read_a_timeout_of_1_not_0(tmp_path, capsys):
+    """Kaggle's obsolete ``timeout``, whole seconds, was ``int(actTimeout)``: 0 at ``--act-timeout 0.5``."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("def agent(obs, config):\n    raise RuntimeError(f'timeout={config.timeout!r}')\n")
+    tiny = ["--rows", "4", "--columns", "4", "--inarow", "3", "--openings", "none", "--workers", "1"]
+    out = tmp_path / "t"
+    assert (
+        run(
+            "--agents",
+            str(probe),
+            "leftmost",
+            "--games",
+            "1",
+            "--act-timeout",
+            "0.5",
+            *tiny,
+            "--out",
+            str(out),
+        )
+        == 0
+    )
+    with Store.open(out) as store:
+        records = store.records()
+    assert len(records) == 2 and all("RuntimeError: timeout=1\n" in record.detail for record in records)
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -129,7 +129,9 @@ def test_cli_backend_ray_without_ray_is_one_line_and_exit_2(tmp_path, monkeypatc
     monkeypatch.delitem(sys.modules, "tournament.cluster", raising=False)
     monkeypatch.delattr(tournament, "cluster", raising=False)
     out = tmp_path / "t"
-    assert main(["run", "--agents", "random", "leftmost", "--backend", "ray", "--out", str(out)]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--agents", "random", "leftmost", "--backend", "ray", "--out", str(out)])
+    assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "pip install -e '.[ray]'" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
