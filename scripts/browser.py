@@ -4,9 +4,12 @@ Chromium is started with ``--remote-debugging-pipe``: it reads protocol messages
 a NUL byte) on file descriptor 3 and writes its answers and events on descriptor 4. That needs only
 the standard library -- no websocket client, no browser download -- and Debian's ``chromium`` package.
 
-    python -m scripts.browser runs/latest/report.html docs/report.png --width 1280 --height 1800
+    python -m scripts.browser runs/latest/report.html docs/report.png --width 1280 --height 800
+    python -m scripts.browser runs/latest/report.html docs/report-replay.png --hash '#game-249-ply-13' \
+        --element '#player'
 
-takes a screenshot of a page (the README's ``docs/report.png`` was made this way).
+take a screenshot of a page's first screen, and of the rows of a page one element spans (the
+README's ``docs/report.png`` and ``docs/report-replay.png`` were made this way).
 """
 
 from __future__ import annotations
@@ -110,10 +113,20 @@ class Browser:
             raise BrowserError(f"{expression!r} threw: {answer['exceptionDetails'].get('text')}")
         return answer["result"].get("value")
 
-    def screenshot(self, path: Path | str, *, full_page: bool = False) -> None:
-        """Save the viewport (or the whole page) to ``path`` as PNG."""
+    def screenshot(self, path: Path | str, *, full_page: bool = False, element: str | None = None) -> None:
+        """Save the viewport (or the whole page) to ``path`` as PNG; with ``element`` (a CSS selector),
+        the rows of the page that element spans, 12 CSS pixels above and below it, the window's full
+        width."""
         params: dict[str, Any] = {"format": "png"}
-        if full_page:
+        if element is not None:
+            top, height, width = self.evaluate(
+                f"(() => {{ const r = document.querySelector({json.dumps(element)}).getBoundingClientRect(); "
+                "return [r.top + window.scrollY, r.height, document.documentElement.clientWidth]; })()"
+            )
+            margin = 12
+            params["clip"] = {"x": 0, "y": max(0.0, top - margin), "width": width,
+                              "height": height + 2 * margin, "scale": 1}  # fmt: skip
+        elif full_page:
             width, height = self.evaluate(
                 "[document.documentElement.scrollWidth, document.body.scrollHeight]"
             )
@@ -200,10 +213,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=1800)
     parser.add_argument("--hash", default="", help="a #fragment to open the page at, e.g. #game-3")
+    parser.add_argument(
+        "--element", default=None, help="a CSS selector: only the rows of the page it spans, e.g. '#player'"
+    )
     args = parser.parse_args(argv)
     with Browser(width=args.width, height=args.height) as browser:
         browser.open(args.page.resolve().as_uri() + args.hash)
-        browser.screenshot(args.png)
+        browser.screenshot(args.png, element=args.element)
         for error in browser.errors:
             print(f"page error: {error}")
     return 0

@@ -216,6 +216,16 @@ def test_a_game_link_replays_that_game_and_shows_its_forfeit(page):
     assert page.errors == []
 
 
+def test_a_screenshot_of_the_rows_one_element_spans(page, tmp_path):
+    page.evaluate("document.querySelector('a[href=\"#game-0\"]').click()")
+    box = rect(page, "#player")
+    page.screenshot(tmp_path / "player.png", element="#player")
+    header = (tmp_path / "player.png").read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+    assert width == WIDTH and abs(height - (box["bottom"] - box["top"] + 24)) <= 1  # 12 px above and below
+
+
 def test_the_browser_reports_script_errors(tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text("<script>console.error('logged'); throw new Error('boom');</script><p>after</p>")
