@@ -18,6 +18,9 @@ validation episode (the file against itself), then ``games`` against each oppone
 alternating. The probe stops after the first game in which the file ends ``ERROR``, ``INVALID``
 or ``TIMEOUT``, or one of its moves took longer than ``stop_over`` seconds (unless that is null).
 
+An ``INVALID`` move is replayed on a fresh load of the file (:func:`_replay`) and reported with the
+board and the action tagged as :func:`encode` tags it, for the parent to put in words.
+
 After the games the file is loaded once more with ``get_last_callable``, as Kaggle's loader does
 at the first move but without calling the agent, to time its module level on its own and name its
 last callable (the modules it imports are cached by then: their import time shows in the first
@@ -105,8 +108,26 @@ def _stderr(env, index):
     return ""
 
 
+def encode(action):
+    """``action`` as JSON, tagged with its Python type, in the format of
+    ``tournament.replies.encode`` (which the probe cannot import; the tests check that the two
+    agree): ``{"type": "None"}``, ``{"type": "int", "value": 3}``, ``{"type": "numpy.int64", "value":
+    3}``, or for any other object ``{"type": "module.Class", "repr": "..."}``."""
+    kind = type(action)
+    if action is None:
+        return {"type": "None"}
+    if kind in (bool, int, float, str):
+        return {"type": kind.__name__, "value": action if kind is not str else action[:1000]}
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(action, (numpy.bool_, numpy.integer, numpy.floating)):
+        return {"type": f"numpy.{kind.__name__}", "value": action.item()}
+    return {"type": f"{kind.__module__}.{kind.__qualname__}", "repr": repr(action)[:200]}
+
+
 def _replay(path, steps, index, configuration):
-    """What the file returns for the observation of the call Kaggle found INVALID (a fresh load)."""
+    """What the file returns for the observation of the call Kaggle found INVALID (a fresh load):
+    ``action`` (:func:`encode`), with the ``board`` it was shown, its ``mark`` and the board's
+    ``rows``, ``columns`` and ``inarow``; ``error`` when the replay raised; None without a step."""
     from kaggle_environments.agent import get_last_callable
     from kaggle_environments.utils import structify
 
@@ -122,17 +143,8 @@ def _replay(path, steps, index, configuration):
         action = agent(structify(obs), structify(dict(configuration)))
     except Exception as error:  # noqa: BLE001 - reported, not raised
         return {"error": f"{type(error).__name__}: {error}"}
-    kind = type(action)
-    columns = int(configuration["columns"])
-    if kind is not int:
-        why = "not a Python int"
-    elif not 0 <= action < columns:
-        why = f"not a column (0 to {columns - 1})"
-    elif obs["board"][action]:
-        why = f"column {action} is full"
-    else:
-        why = "a legal move now: the agent is not deterministic, or its state differs in the replay"
-    return {"repr": repr(action), "type": f"{kind.__module__}.{kind.__qualname__}", "why": why}
+    board = {key: int(configuration[key]) for key in ("rows", "columns", "inarow")}
+    return {"action": encode(action), "board": obs["board"], "mark": obs["mark"], **board}
 
 
 def main(argv):

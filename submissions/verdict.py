@@ -17,12 +17,33 @@ import json
 import time
 from pathlib import Path
 
+from agents.engine.board import Board, BoardError
 from agents.kit.adapter import DEFAULT_OVERAGE
 from submissions import timing
 from submissions.report import CheckReport, GameResult
+from tournament.replies import decode
+from tournament.rules import invalid_action
 
 BAD = ("ERROR", "INVALID", "TIMEOUT")
 """Kaggle's statuses that forfeit an agent."""
+
+
+def replayed_invalid(replay: dict) -> str:
+    """Why a move was INVALID, in the tournament's words (:func:`tournament.rules.invalid_action`,
+    columns counted from 1), from the probe's replay of it (:func:`submissions.probe._replay`)."""
+    try:
+        board = Board.from_kaggle(replay["board"], replay["mark"], rows=replay["rows"],
+                                  columns=replay["columns"], inarow=replay["inarow"])  # fmt: skip
+        action = decode(replay["action"])
+    except (BoardError, KeyError, ValueError):
+        return "returned something that is not a legal column (the replay could not be read)"
+    column = 0 if action is None else action  # None: Kaggle plays its default action, column 0
+    if type(column) is int and 0 <= column < board.geo.columns and board.can_play(column):
+        return (
+            f"the replay returned {action!r}, a legal move: the agent is not deterministic, or its state "
+            "differs in the replay"
+        )
+    return invalid_action(replay["mark"], action, board)
 
 
 def read_events(path: Path) -> list[dict]:
@@ -64,16 +85,13 @@ def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str,
                     f"({spent:.1f} s beyond actTimeout)"
                 ), details
             replay = game["invalid"].get(str(index)) or {}
-            if "type" in replay:
-                said = f"returned {replay['repr']} ({replay['type']}): {replay['why']} (replayed)"
+            if "action" in replay:
+                said = f"replayed, {replayed_invalid(replay)}"
             elif "error" in replay:
                 said = f"replaying the move raised {replay['error']}"
             else:
-                said = "returned something that is not a legal column"
-            return (
-                f"{where} INVALID at its move {len(times)}: {said}; Kaggle accepts only a Python "
-                f"int naming a non-full column"
-            ), details
+                said = "it returned something that is not a legal column"
+            return f"{where} INVALID at its move {len(times)}; {said}", details
         if status == "TIMEOUT":
             used = timing.bank_used(times, act_timeout)
             why = ""

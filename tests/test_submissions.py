@@ -20,6 +20,7 @@ import traceback
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from kaggle_environments.agent import get_last_callable
 
@@ -32,7 +33,10 @@ from submissions.build import BuildError, body_of, build_module, build_spec, hea
 from submissions.check import PROJECT_ROOT, check_file
 from submissions.report import GameResult, format_report
 from submissions.verdict import verdict
+from tournament import replies
 from tournament.record import Termination
+from tournament.replies import decode
+from tournament.rules import invalid_action
 from tournament.runner import run_games
 from tournament.schedule import GameTask
 
@@ -562,6 +566,48 @@ def test_a_check_that_died_or_hung_says_what_it_can_tell():
     assert judge(started, hung=True, hang_forfeits=False).forfeit is None
 
 
+def invalid_game(replay: dict, moves: int) -> dict:
+    event = game_event(VALIDATION, [0, 1], [[0.1] * moves, [0.1] * (moves - 1)], statuses=("INVALID", "DONE"),
+                       rewards=(None, 1))
+    event["invalid"] = {"0": replay}
+    return event
+
+
+@pytest.mark.parametrize(
+    ("moves", "action", "words"),
+    [
+        ("444444", 3, "mark 1 chose column 4, which is full (it returned 3, counting from 0)"),
+        ("", 7, "mark 1 returned 7: there is no column 8 on a 7-column board (columns are 0-6 to the agent, "
+                "1-7 here)"),
+        ("", -1, "mark 1 returned -1: a column is never negative (columns are 0-6 to the agent, 1-7 here)"),
+        ("", "3", "mark 1 returned '3' (a str; an agent must return a Python int)"),
+        ("", 3.0, "mark 1 returned 3.0 (a float; an agent must return a Python int)"),
+        ("111111", None, "mark 1 returned None: Kaggle played its default action, column 1, which is full"),
+        ("", [3], "mark 1 returned [3] (a list; an agent must return a Python int)"),
+        ("", 3, "the replay returned 3, a legal move: the agent is not deterministic, or its state "
+                "differs in the replay"),
+    ],
+)
+def test_an_invalid_move_is_told_in_the_tournaments_words(moves, action, words):
+    board = Board.from_moves(moves)
+    replay = {"action": probe.encode(action), "board": board.to_kaggle(), "mark": board.mark, "rows": 6,
+              "columns": 7, "inarow": 4}  # fmt: skip
+    move = len(moves) // 2 + 1
+    report = judge(probe_events(invalid_game(replay, move)))
+    assert report.reasons == (f"{VALIDATION}: mark 1 INVALID at its move {move}; replayed, {words}",)
+    if not words.startswith("the replay"):  # one wording: the tournament's
+        assert words == invalid_action(1, decode(probe.encode(action)), board)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [None, True, 3, -1, 2.5, float("inf"), "3", "x" * 2000, np.int64(3), np.float32(1.5), np.bool_(True), [3],
+     {"column": 3}, object()],  # fmt: skip
+)
+def test_the_probe_tags_an_action_as_the_sandbox_does(action):
+    assert json.loads(json.dumps(probe.encode(action))) == replies.encode(action)
+
+
 
 # ---- checks: each plays through kaggle-environments in a fresh `python -I` process ----
 
@@ -601,7 +647,10 @@ def test_negamax_passes_the_validation_episode(built):
     [
         ("syntax_error.py", "does not compile: SyntaxError at line 4", True),
         ("raises.py", "mark 1 ERROR at its move 1: RuntimeError: boom from the fixture", True),
-        ("numpy_int.py", "mark 1 INVALID at its move 1: returned np.int64(3) (numpy.int64): not a", True),
+        ("numpy_int.py", "mark 1 INVALID at its move 1; replayed, mark 1 returned numpy.int64 3 (a numpy "
+                         "integer; an agent must return a Python int, e.g. int(column))", True),
+        ("full_column.py", "mark 1 INVALID at its move 4; replayed, mark 1 chose column 1, which is full (it "
+                           "returned 0, counting from 0)", True),
         ("slow_module.py", "loading the file (its module level, run by Kaggle's loader) took 1.", False),
         ("exits.py", "exit status 3 and nothing on stderr: did the file end the process", None),
     ],
