@@ -56,8 +56,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "negamax. Says PASS or FAIL and whether Kaggle would forfeit the agent. A move may take "
         "actTimeout; Kaggle draws the time beyond it (loading the file counts in move one) from a 60 s "
         "overage bank each agent has in each game, and forfeits an agent that overdraws it: the report "
-        "shows the bank each game used and left, warning when a game used more than half of it. "
-        "Exit status 0 passed, 1 failed, 2 bad input.",
+        "shows the bank each game used and left, warning when a game used more than half of it, and "
+        "warns about a file over 5 MB. Exit status 0 passed, 1 failed, 2 bad input.",
     )
     check.add_argument("path", type=Path, help="the .py file to check")
     _check_options(check)
@@ -80,7 +80,8 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="kill a check still running after this long (default: longest Kaggle allows)",
+        help="kill a check still running after this long (default: the longest Kaggle lets the games "
+        "last; loading the file is stopped sooner, past the actTimeout + 60 s bank Kaggle lets it take)",
     )
     parser.add_argument(
         "--time-policy",

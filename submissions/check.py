@@ -9,15 +9,26 @@ move, play its last callable) and Kaggle's referee decide everything. It plays t
 episode (the file against itself, as Kaggle does on upload), then ``games`` games against each of
 kaggle-environments' ``random`` and ``negamax``, colours alternating.
 
+Before the games, the probe's ``load`` stage (a fresh process of its own) loads the file once
+with Kaggle's loader and times it: the file's module level, its imports included, as Kaggle runs it
+inside the first move. Kaggle lets that first move take ``actTimeout`` plus the whole overage bank
+(:func:`submissions.timing.load_limit`, 62 s by default): a load still running that long after it
+started is killed at once and reported as the hang Kaggle would forfeit (``TIMEOUT``), and a load
+that took longer is a forfeit too; either way no game is played.
+
 Why not :func:`tournament.runner.run_games`: it plays inside this process's children, where our
 ``agents`` package is imported -- exactly what a check must exclude. The probe still plays no game
 loop of its own: each game is one ``env.run``.
 
+Each stage of the probe runs in a process group of its own; on the way out -- finished, timed out
+or interrupted -- the whole group is killed (whatever the file started too).
+
 The file **fails** when
 
 * it does not compile (Kaggle's loader would fail the same way at move one), or the probe cannot
-  make the project unimportable, or it does not finish within ``timeout`` seconds (an agent call
-  that never returns hangs Kaggle's referee);
+  make the project unimportable, or loading it takes longer than Kaggle lets the first move take, or
+  the check does not finish within ``timeout`` seconds (an agent call that never returns hangs
+  Kaggle's referee);
 * Kaggle gives it ``ERROR`` (raised, or failed to load), ``INVALID`` (not a legal column as a Python
   ``int`` -- a numpy integer is invalid -- or the overage bank ran out) or ``TIMEOUT`` in any game;
 * something took longer than ``actTimeout``, as ``time_policy`` says. ``"load"`` (the default):
@@ -50,13 +61,16 @@ This module runs the probe; :mod:`submissions.verdict` turns its events into the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import agents
@@ -64,7 +78,8 @@ from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from submissions import probe
 from submissions.build import provenance
 from submissions.report import CheckReport
-from submissions.verdict import read_events, verdict
+from submissions.timing import load_limit
+from submissions.verdict import read_events, size_warning, verdict
 
 TIME_POLICIES = ("load", "strict", "bank")
 """Which moves may take longer than ``actTimeout`` (see the module docstring); the first is the default."""
@@ -79,15 +94,97 @@ PROJECT_ROOT = Path(agents.__file__).resolve().parent.parent
 """Directory holding this project's packages, which must not be importable in the check."""
 
 
+STARTUP = 30.0
+"""Seconds allowed for each stage of the probe to start (an interpreter, kaggle-environments)."""
+
+LOAD_GRACE = 1.0
+"""Seconds a load may run past :func:`~submissions.timing.load_limit` before it is killed as hung:
+the probe reports that loading started at most :data:`POLL` s before this process sees it."""
+
+POLL = 0.05
+"""Seconds between looks at a running probe."""
+
+
 class CheckInputError(ValueError):
     """The file to check does not exist or is not a file (a bad request, not a failing file)."""
 
 
 def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONENTS)) -> float:
-    """Seconds after which the probe is killed: every game played to the last ply at ``act_timeout``
-    a move with both overage banks spent (the longest Kaggle would let it last), plus start-up."""
+    """Seconds after which the probe is killed: loading the file for as long as Kaggle allows, then
+    every game played to the last ply at ``act_timeout`` a move with both overage banks spent (the
+    longest Kaggle would let it last), plus each stage's start-up."""
     per_game = MAX_PLIES * act_timeout + 2 * DEFAULT_OVERAGE + 5.0
-    return 30.0 + (1 + games * opponents) * per_game
+    return 2 * STARTUP + load_limit(act_timeout) + LOAD_GRACE + (1 + games * opponents) * per_game
+
+
+@dataclass(frozen=True, slots=True)
+class _Stage:
+    """How one stage of the probe ended. ``events``: what it wrote; ``crash``: its stderr when it
+    exited non-zero ("" else); ``hung``: it was killed after ``timeout`` seconds (of loading, when it
+    was loading the file); ``forfeits``: that was no shorter than Kaggle's own limit, so Kaggle would
+    forfeit the hang."""
+
+    events: list[dict]
+    crash: str = ""
+    hung: bool = False
+    timeout: float = 0.0
+    forfeits: bool = False
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Kill the process group that ``process`` leads (the probe and whatever the file started) and
+    reap ``process``."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _run_stage(
+    stage: str, request: dict, work: Path, deadline: float, timeout: float, longest: float
+) -> _Stage:
+    """Run the probe's ``stage`` (``"load"`` or ``"games"``) on ``request`` in ``work``, in a new
+    process group, until it ends or ``deadline`` (``time.monotonic``; the check's ``timeout`` s,
+    ``longest``: the default) passes; a load is also killed :data:`LOAD_GRACE` s past
+    :func:`~submissions.timing.load_limit` after it started. The group is killed on the way out,
+    whatever happens (an exception, ``KeyboardInterrupt``)."""
+    out = work / f"{stage}.jsonl"
+    arguments = json.dumps({**request, "stage": stage, "out": str(out)})
+    command = [sys.executable, "-I", str(work / "probe.py"), arguments]
+    errors = work / f"{stage}.stderr"
+    stderr = open(errors, "w", encoding="utf-8")  # noqa: SIM115 - closed once the process runs
+    process = subprocess.Popen(
+        command, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+        start_new_session=True,
+    )  # fmt: skip
+    kill_at, limit = deadline, None  # limit: the load's, once it started
+    try:
+        stderr.close()
+        while True:
+            try:
+                code = process.wait(timeout=POLL)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if stage == "load" and limit is None and any(e["event"] == "loading" for e in read_events(out)):
+                limit = load_limit(request["act_timeout"])
+                kill_at = min(deadline, now + limit + LOAD_GRACE)
+            if now >= kill_at:
+                events = read_events(out)
+                if stage == "load" and limit is not None and kill_at < deadline:
+                    return _Stage(events, hung=True, timeout=limit, forfeits=True)
+                # a load stage killed before it started loading: the file had not run yet
+                forfeits = timeout >= longest and (stage == "games" or limit is not None)
+                return _Stage(events, hung=True, timeout=timeout, forfeits=forfeits)
+    finally:
+        _kill_group(process)
+    events = read_events(out)
+    crash = ""
+    if code != 0:
+        crash = errors.read_text(encoding="utf-8", errors="replace").strip() or (
+            f"exit status {code} and nothing on stderr: did the file end the process (sys.exit, os._exit)?"
+        )
+    return _Stage(events, crash=crash)
 
 
 def check_file(
@@ -103,11 +200,11 @@ def check_file(
 
     ``games``: games against each Kaggle opponent (≥ 0); ``act_timeout``: Kaggle's ``actTimeout``
     in seconds for every game; ``timeout``: seconds before a hung check is killed (default
-    :func:`default_timeout`); ``time_policy``: what must fit in ``act_timeout``
-    (:data:`TIME_POLICIES`, see the module docstring); ``seed`` seeds the global generators
-    Kaggle's built-in agents use. Raises :class:`CheckInputError` when ``path`` is not an existing
-    file or an option is out of range; everything wrong with the file itself is reported in the
-    :class:`CheckReport`.
+    :func:`default_timeout`; a load is killed sooner, past Kaggle's own limit); ``time_policy``: what
+    must fit in ``act_timeout`` (:data:`TIME_POLICIES`, see the module docstring); ``seed`` seeds the
+    global generators Kaggle's built-in agents use. Raises :class:`CheckInputError` when ``path`` is
+    not an existing file or an option is out of range; everything wrong with the file itself is
+    reported in the :class:`CheckReport`.
     """
     source = Path(path)
     if not source.is_file():
@@ -121,7 +218,8 @@ def check_file(
     text = source.read_bytes()
     origin = provenance(text.decode("utf-8", errors="replace"))
     base = {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}
-    failed = {**base, "passed": False, "forfeit": True, "time_policy": time_policy}
+    warnings = tuple(filter(None, [size_warning(size)]))
+    failed = {**base, "passed": False, "forfeit": True, "time_policy": time_policy, "warnings": warnings}
     try:
         compile(text, str(source), "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -131,48 +229,50 @@ def check_file(
     except ValueError as error:  # e.g. a null byte
         reason = f"the file does not compile: {error}; Kaggle's loader fails alike at the first move"
         return CheckReport(**failed, reasons=(reason,), seconds=time.perf_counter() - started)
+    del text
     longest = default_timeout(games, act_timeout)
     timeout = longest if timeout is None else timeout
+    deadline = time.monotonic() + timeout
     packages = sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file())
     with tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
         work = Path(tmp)
         (work / "submission").mkdir()
         target = work / "submission" / source.name
         shutil.copyfile(source, target)
-        script = work / "probe.py"
-        shutil.copyfile(probe.__file__, script)
-        out = work / "events.jsonl"
+        shutil.copyfile(probe.__file__, work / "probe.py")
         request = {
             "path": str(target),
             "act_timeout": act_timeout,
             "games": games,
             "opponents": list(OPPONENTS),
-            "out": str(out),
             "project_root": str(PROJECT_ROOT),
             "packages": packages,
             "seed": seed,
             "stop_over": act_timeout if time_policy == "strict" else None,
         }
-        command = [sys.executable, "-I", str(script), json.dumps(request)]
-        try:
-            finished = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout)
-            crash = ""
-            if finished.returncode != 0:
-                crash = finished.stderr.strip() or (
-                    f"exit status {finished.returncode} and nothing on stderr: did the file end the "
-                    f"process (sys.exit, os._exit)?"
-                )
-            hung = False
-        except subprocess.TimeoutExpired:
-            crash, hung = "", True
-        events = read_events(out)
+        stage = _run_stage("load", request, work, deadline, timeout, longest)
+        events = list(stage.events)
+        if _play_games(stage, act_timeout):
+            stage = _run_stage("games", request, work, deadline, timeout, longest)
+            events += stage.events
     return verdict(
         base,
         events,
         time_policy=time_policy,
-        crash=crash,
-        hung=hung,
-        timeout=timeout,
+        crash=stage.crash,
+        hung=stage.hung,
+        timeout=stage.timeout,
         started=started,
-        hang_forfeits=timeout >= longest,
+        hang_forfeits=stage.forfeits,
     )
+
+
+def _play_games(load: _Stage, act_timeout: float) -> bool:
+    """Whether the games should follow the ``load`` stage: it ended normally, isolated, and the file
+    loaded within Kaggle's limit (or raised: the games then show Kaggle's verdict and traceback)."""
+    if load.hung or load.crash or not load.events or load.events[-1]["event"] != "done":
+        return False
+    if any(any(event["importable"].values()) for event in load.events if event["event"] == "isolation"):
+        return False
+    loaded = [event for event in load.events if event["event"] == "load"]
+    return bool(loaded) and ("error" in loaded[0] or loaded[0]["seconds"] <= load_limit(act_timeout))

@@ -9,26 +9,28 @@ first the finders, path hooks and ``sys.path`` entries that reach the project ro
 check could not be honest). kaggle-environments is imported only afterwards (it appends a directory
 holding an unrelated ``agents.py`` to ``sys.path``).
 
-Each game is one ``kaggle_environments.make("connectx", configuration=...).run([...])`` with the
-file's **path** among the agents, so Kaggle's own ``build_agent`` / ``get_last_callable`` load it
-lazily at its first move and Kaggle's referee times every call (``env.logs[step][agent]
-["duration"]``, seconds, loading included on the first call) and keeps each agent's overage bank
-(``remainingOverageTime``, reported as ``banks``: the seconds left at the end). The games: the
-validation episode (the file against itself), then ``games`` against each opponent, colours
-alternating. The probe stops after the first game in which the file ends ``ERROR``, ``INVALID``
-or ``TIMEOUT``, or one of its moves took longer than ``stop_over`` seconds (unless that is null).
+A check runs the probe twice, each time in a fresh process, one ``stage`` each:
 
-An ``INVALID`` move is replayed on a fresh load of the file (:func:`_replay`) and reported with the
-board and the action tagged as :func:`encode` tags it, for the parent to put in words.
+* ``"load"``: the file is loaded once with Kaggle's loader, as Kaggle does inside the first move but
+  without calling the agent: kaggle-environments reads the file when it builds the agent, before
+  its clock starts (``kaggle_environments.utils.read_file``), so the probe reads it first, then
+  emits ``loading`` and times ``kaggle_environments.agent.get_last_callable`` alone (compiling and
+  executing the module level, its imports included, since nothing is cached yet), and names the
+  last callable. The parent watches for ``loading`` to time a load that never ends.
+* ``"games"``: each game is one ``kaggle_environments.make("connectx", configuration=...).run([...])``
+  with the file's **path** among the agents, so Kaggle's own ``build_agent`` / ``get_last_callable``
+  load it lazily at its first move and Kaggle's referee times every call (``env.logs[step][agent]
+  ["duration"]``, seconds, loading included on the first call) and keeps each agent's overage bank
+  (``remainingOverageTime``, reported as ``banks``: the seconds left at the end). The games: the
+  validation episode (the file against itself), then ``games`` against each opponent, colours
+  alternating. The probe stops after the first game in which the file ends ``ERROR``, ``INVALID``
+  or ``TIMEOUT``, or one of its moves took longer than ``stop_over`` seconds (unless that is null).
+  An ``INVALID`` move is replayed on a fresh load of the file (:func:`_replay`) and reported with the
+  board and the action tagged as :func:`encode` tags it, for the parent to put in words.
 
-After the games the file is loaded once more with ``get_last_callable``, as Kaggle's loader does
-at the first move but without calling the agent, to time its module level on its own and name its
-last callable (the modules it imports are cached by then: their import time shows in the first
-move of the validation episode instead).
-
-``REQUEST`` is a JSON object (``path``, ``act_timeout``, ``games``, ``opponents``, ``out``,
-``project_root``, ``packages``, ``seed``, ``stop_over``). Results are appended to ``out`` as JSON
-lines, flushed one event at a time, so the parent still knows which game was
+``REQUEST`` is a JSON object (``stage``, ``path``, ``act_timeout``, ``games``, ``opponents``,
+``out``, ``project_root``, ``packages``, ``seed``, ``stop_over``). Results are appended to ``out``
+as JSON lines, flushed one event at a time, so the parent still knows which stage or game was
 running if it must kill a hung probe.
 """
 
@@ -147,30 +149,25 @@ def _replay(path, steps, index, configuration):
     return {"action": encode(action), "board": obs["board"], "mark": obs["mark"], **board}
 
 
-def main(argv):
-    request = json.loads(argv[1])
-    out = open(request["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open for the whole run
+def _load(request, emit):
+    """The ``load`` stage: read the file, then time Kaggle's loader on it (see the module docstring)."""
+    from kaggle_environments.agent import get_last_callable
+    from kaggle_environments.utils import read_file
 
-    def emit(**event):
-        out.write(json.dumps(event) + "\n")
-        out.flush()
-
-    root = os.path.realpath(request["project_root"])
-    removed = isolate(root, request["packages"])
-    importable = {name: importlib.util.find_spec(name) is not None for name in request["packages"]}
-    emit(event="isolation", removed=removed, importable=importable, cwd=os.getcwd(),
-         isolated=bool(sys.flags.isolated), python=sys.version.split()[0])
-    if any(importable.values()):
-        emit(event="done", leaks=[])
-        return 0
-
+    path = request["path"]
+    raw = read_file(path, path)  # as kaggle_environments.agent.build_agent reads it, before the clock
+    emit(event="loading")
     started = time.perf_counter()
-    import kaggle_environments
-    from kaggle_environments import make
+    try:
+        last = get_last_callable(raw, path=path)
+    except Exception as error:  # noqa: BLE001 - reported: the games show Kaggle's verdict on it
+        emit(event="load", error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
+    else:
+        emit(event="load", name=getattr(last, "__name__", repr(last)), seconds=time.perf_counter() - started)
 
-    emit(event="kaggle", seconds=time.perf_counter() - started,
-         version=getattr(kaggle_environments, "__version__", "?"))
 
+def _games(request, emit, make):
+    """The ``games`` stage (see the module docstring)."""
     path = request["path"]
     games = [("validation episode (the file against itself)", [path, path], [0, 1])]
     for opponent in request["opponents"]:
@@ -216,16 +213,35 @@ def main(argv):
         limit = request["stop_over"]
         if limit is not None and any(t > limit for i in ours for t in event["durations"][i]):
             break
-    from kaggle_environments.agent import get_last_callable
+
+
+def main(argv):
+    request = json.loads(argv[1])
+    out = open(request["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open for the whole run
+
+    def emit(**event):
+        out.write(json.dumps(event) + "\n")
+        out.flush()
+
+    root = os.path.realpath(request["project_root"])
+    removed = isolate(root, request["packages"])
+    importable = {name: importlib.util.find_spec(name) is not None for name in request["packages"]}
+    emit(event="isolation", removed=removed, importable=importable, cwd=os.getcwd(),
+         isolated=bool(sys.flags.isolated), python=sys.version.split()[0])
+    if any(importable.values()):
+        emit(event="done", leaks=[])
+        return 0
 
     started = time.perf_counter()
-    try:
-        with open(path, encoding="utf-8") as handle:
-            last = get_last_callable(handle.read(), path=path)
-    except Exception as error:  # noqa: BLE001 - a file that cannot load: already an ERROR in the games
-        emit(event="load", error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
+    import kaggle_environments
+    from kaggle_environments import make
+
+    emit(event="kaggle", seconds=time.perf_counter() - started,
+         version=getattr(kaggle_environments, "__version__", "?"))
+    if request["stage"] == "load":
+        _load(request, emit)
     else:
-        emit(event="load", name=getattr(last, "__name__", repr(last)), seconds=time.perf_counter() - started)
+        _games(request, emit, make)
     leaks = sorted(
         name for name, module in list(sys.modules.items())
         if project_path(getattr(module, "__file__", None) or "", root)

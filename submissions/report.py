@@ -62,8 +62,10 @@ class CheckReport:
     the check's ``time_policy``), None when the check could not tell (it could not isolate the file,
     or its process died). ``times`` sums up the file's moves
     (:class:`~submissions.timing.MoveTimes`); ``last_callable`` is the name Kaggle's loader picked
-    and ``load`` the seconds executing the file took (modules it imports already cached; ``None``
-    when not measured); ``isolated`` says that the project's packages were verified unimportable in
+    and ``load`` the seconds it took to load the file (compile and execute it, its imports included,
+    in a fresh process, as Kaggle does inside the first move; not reading it, which Kaggle does before
+    its clock starts; ``None`` when not measured or the load raised); ``isolated`` says that the
+    project's packages were verified unimportable in
     the probe (None: no probe ran, e.g. for a file that does not compile); ``details``: Kaggle's
     logged tracebacks and the probe's own; ``seconds`` the check took; ``origin``: for a file built
     by :mod:`submissions.build`, its spec, version, date and whether its body is intact
@@ -166,15 +168,17 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
         False: "project packages NOT unimportable",
         None: "not run",
     }[report.isolated]
+    size = f"{report.size / 1024:.1f} KB" if report.size < 2**20 else f"{report.size / 2**20:.1f} MB"
     lines += [
         f"  file:         {report.path}",
-        f"  size:         {report.size} bytes ({report.size / 1024:.1f} KB)",
+        f"  size:         {report.size} bytes ({size})",
         f"  origin:       {report.origin or 'not built by connectx build'}",
         f"  loaded as:    Kaggle loads it (python -I, temporary directory; {isolation})",
         f"  last callable: {report.last_callable or '-'}",
-        f"  loading:      {seconds(report.load)} (the file's module level; imports already cached)",
-        f"  first move:   {seconds(times.first_move)} (loading included, fresh process; "
-        f"slowest first move {seconds(times.first_moves)})",
+        f"  loading:      {seconds(report.load)} (Kaggle's loader in a fresh process: compiling and running "
+        f"the module level, its imports included)",
+        f"  first move:   {seconds(times.first_move)} (Kaggle's clock on the first call, in another fresh "
+        f"process: loading included; slowest first move {seconds(times.first_moves)})",
     ]
     if report.games:
         lines += [

@@ -30,6 +30,19 @@ BANK_WARNING = 0.5
 warned about: a longer game could overdraw it."""
 
 
+def load_limit(act_timeout: float, bank: float = DEFAULT_OVERAGE) -> float:
+    """The most seconds Kaggle lets loading the file take: it loads it inside the first move, and a
+    move is forfeited (``TIMEOUT``) when its time beyond ``act_timeout`` exceeds the overage bank
+    left, all ``bank`` seconds at the first move (kaggle-environments ``agent.Agent.act``:
+    ``duration - actTimeout > remainingOverageTime``; its ``UrlAgent``, which Kaggle's servers use,
+    gives up waiting after ``remainingOverageTime + actTimeout + 1`` s). So ``act_timeout + bank``,
+    62 s by default, loading and the first call together. ConnectX's ``agentTimeout`` (60 s in
+    ``envs/connectx/connectx.json``) is the same bank under its old name: "Obsolete field kept for
+    backwards compatibility, please use observation.remainingOverageTime" (kaggle-environments
+    1.33.2), read by nothing."""
+    return act_timeout + bank
+
+
 @dataclass(frozen=True, slots=True)
 class MoveTimes:
     """The file's moves over all games of a check (seconds). ``first_move``: its first move in the

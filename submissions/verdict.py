@@ -1,11 +1,13 @@
 """From the probe's events to a verdict: why a game fails the file, and the :class:`CheckReport`.
 
-The events are the JSON lines :mod:`submissions.probe` writes (``isolation``, ``start``, ``game``,
-``load``, ``done``); what fails a file is listed in :mod:`submissions.check`. Each reason is of one
+The events are the JSON lines :mod:`submissions.probe` writes in its two stages, one after the
+other (each ``isolation``, ``kaggle``, then ``loading`` and ``load``, or ``start`` and ``game`` a
+game, then ``done``); what fails a file is listed in :mod:`submissions.check`. Each reason is of one
 of three kinds, and the report's verdict names the first reason of the gravest kind present:
 
-* a **forfeit**: Kaggle ended the file ``ERROR``, ``INVALID`` or ``TIMEOUT`` in a game, or the
-  check hung with a timeout no shorter than the longest Kaggle lets the games last;
+* a **forfeit**: Kaggle ended the file ``ERROR``, ``INVALID`` or ``TIMEOUT`` in a game, loading the
+  file took longer than Kaggle lets the first move take (:func:`submissions.timing.load_limit`), or
+  the check hung with a timeout no shorter than the longest Kaggle lets the load or the games last;
 * the check **could not tell**: it could not make the project unimportable, project modules were
   imported, its process died or ended without a result (or hung within a shorter timeout);
 * the **time policy** failed the file although Kaggle would not forfeit it in these games.
@@ -26,6 +28,25 @@ from tournament.rules import invalid_action
 
 BAD = ("ERROR", "INVALID", "TIMEOUT")
 """Kaggle's statuses that forfeit an agent."""
+
+LOADING = "loading the file"
+"""What the probe was doing between its ``loading`` and ``load`` events."""
+
+SIZE_WARNING = 5 * 1024 * 1024
+"""Bytes above which a file's size is a warning. Our threshold: Kaggle documents no size limit for a
+simulation competition's submission that we could find, and uploads of 5-10 MB are reported to
+fail (this project's experience, see :mod:`submissions.databases`)."""
+
+
+def size_warning(size: int) -> str:
+    """A warning line for a file of ``size`` bytes above :data:`SIZE_WARNING`, else ""."""
+    if size <= SIZE_WARNING:
+        return ""
+    return (
+        f"the file is {size / 2**20:.1f} MB, over {SIZE_WARNING / 2**20:g} MB: Kaggle documents no size "
+        f"limit for a submission, but uploads of 5-10 MB are reported to fail (5 MB is this check's "
+        f"threshold); make it smaller (compress its data, leave out what it does not play)"
+    )
 
 
 def replayed_invalid(replay: dict) -> str:
@@ -136,28 +157,57 @@ def verdict(
     started: float,
     hang_forfeits: bool = True,
 ) -> CheckReport:
-    """The report of a probe that wrote ``events``. ``base``: the report's ``path``, ``size``,
-    ``act_timeout`` and ``origin``; ``time_policy``: see :mod:`submissions.check`; ``crash``: the
-    probe's stderr when it exited non-zero ("" else); ``hung``: it was killed after ``timeout``
-    seconds; ``started``: ``perf_counter`` at the start; ``hang_forfeits``: ``timeout`` was at least
-    the longest Kaggle lets the games last, so a hang is a call Kaggle would time out."""
+    """The report of a probe that wrote ``events`` (both stages' in order). ``base``: the report's
+    ``path``, ``size``, ``act_timeout`` and ``origin``; ``time_policy``: see :mod:`submissions.check`;
+    ``crash``: the stderr of the probe's last stage when it exited non-zero ("" else); ``hung``: the
+    last stage was killed after ``timeout`` seconds (of loading, when it was loading the file: see
+    :mod:`submissions.check`); ``started``: ``perf_counter`` at the start; ``hang_forfeits``:
+    ``timeout`` was at least the longest Kaggle lets the load or the games last, so a hang is one
+    Kaggle would time out."""
     act_timeout = base["act_timeout"]
+    limit = timing.load_limit(act_timeout)
+    first_move = (  # the rule both load reasons cite
+        f"that Kaggle lets the first move take (actTimeout {act_timeout:g} s plus the {DEFAULT_OVERAGE:g} s "
+        f"overage bank; Kaggle loads the file inside the first move), so Kaggle would end it with TIMEOUT "
+        f"at its first move"
+    )
     forfeits: list[str] = []  # the kinds of reason, in the module docstring's order
     unsure: list[str] = []
     policy: list[str] = []
     details: list[str] = []
     results: list[GameResult] = []
     isolated: bool | None = None
+    leaks: set[str] = set()
     last_callable = ""
     load: float | None = None
     running = ""
+    stage_open = False  # an isolation event (a stage's first) not followed by its done
     for event in events:
         kind = event["event"]
         if kind == "isolation":
-            isolated = not any(event["importable"].values())
-            if not isolated:
-                found = [name for name, yes in event["importable"].items() if yes]
+            stage_open = True
+            found = [name for name, yes in event["importable"].items() if yes]
+            if found and isolated is not False:
                 unsure.append(f"could not make the project's packages unimportable in the probe: {found}")
+            isolated = not found and isolated is not False
+        elif kind == "loading":
+            running = LOADING
+        elif kind == "load":
+            running = ""
+            if "error" in event:
+                continue  # the games show Kaggle's verdict and traceback
+            load = event["seconds"]
+            last_callable = event.get("name", "")
+            if load > limit:
+                forfeits.append(
+                    f"it takes too long to load: loading the file took {load:.1f} s, more than the "
+                    f"{limit:g} s {first_move}"
+                )
+            elif time_policy != "bank" and load > act_timeout:
+                policy.append(
+                    f"loading the file (its module level, run by Kaggle's loader) took {load:.3f} s, over "
+                    f"actTimeout {act_timeout:g} s: Kaggle runs it inside the first move"
+                )
         elif kind == "start":
             running = event["label"]
         elif kind == "game":
@@ -168,18 +218,23 @@ def verdict(
                 bad = any(event["statuses"][index] in BAD for index in event["ours"])
                 (forfeits if bad else policy).append(problem)
             results.append(_game(event, problem))
-        elif kind == "load":
-            load = event["seconds"]
-            last_callable = event.get("name", "")
-            if time_policy != "bank" and "error" not in event and load > act_timeout:
-                policy.append(
-                    f"loading the file (its module level, run by Kaggle's loader) took {load:.3f} s, over "
-                    f"actTimeout {act_timeout:g} s: Kaggle runs it inside the first move"
-                )
-        elif kind == "done" and event["leaks"]:
-            unsure.append(f"modules of the project were imported during the check: {event['leaks']}")
-    where = f" during the game {running!r}" if running else ""
-    if hung:
+        elif kind == "done":
+            stage_open = False
+            leaks.update(event["leaks"])
+    if leaks:
+        unsure.append(f"modules of the project were imported during the check: {sorted(leaks)}")
+    where = f" while {LOADING}" if running == LOADING else f" during the game {running!r}" if running else ""
+    if hung and running == LOADING and hang_forfeits:
+        forfeits.append(
+            f"it takes too long to load: loading the file did not finish within the {timeout:g} s "
+            f"{first_move}"
+        )
+    elif hung and running == LOADING:
+        unsure.append(
+            f"the check did not finish within {timeout:.0f} s while loading the file, before the {limit:g} s "
+            f"Kaggle lets it take: give --timeout more to tell"
+        )
+    elif hung:
         (forfeits if hang_forfeits else unsure).append(
             f"the check did not finish within {timeout:.0f} s{where}: an agent call that never "
             f"returns hangs Kaggle's referee"
@@ -187,20 +242,21 @@ def verdict(
     elif crash:
         unsure.append(f"the check's process died{where}: " + crash.splitlines()[-1])
         details.append(crash)
-    elif not any(event["event"] == "done" for event in events):
+    elif stage_open or not events:
         unsure.append(
             f"the check's process ended without a result{where}: did the file end the process "
             f"(sys.exit, os._exit)?"
         )
     times = timing.move_times(results, act_timeout)
     reasons = forfeits + unsure + policy
+    warnings = [size_warning(base["size"]), *timing.warnings(times, act_timeout, DEFAULT_OVERAGE)]
     return CheckReport(
         **base,
         passed=not reasons,
         forfeit=True if forfeits else None if unsure else False,
         time_policy=time_policy,
         reasons=tuple(reasons),
-        warnings=tuple(timing.warnings(times, act_timeout, DEFAULT_OVERAGE)),
+        warnings=tuple(warning for warning in warnings if warning),
         games=tuple(results),
         times=times,
         last_callable=last_callable,

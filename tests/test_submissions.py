@@ -10,10 +10,12 @@ from __future__ import annotations
 import ast
 import base64
 import json
+import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import tokenize
 import traceback
@@ -430,18 +432,27 @@ def game_event(label: str, ours: list[int], durations: list[list[float]], status
     }
 
 
+KAGGLE = {"event": "kaggle", "seconds": 1.0, "version": "1.33.2"}
+DONE = {"event": "done", "leaks": []}
+
+
+def load_events(load: float = 0.01) -> list[dict]:
+    """The events of the probe's load stage, which loaded the file in ``load`` seconds."""
+    return [ISOLATED, KAGGLE, {"event": "loading"}, {"event": "load", "name": "agent", "seconds": load}, DONE]
+
+
 def probe_events(*games: dict, load: float = 0.01) -> list[dict]:
-    """The events of a probe that played ``games`` and ended normally."""
-    events = [ISOLATED]
+    """The events of a probe that loaded the file, played ``games`` and ended normally."""
+    events = [*load_events(load), ISOLATED, KAGGLE]
     for game in games:
         events += [{"event": "start", "game": game["game"], "label": game["label"]}, game]
-    return events + [{"event": "load", "name": "agent", "seconds": load}, {"event": "done", "leaks": []}]
+    return [*events, DONE]
 
 
 def judge(events: list[dict], *, time_policy: str = "load", crash: str = "", hung: bool = False,
-          hang_forfeits: bool = True):
-    base = {"path": "/tmp/main.py", "size": 1000, "act_timeout": 2.0, "origin": ""}
-    return verdict(base, events, time_policy=time_policy, crash=crash, hung=hung, timeout=100.0,
+          hang_forfeits: bool = True, timeout: float = 100.0, size: int = 1000):
+    base = {"path": "/tmp/main.py", "size": size, "act_timeout": 2.0, "origin": ""}
+    return verdict(base, events, time_policy=time_policy, crash=crash, hung=hung, timeout=timeout,
                    started=time.perf_counter(), hang_forfeits=hang_forfeits)
 
 
@@ -552,7 +563,7 @@ def test_a_forfeit_is_named_before_a_policy_failure_and_the_rest_follow():
 
 
 def test_a_check_that_died_or_hung_says_what_it_can_tell():
-    started = probe_events()[:1] + [{"event": "start", "game": 0, "label": VALIDATION}]
+    started = [*load_events(), ISOLATED, KAGGLE, {"event": "start", "game": 0, "label": VALIDATION}]
     died = judge(started, crash="exit status 3 and nothing on stderr")
     assert died.forfeit is None
     assert format_report(died).splitlines()[0] == (
@@ -564,6 +575,59 @@ def test_a_check_that_died_or_hung_says_what_it_can_tell():
     assert hung.forfeit is True
     assert format_report(hung).startswith("FAIL: Kaggle would forfeit this agent: the check did not finish")
     assert judge(started, hung=True, hang_forfeits=False).forfeit is None
+
+
+LOADING = [ISOLATED, KAGGLE, {"event": "loading"}]
+
+
+def test_a_load_that_never_ends_is_a_forfeit_for_taking_too_long_to_load():
+    report = judge(LOADING, hung=True, timeout=62.0)
+    assert report.forfeit is True and report.games == ()
+    assert format_report(report).splitlines()[0] == (
+        "FAIL: Kaggle would forfeit this agent: it takes too long to load: loading the file did not finish "
+        "within the 62 s that Kaggle lets the first move take (actTimeout 2 s plus the 60 s overage bank; "
+        "Kaggle loads the file inside the first move), so Kaggle would end it with TIMEOUT at its first move"
+    )
+    # killed sooner by the check's own --timeout: nothing Kaggle would do follows from it
+    short = judge(LOADING, hung=True, timeout=10.0, hang_forfeits=False)
+    assert short.forfeit is None
+    assert short.reasons[0] == (
+        "the check did not finish within 10 s while loading the file, before the 62 s Kaggle lets it take: "
+        "give --timeout more to tell"
+    )
+
+
+def test_a_load_longer_than_kaggle_allows_the_first_move_is_a_forfeit():
+    slow = [*LOADING, {"event": "load", "name": "agent", "seconds": 62.5}, DONE]
+    report = judge(slow)
+    assert report.forfeit is True and report.load == 62.5 and report.last_callable == "agent"
+    assert report.reasons == (
+        "it takes too long to load: loading the file took 62.5 s, more than the 62 s that Kaggle lets the "
+        "first move take (actTimeout 2 s plus the 60 s overage bank; Kaggle loads the file inside the first "
+        "move), so Kaggle would end it with TIMEOUT at its first move",
+    )
+    within = judge([*LOADING, {"event": "load", "name": "agent", "seconds": 61.9}, DONE])
+    assert within.forfeit is False and within.reasons[0].startswith("loading the file (its module level")
+
+
+def test_a_file_that_ends_the_process_while_loading_is_named():
+    report = judge(LOADING)  # the load stage ended, status 0, without a result
+    assert report.forfeit is None
+    assert report.reasons[0].startswith(
+        "the check's process ended without a result while loading the file: did the file end the process"
+    )
+    died = judge(LOADING, crash="Traceback (most recent call last):\nSystemExit: 3")
+    assert died.reasons[0] == "the check's process died while loading the file: SystemExit: 3"
+
+
+def test_a_file_over_5_mb_is_warned_about_not_failed():
+    size = 5 * 2**20
+    assert not any("MB" in warning for warning in judge(probe_events(), size=size).warnings)
+    report = judge(probe_events(), size=size + 1)
+    assert report.passed
+    (warning,) = [warning for warning in report.warnings if "MB" in warning]
+    assert warning.startswith("the file is 5.0 MB, over 5 MB: Kaggle documents no size limit")
+    assert "  size:         5242881 bytes (5.0 MB)" in format_report(report).splitlines()
 
 
 def invalid_game(replay: dict, moves: int) -> dict:
@@ -694,3 +758,121 @@ def test_a_built_file_is_a_tournament_entrant(built):
     assert record.first == str(built["leftmost"])
     assert record.offender is None and record.termination in (Termination.WIN, Termination.DRAW)
     assert record.moves[:7] == (0, 0, 0, 0, 0, 0, 1)  # leftmost against itself
+
+
+# ---- loading, timing and stopping a check: real probes ----
+
+HANGS_AT_IMPORT = '''
+import subprocess, sys, time
+
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{marker}"])  # a child of its own
+while True:  # never done loading
+    {body}
+
+
+def agent(obs, config):
+    return 0
+'''
+
+
+def processes_with(text: str) -> list[int]:
+    """Ids of the live (not zombie) processes whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+            if text in command and (entry / "stat").read_text().rpartition(")")[2].split()[0] != "Z":
+                found.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def hanging_file(tmp_path: Path, body: str = "time.sleep(1)") -> tuple[Path, str]:
+    marker = f"connectx-test-marker-{time.time_ns()}"
+    path = tmp_path / "hang.py"
+    path.write_text(HANGS_AT_IMPORT.format(marker=marker, body=body))
+    return path, marker
+
+
+@pytest.mark.slow
+def test_a_file_that_hangs_at_import_fails_within_kaggles_limit_and_leaves_nothing(tmp_path):
+    path, marker = hanging_file(tmp_path)
+    started = time.monotonic()
+    report = check_file(path, games=2)
+    elapsed = time.monotonic() - started
+    assert elapsed < 60 + 10  # connectx.json's agentTimeout, the 60 s bank, plus a little
+    assert timing.load_limit(2.0) < elapsed  # not before Kaggle's own limit: actTimeout + bank
+    assert not report.passed and report.forfeit is True and report.games == ()
+    assert report.reasons[0].startswith(
+        "it takes too long to load: loading the file did not finish within the 62 s that Kaggle lets the "
+        "first move take"
+    )
+    assert processes_with(marker) == []  # the probe's whole process group was killed
+
+
+@pytest.mark.slow
+def test_loading_is_timed_in_a_fresh_process_and_within_the_first_move(tmp_path):
+    path = tmp_path / "main.py"
+    path.write_text(
+        "import builtins, time\n"
+        "if not hasattr(builtins, 'connectx_test_loaded'):  # an import paid once a process, then cached\n"
+        "    builtins.connectx_test_loaded = True\n"
+        "    time.sleep(0.6)\n"
+        "def agent(obs, config):\n"
+        "    return next(c for c in range(config.columns) if obs.board[c] == 0)\n"
+    )
+    report = check_file(path, games=0, act_timeout=1.0)
+    assert report.passed, report.reasons
+    # loading was measured with its imports, as the first move pays them; the first move holds it
+    assert 0.6 <= report.load <= report.times.first_move + 0.25
+    assert report.times.first_move >= 0.6
+
+
+def test_loading_does_not_count_reading_the_file(tmp_path):
+    """Kaggle reads the file when it builds the agent, before its clock: a file that takes 1 s to
+    read (a pipe written late) loads in far less."""
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copyfile(probe.__file__, work / "probe.py")
+    fifo = work / "main.py"
+    os.mkfifo(fifo)
+
+    def write_late():
+        deadline = time.monotonic() + 60
+        while True:  # until the probe opens the pipe to read it (ENXIO before)
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+        time.sleep(1.0)
+        os.set_blocking(fd, True)
+        os.write(fd, b"def agent(obs, config):\n    return 0\n")
+        os.close(fd)
+
+    writer = threading.Thread(target=write_late)
+    writer.start()
+    request = {"stage": "load", "path": str(fifo), "out": str(work / "events.jsonl"),
+               "project_root": str(PROJECT_ROOT), "packages": ["agents", "submissions"]}  # fmt: skip
+    done = subprocess.run([sys.executable, "-I", str(work / "probe.py"), json.dumps(request)], cwd=work,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    writer.join()
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in (work / "events.jsonl").read_text().splitlines()]
+    assert [event["event"] for event in events] == ["isolation", "kaggle", "loading", "load", "done"]
+    assert events[3]["name"] == "agent" and events[3]["seconds"] < 0.5
+
+
+@pytest.mark.slow
+def test_a_large_file_passes_with_a_size_warning(tmp_path):
+    path = tmp_path / "main.py"
+    with path.open("w") as handle:
+        handle.write("def agent(obs, config):\n    return next(c for c in range(7) if obs.board[c] == 0)\n")
+        handle.write(("# " + "x" * 98 + "\n") * 60_000)  # 6 MB of comments
+    report = check_file(path, games=0, act_timeout=1.0)
+    assert report.passed, report.reasons
+    assert report.size == 6_060_082
+    assert any(warning.startswith("the file is 5.8 MB, over 5 MB") for warning in report.warnings)
