@@ -10,7 +10,9 @@ report and, after the details (a traceback can be long), closes it as its last l
 
 Exit status: 0 built and/or passed; 1 the check failed; 2 bad input -- an unknown spec, a spec that
 cannot be built (a ``.py`` file, a Kaggle built-in, an agent importing what a submission cannot),
-a missing file, a bad option -- reported in one line, nothing written.
+a missing file, a bad option -- reported in one line, nothing written; 130 interrupted (SIGINT,
+Ctrl-C) and 143 terminated (SIGTERM) during a check, one line, the check's processes killed and its
+temporary directory removed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from agents.registry import SpecError
 from connectx.options import check_ranges
 from submissions.build import BuildError, build_spec, write
-from submissions.check import TIME_POLICIES, CheckInputError, check_file
+from submissions.check import TIME_POLICIES, CheckInputError, Terminated, check_file
 from submissions.report import format_report, headline
 
 DEFAULT_OUTPUT = Path("submission.py")
@@ -57,7 +59,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "actTimeout; Kaggle draws the time beyond it (loading the file counts in move one) from a 60 s "
         "overage bank each agent has in each game, and forfeits an agent that overdraws it: the report "
         "shows the bank each game used and left, warning when a game used more than half of it, and "
-        "warns about a file over 5 MB. Exit status 0 passed, 1 failed, 2 bad input.",
+        "warns about a file over 5 MB. Exit status 0 passed, 1 failed, 2 bad input, 130 interrupted, "
+        "143 terminated.",
     )
     check.add_argument("path", type=Path, help="the .py file to check")
     _check_options(check)
@@ -107,13 +110,18 @@ def _check_file(path: Path, args: argparse.Namespace) -> int:
             f"{DEFAULT_OVERAGE:g} s overage bank a game ...",
             flush=True,
         )
-    report = check_file(
-        path,
-        games=args.games,
-        act_timeout=args.act_timeout,
-        timeout=args.timeout,
-        time_policy=args.time_policy,
-    )
+    try:
+        report = check_file(
+            path,
+            games=args.games,
+            act_timeout=args.act_timeout,
+            timeout=args.timeout,
+            time_policy=args.time_policy,
+        )
+    except (KeyboardInterrupt, Terminated) as stop:
+        how, status = ("interrupted", 130) if isinstance(stop, KeyboardInterrupt) else ("terminated", 143)
+        print(f"\n{how}: the check of {path} stopped; its processes were killed", file=sys.stderr)
+        return status
     print(format_report(report, verbose=args.verbose))
     print(f"{path}: {headline(report)}")  # last, where a person looks first when the command ends
     return 0 if report.passed else 1

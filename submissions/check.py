@@ -20,8 +20,10 @@ Why not :func:`tournament.runner.run_games`: it plays inside this process's chil
 ``agents`` package is imported -- exactly what a check must exclude. The probe still plays no game
 loop of its own: each game is one ``env.run``.
 
-Each stage of the probe runs in a process group of its own; on the way out -- finished, timed out
-or interrupted -- the whole group is killed (whatever the file started too).
+Each stage of the probe runs in a process group of its own; on the way out -- finished, timed out,
+or interrupted by SIGINT (``KeyboardInterrupt``) or SIGTERM (:class:`Terminated`, raised while a
+check runs in the main thread) -- the whole group is killed (whatever the file started too) and the
+temporary directory removed.
 
 The file **fails** when
 
@@ -69,7 +71,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,12 +113,39 @@ class CheckInputError(ValueError):
     """The file to check does not exist or is not a file (a bad request, not a failing file)."""
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived while a check ran: raised in the main thread so that the probe's processes are
+    killed and its temporary directory removed on the way out (see :func:`check_file`)."""
+
+
 def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONENTS)) -> float:
     """Seconds after which the probe is killed: loading the file for as long as Kaggle allows, then
     every game played to the last ply at ``act_timeout`` a move with both overage banks spent (the
     longest Kaggle would let it last), plus each stage's start-up."""
     per_game = MAX_PLIES * act_timeout + 2 * DEFAULT_OVERAGE + 5.0
     return 2 * STARTUP + load_limit(act_timeout) + LOAD_GRACE + (1 + games * opponents) * per_game
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (SIGINT already raises
+    ``KeyboardInterrupt``), so that ``finally`` clauses run. Only in the main thread, and only when
+    SIGTERM has its default action (a handler set by the caller is left alone)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def terminated(number: int, frame: object) -> None:
+        raise Terminated(f"terminated by signal {number}")
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +177,7 @@ def _run_stage(
     process group, until it ends or ``deadline`` (``time.monotonic``; the check's ``timeout`` s,
     ``longest``: the default) passes; a load is also killed :data:`LOAD_GRACE` s past
     :func:`~submissions.timing.load_limit` after it started. The group is killed on the way out,
-    whatever happens (an exception, ``KeyboardInterrupt``)."""
+    whatever happens (an exception, ``KeyboardInterrupt``, :class:`Terminated`)."""
     out = work / f"{stage}.jsonl"
     arguments = json.dumps({**request, "stage": stage, "out": str(out)})
     command = [sys.executable, "-I", str(work / "probe.py"), arguments]
@@ -204,7 +235,9 @@ def check_file(
     must fit in ``act_timeout`` (:data:`TIME_POLICIES`, see the module docstring); ``seed`` seeds the
     global generators Kaggle's built-in agents use. Raises :class:`CheckInputError` when ``path`` is
     not an existing file or an option is out of range; everything wrong with the file itself is
-    reported in the :class:`CheckReport`.
+    reported in the :class:`CheckReport`. ``KeyboardInterrupt`` (SIGINT) and :class:`Terminated`
+    (SIGTERM, see :func:`_sigterm_raises`) propagate, the probe's processes killed and its temporary
+    directory removed.
     """
     source = Path(path)
     if not source.is_file():
@@ -234,7 +267,7 @@ def check_file(
     timeout = longest if timeout is None else timeout
     deadline = time.monotonic() + timeout
     packages = sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file())
-    with tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
+    with _sigterm_raises(), tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
         work = Path(tmp)
         (work / "submission").mkdir()
         target = work / "submission" / source.name

@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -809,6 +810,34 @@ def test_a_file_that_hangs_at_import_fails_within_kaggles_limit_and_leaves_nothi
         "first move take"
     )
     assert processes_with(marker) == []  # the probe's whole process group was killed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("stop", "status", "how"), [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")]
+)
+def test_a_check_stopped_by_a_signal_leaves_no_process_and_no_folder(tmp_path, stop, status, how):
+    path, marker = hanging_file(tmp_path, body="pass")  # spinning, as a busy import would
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    check = subprocess.Popen(
+        [sys.executable, "-m", "connectx", "check", str(path)],
+        env={**os.environ, "TMPDIR": str(temporary)}, cwd=PROJECT_ROOT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not processes_with(marker):  # the file is loading
+        assert time.monotonic() < deadline and check.poll() is None, check.communicate()
+        time.sleep(0.1)
+    (folder,) = temporary.iterdir()
+    assert processes_with(str(folder))  # the probe
+    check.send_signal(getattr(signal, stop))
+    out, err = check.communicate(timeout=30)
+    assert check.returncode == status, err
+    assert err.splitlines()[-1] == f"{how}: the check of {path} stopped; its processes were killed"
+    assert processes_with(marker) == [] and processes_with(str(folder)) == []
+    assert list(temporary.iterdir()) == []
 
 
 @pytest.mark.slow
