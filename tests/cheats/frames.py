@@ -2,8 +2,6 @@
 
 import sys
 
-from _common import leftmost
-
 
 def agent(obs, config):
     frame = sys._getframe(1)
@@ -16,4 +14,4 @@ def agent(obs, config):
                     for cell in range(config.columns * (config.rows - 1), config.columns * (config.rows - 1) + config.inarow):
                         board[cell] = obs.mark
         frame = frame.f_back
-    return leftmost(obs, config)
+    return [c for c in range(config.columns) if obs.board[c] == 0][0]  # leftmost

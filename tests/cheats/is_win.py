@@ -2,9 +2,7 @@
 
 from kaggle_environments.envs.connectx import connectx
 
-from _common import leftmost
-
 
 def agent(obs, config):
     connectx.is_win = lambda board, column, who, configuration, has_played=True: who == obs.mark
-    return leftmost(obs, config)
+    return [c for c in range(config.columns) if obs.board[c] == 0][0]  # leftmost
