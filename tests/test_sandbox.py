@@ -1,16 +1,22 @@
-"""Agents cannot touch the referee, the opponent, the store or the runner (``tests/cheats/``).
+"""Agents cannot touch the referee, the opponent, the store or the runner (``tests/cheats/``), nor
+read or write files beyond their own.
 
 Each cheating agent tries its attack at every move and otherwise plays leftmost, in a gauntlet
 against negamax through the command line. Every attack must fail: negamax wins every game by four
 in a row (no forfeit by either side), the run finishes, and the store holds exactly the games played.
-Running as root (as CI and containers do) gives each agent a user of its own; without root some of
-these attacks are out of the sandbox's reach (README: threat model), and those tests are skipped.
+The snooping agent (``tests/cheats/snoop.py``) also plays a rival whose file holds a secret, and must
+play the game it would have played had it not looked. Hosts hold no capability; the fallbacks (no
+Landlock, no mount namespace) still play. Running as root (as CI and containers do) gives each agent
+a user of its own; without root some of these attacks are out of the sandbox's reach (README: threat
+model), and those tests are skipped, as are those of Landlock on a kernel without it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
+import shutil
 import signal
 import socket
 import sqlite3
@@ -27,18 +33,21 @@ from tournament import sandbox
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
-from tournament.sandbox import AGENT_UID_BASE
+from tournament.sandbox import AGENT_UID_BASE, confinement, isolation, landlock
+from tournament.sandbox.mounts import View
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 from tournament.store import Store
 
-CHEATS = sorted(
-    path for path in (Path(__file__).parent / "cheats").glob("*.py") if not path.name.startswith("_")
-)
-
-MISBEHAVING = Path(__file__).parent / "misbehaving"
+ROOT = Path(__file__).parent.parent
+CHEATS = sorted((ROOT / "tests" / "cheats").glob("*.py"))
+MISBEHAVING = ROOT / "tests" / "misbehaving"
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="agents get users of their own only when run as root")
+with_landlock = pytest.mark.skipif(
+    not landlock.abi(),
+    reason="this kernel has no Landlock (Linux >= 5.13, enabled): agents read what any user may",
+)
 
 
 @as_root
@@ -174,3 +183,182 @@ def test_the_directory_of_an_agent_whose_player_was_killed_goes_with_the_next_sc
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     Scratch("slot0").close()
     assert not list(tmp_path.glob("connectx-*"))
+
+
+# ---- what an agent may read and write ----
+
+SECRET = "the rival's secret: 4f1c9e"
+RIVAL = f"""SECRET = {SECRET!r}
+
+
+def agent(obs, config):
+    return [c for c in range(config.columns) if obs.board[c] == 0][-1]  # rightmost
+"""
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, int]]:
+    return {str(path): (path.stat().st_mtime_ns, path.stat().st_size) for path in folder.rglob("*")}
+
+
+@with_landlock
+def test_a_snooping_agent_finds_nothing_and_plays_as_if_it_had_looked_for_nothing(tmp_path):
+    """``tests/cheats/snoop.py`` (leftmost unless it found something) against a rival whose file holds
+    a secret (rightmost), through ``connectx run``: it reads neither the rival's file, the store,
+    /etc/shadow nor another process's command line, lists no folder around it, and writes nowhere;
+    each wins its game as first player by four in a row, and no file outside its directory changed."""
+    snoop, rival, out = tmp_path / "snoop" / "snoop.py", tmp_path / "rival" / "secret.py", tmp_path / "run"
+    snoop.parent.mkdir()
+    rival.parent.mkdir()
+    shutil.copy(ROOT / "tests" / "cheats" / "snoop.py", snoop)
+    rival.write_text(RIVAL)
+    before = _tree(tmp_path)
+    args = ["run", "--agents", str(snoop), str(rival), "--games", "1", "--openings", "none", "--workers", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "connectx", *args, "--out", str(out)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    with Store.open(out) as store:
+        records = {record.first: record for record in store.records()}
+    assert (records[str(snoop)].moves, records[str(snoop)].detail) == ((0, 6, 0, 6, 0, 6, 0), "")
+    assert (records[str(rival)].moves, records[str(rival)].detail) == ((6, 0, 6, 0, 6, 0, 6), "")
+    assert all(record.termination is Termination.WIN and record.result == 1.0 for record in records.values())
+    after = _tree(tmp_path)
+    assert {path: after[path] for path in after if not path.startswith(str(out))} == before
+    elsewhere = [Path(folder, "snooped-by-an-agent") for folder in (ROOT, "/tmp", "/dev/shm")]
+    assert not [path for path in elsewhere if path.exists()]
+
+
+_TRIES = {
+    "read its own file": ("read", "{here}/agent.py"),
+    "write in its directory": ("write", "{here}/work/new.txt"),
+    "read /etc/passwd": ("read", "/etc/passwd"),
+    "read /proc/self/status": ("read", "/proc/self/status"),
+    "read another agent's file": ("read", "{other}/agent.py"),
+    "list the folder around it": ("list", "{here}"),
+    "write beside its file": ("write", "{here}/new.txt"),
+    "read its parent's command line": ("read", "/proc/{parent}/cmdline"),
+    "signal its parent": ("signal", "{parent}"),
+}
+
+
+def _attempt(kind: str, target: str) -> bool:
+    """Whether ``kind`` (read, write, list or signal) of ``target`` succeeds."""
+    try:
+        if kind == "read":
+            with open(target, "rb") as file:
+                file.read(1)
+        elif kind == "write":
+            with open(target, "w"):
+                pass
+        elif kind == "list":
+            os.listdir(target)
+        else:
+            os.kill(int(target), 0)
+    except OSError:
+        return False
+    return True
+
+
+def _as_nobody_restricted(here: str, other: str) -> dict[str, bool]:
+    """What of ``_TRIES`` a child process that became nobody and restricted itself as a host of a
+    runner without root does (its working directory ``here``/work, its agent file ``here``/agent.py)
+    manages."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            rules = isolation.Shared(None).ruleset()
+            isolation.allow_own(rules, f"{here}/work", [f"{here}/agent.py"], view=False)
+            confinement.drop_privileges(None, Limits())
+            rules.restrict()
+            places = {"here": here, "other": other, "parent": os.getppid()}
+            done = {what: _attempt(kind, target.format(**places)) for what, (kind, target) in _TRIES.items()}
+            os.write(write, json.dumps(done).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with open(read, "rb") as pipe:
+        answer = pipe.read()
+    os.waitpid(pid, 0)
+    return json.loads(answer)
+
+
+@as_root  # to become an ordinary user
+@with_landlock
+def test_without_root_landlock_alone_keeps_an_agent_to_its_files():
+    """A host whose runner is not root keeps the runner's user, and Landlock then does all the work
+    (:class:`isolation.Shared`, :func:`isolation.allow_own`, :func:`confinement.drop_privileges` with
+    no user to become): what any process of its user may do beyond its own files is refused."""
+    base = Path(tempfile.mkdtemp())
+    try:
+        for name in ("own", "other"):
+            (base / name / "work").mkdir(parents=True)
+            (base / name / "agent.py").write_text("def agent(obs, config):\n    return 0\n")
+        os.chmod(base, 0o755)
+        for path in base.rglob("*"):
+            os.chown(path, 65534, 65534)
+        done = _as_nobody_restricted(str(base / "own"), str(base / "other"))
+    finally:
+        shutil.rmtree(base)
+    allowed = ["read its own file", "write in its directory", "read /etc/passwd", "read /proc/self/status"]
+    assert done == {what: what in allowed for what in _TRIES}
+
+
+_PROBE = """import json
+
+
+def agent(obs, config):
+    status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    wanted = {key: value.strip() for key, value in status.items() if key.startswith(("Cap", "NoNewPrivs"))}
+    raise RuntimeError(json.dumps(wanted))
+"""
+
+
+def _status(tmp_path: Path) -> dict[str, str]:
+    """The capability lines of ``/proc/self/status`` as an agent's host reads them (its error)."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(_PROBE)
+    (record,) = run_games([GameTask(0, 0, str(probe), "leftmost", 6, 7, 4, 2.0, None, seed=1)], workers=1)
+    return json.loads(record.detail.splitlines()[0].split("RuntimeError: ", 1)[1])
+
+
+def test_an_agent_holds_no_capability_and_can_gain_none(tmp_path):
+    status = _status(tmp_path)
+    assert {key: int(value, 16) for key, value in status.items() if key.startswith("Cap")} == {
+        "CapInh": 0,
+        "CapPrm": 0,
+        "CapEff": 0,
+        "CapBnd": 0 if os.geteuid() == 0 else int(status["CapBnd"], 16),  # only root may empty it
+        "CapAmb": 0,
+    }
+    assert status["NoNewPrivs"] == "1"
+
+
+@as_root
+def test_without_landlock_or_mounts_agents_still_play_with_their_own_users(tmp_path, monkeypatch):
+    """The fallbacks: without Landlock, hosts hold no capability all the same; without a mount
+    namespace either, where Python is out of the agents' users' reach, they keep only the capability
+    to read (else they could not import), and say so."""
+    monkeypatch.setattr(landlock, "abi", lambda: 0)
+    assert _status(tmp_path)["CapEff"] == "0000000000000000"
+    assert "no Landlock on this kernel" in sandbox.describe_isolation()
+    monkeypatch.setattr(View, "build", classmethod(lambda cls, folders: None))
+    monkeypatch.setattr(isolation, "view_possible", lambda: False)
+    isolation.needs_capability.cache_clear()
+    try:
+        private = isolation.needs_capability(False)
+        assert int(_status(tmp_path)["CapEff"], 16) == (1 << 2 if private else 0)  # CAP_DAC_READ_SEARCH
+        assert ("CAP_DAC_READ_SEARCH kept" in sandbox.describe_isolation()) == private
+    finally:
+        isolation.needs_capability.cache_clear()
+
+
+def test_the_isolation_line_names_what_is_in_force():
+    line = sandbox.describe_isolation()
+    if landlock.abi():
+        assert line.startswith(f"isolation: Landlock ABI {landlock.abi()}, ")
+    if os.geteuid() == 0 and isolation.view_possible():
+        assert "own users, no capabilities, own mounts" in line

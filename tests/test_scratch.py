@@ -75,3 +75,10 @@ def test_a_sweep_spares_directories_in_use_and_of_other_names(private_tmp):
     assert sorted(sweep()) == sorted([str(stale), left])
     assert os.path.isdir(in_use.path) and other.is_dir() and fresh.is_dir()
     in_use.close()
+
+
+def test_a_scratch_made_without_sweeping_leaves_the_others():
+    left = _made_by_a_killed_process()
+    with Scratch("mark1", sweep_first=False):
+        assert os.path.isdir(left)
+    assert sweep() == [left]

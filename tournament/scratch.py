@@ -67,12 +67,14 @@ def sweep() -> list[str]:
 class Scratch:
     """A new scratch directory ``connectx-scratch-KIND-XXXXXXXX`` in the temporary directory, locked
     by this process until :meth:`close` removes it (module docstring). Making one first sweeps away those
-    whose makers are gone (:func:`sweep`). ``mode`` is the directory's permission bits. Usable as a
+    whose makers are gone (:func:`sweep`), unless ``sweep_first`` is False (one made inside a
+    scratch directory, which goes whole). ``mode`` is the directory's permission bits. Usable as a
     context manager. Raises ``OSError`` when the directory cannot be made.
     """
 
-    def __init__(self, kind: str, mode: int = 0o700) -> None:
-        sweep()
+    def __init__(self, kind: str, mode: int = 0o700, *, sweep_first: bool = True) -> None:
+        if sweep_first:
+            sweep()
         making = tempfile.mkdtemp(prefix=MAKING)
         self._fd = os.open(making, os.O_RDONLY | os.O_DIRECTORY)
         fcntl.flock(self._fd, fcntl.LOCK_EX)

@@ -7,29 +7,40 @@ rewards or the other agent, nor read or write the store.
 
 The host is forked, before its game, from the game process's :class:`Zygote`
 (:mod:`~tournament.sandbox.zygote`; or from the calling process; either way the referee and our
-agents were imported once, in the runner) and, before it loads the agent:
+agents were imported once, in the runner). At once it starts a session of its own (``setsid``), so
+that its whole process group dies with the game, and closes every inherited file descriptor but its
+pipe (stdin, stdout and stderr go to /dev/null); it dies with the game process
+(``PR_SET_PDEATHSIG``). Once it has loaded its agent, before any of the agent's code runs:
 
-* starts a session of its own (``setsid``), so that its whole process group dies with the game;
-* closes every inherited file descriptor but its pipe; stdin, stdout and stderr go to /dev/null;
-* works in a fresh private directory (also ``HOME`` and ``TMPDIR``), with an environment of its own;
-* gets resource limits (:class:`~tournament.limits.Limits`: address space, processes, no core files);
-* when the runner is root, as in a container: drops to an unprivileged user of its own
+* it enters the agents' mount namespace when the runner is root (:mod:`~tournament.sandbox.mounts`,
+  built once by the zygote): Python's folders exposed alone, a ``/proc`` that shows no other
+  process, a ``/dev/shm`` of their own;
+* it works in a fresh private directory (also ``HOME`` and ``TMPDIR``), with an environment of its
+  own and resource limits (:class:`~tournament.limits.Limits`: address space, processes, no core
+  files);
+* when the runner is root, as in a container, it becomes an unprivileged user of its own
   (:func:`agent_uid`; one per game slot and mark, so no two agents playing at once on the machine can
   signal each other: :func:`claim_slots`; :mod:`~tournament.sandbox.users`), so the run directory
   (made ``0700`` by :func:`protect_directory`), the runner and the referee are out of its reach;
-* dies with the game process (``PR_SET_PDEATHSIG``).
+* it holds no capability and can gain none (``no_new_privs``); those steps are
+  :mod:`~tournament.sandbox.confinement`'s;
+* where the kernel has Landlock, it restricts itself to the files it may read (its own agent file,
+  its directory, Python and its packages, what any process may read) and, from Landlock ABI 6, its
+  signals to its own processes (:mod:`~tournament.sandbox.isolation`, which says what an agent can
+  read with each mechanism missing, and :func:`describe_isolation` in a line).
 
-Those steps are :mod:`~tournament.sandbox.confinement`'s. When the game ends,
-:meth:`AgentProcess.close` kills the host's process group, and the game process, a child subreaper,
-kills every descendant left (:func:`kill_descendants`, :mod:`~tournament.sandbox.processes`),
-including those that left the group.
+When the game ends, :meth:`AgentProcess.close` kills the host's process group, and the game process,
+a child subreaper, kills every descendant left (:func:`kill_descendants`,
+:mod:`~tournament.sandbox.processes`), including those that left the group.
 
 Without root the agents run as the runner's user: they still cannot reach the referee's objects, the
-opponent's memory or the runner's (it is not dumpable, :func:`protect_runner`), but they can open
-files that user can, and signal processes of that user. ``README.md`` states the threat model.
+opponent's memory or the runner's (it is not dumpable, :func:`protect_runner`), and Landlock keeps
+them from that user's files and processes; without Landlock, they can open files that user can, and
+signal processes of that user. ``README.md`` states the threat model.
 """
 
 from tournament.sandbox.host import GRACE, MAX_REPLY, AgentProcess
+from tournament.sandbox.isolation import describe_isolation
 from tournament.sandbox.processes import (
     become_game_process,
     become_subreaper,
@@ -59,6 +70,7 @@ __all__ = [
     "become_subreaper",
     "children",
     "claim_slots",
+    "describe_isolation",
     "isolating",
     "kill_descendants",
     "protect_directory",

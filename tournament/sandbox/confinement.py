@@ -1,33 +1,35 @@
-"""Confinement of an agent's host process, applied after it is forked and before it loads the agent
-(the list in :mod:`tournament.sandbox`'s docstring): its own session and no inherited descriptors
-(:func:`detach`), its own directory, environment and resource limits (:func:`confine`), and, when
-the runner is root, a user of its own (:func:`drop_privileges`).
+"""Confinement of an agent's host process: its own session and no inherited descriptors
+(:func:`detach`, as soon as it is forked), then, once it has loaded its agent, its own directory,
+environment and resource limits (:func:`confine`), and no privilege (:func:`drop_privileges`: a
+user of its own when the runner is root, no capability, ``no_new_privs``). What it may read is
+:mod:`tournament.sandbox.isolation`'s.
 
-Sources: ``setsid(2)``, ``setrlimit(2)``, ``prctl(2)``, ``capabilities(7)``, ``credentials(7)``
-(Linux man-pages).
+Sources: ``setsid(2)``, ``setrlimit(2)``, ``prctl(2)``, ``capabilities(7)``, ``credentials(7)``,
+``capset(2)`` (Linux man-pages).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import functools
 import os
 import resource
 import signal
-import stat
 import sys
 import tempfile
 from multiprocessing.connection import Connection
-from pathlib import Path
 
 from tournament.limits import Limits
 
-__all__ = ["close_all_but", "confine", "detach", "drop_privileges", "prctl", "python_is_private"]
+__all__ = ["close_all_but", "confine", "detach", "drop_privileges", "empty_bounding_set", "prctl"]
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_KEEPCAPS = 8
+_PR_CAPBSET_DROP = 24
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
 _CAP_DAC_READ_SEARCH = 2
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -39,16 +41,19 @@ def prctl(option: int, value: int) -> None:
         raise OSError(ctypes.get_errno(), f"prctl({option}, {value}) failed")
 
 
-def close_all_but(keep: int) -> None:
-    """Close every file descriptor from 3 up but ``keep`` (the standard streams stay)."""
-    os.closerange(3, keep)
-    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+def close_all_but(*keep: int) -> None:
+    """Close every file descriptor from 3 up but those in ``keep`` (the standard streams stay)."""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
 
 
-def detach(conn: Connection) -> None:
-    """The host's own session, and no descriptor of the runner's but its pipe (module docstring)."""
+def detach(conn: Connection, keep: tuple[int, ...] = ()) -> None:
+    """The host's own session, and no descriptor of the runner's but its pipe and ``keep``."""
     os.setsid()
-    close_all_but(conn.fileno())
+    close_all_but(conn.fileno(), *keep)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -61,7 +66,8 @@ def detach(conn: Connection) -> None:
 
 
 def confine(workdir: str, limits: Limits) -> None:
-    """The host's own directory, environment and limits (module docstring)."""
+    """Work in ``workdir`` (also ``HOME`` and ``TMPDIR``), with an environment of its own (``PATH``
+    and ``LANG`` alone), no core files and at most ``limits.memory_mb`` MiB of address space."""
     os.chdir(workdir)
     path = os.environ.get("PATH", os.defpath)
     os.environ.clear()
@@ -73,38 +79,56 @@ def confine(workdir: str, limits: Limits) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
 
-def drop_privileges(uid: int, limits: Limits) -> None:
-    """Become user and group ``uid``, with no supplementary groups and at most ``limits.processes``.
+_emptied: bool | None = None
+"""``keep_read`` of the :func:`empty_bounding_set` call that emptied this process's bounding set, if
+any: a process forked from it inherits both."""
 
-    Where Python's own files are out of other users' reach (:func:`python_is_private`), the host
-    keeps one capability, ``CAP_DAC_READ_SEARCH`` (read any file; no writing, signalling or tracing
-    beyond its user), so that the agent can still import.
+
+def empty_bounding_set(keep_read: bool = False) -> None:
+    """Drop every capability but, with ``keep_read``, ``CAP_DAC_READ_SEARCH`` from the calling
+    process's bounding set, where it may (``CAP_SETPCAP``): no ``execve`` of it or of a process it
+    forks from then on can grant them. The capabilities it holds stay: the bounding set bounds only
+    what ``execve`` gives. A process forked from one that did it does nothing (the zygote does it
+    once, for all its hosts)."""
+    global _emptied
+    if _emptied == keep_read:
+        return
+    capability = 0
+    while (keep_read and capability == _CAP_DAC_READ_SEARCH) or _drop_from_bounding_set(capability):
+        capability += 1
+    _emptied = keep_read
+
+
+def _drop_from_bounding_set(capability: int) -> bool:
+    """False once ``capability`` is past the last the kernel knows (EINVAL), or may not be dropped."""
+    return _libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) == 0
+
+
+def drop_privileges(uid: int | None, limits: Limits, *, keep_read: bool = False) -> None:
+    """Hold no privilege from now on, nor gain any: as root, become user and group ``uid`` with no
+    supplementary groups and at most ``limits.processes`` processes, after emptying the capability
+    bounding set (where it may: ``CAP_SETPCAP``); then clear the ambient, inheritable, permitted
+    and effective capabilities and set ``no_new_privs`` (no ``execve`` grants any: setuid and file
+    capabilities are ignored). With ``uid`` None (the runner is not root), it keeps its user.
+
+    ``keep_read`` keeps one capability, ``CAP_DAC_READ_SEARCH`` (read any file; no writing,
+    signalling or tracing beyond its user): the fallback where Python's own files are out of the
+    agents' users' reach and no mount namespace can expose them
+    (:func:`tournament.sandbox.isolation.needs_capability`). Raises ``OSError`` when a step fails.
     """
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-    keep = python_is_private()
-    if keep:
-        prctl(_PR_SET_KEEPCAPS, 1)
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-    if keep:
-        header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
-        mask = 1 << _CAP_DAC_READ_SEARCH
-        data = (ctypes.c_uint32 * 6)(mask, mask, 0, 0, 0, 0)  # effective, permitted, inheritable x 2
-        if _libc.capset(header, data) != 0:
-            raise OSError(ctypes.get_errno(), "capset failed")
-
-
-@functools.cache
-def python_is_private() -> bool:
-    """True when a folder on ``sys.path`` cannot be read by other users (e.g. Python under /root)."""
-    for entry in sys.path:
-        path = Path(entry or ".").resolve()
-        if not path.is_dir():
-            continue
-        for folder in (path, *path.parents):
-            if not folder.stat().st_mode & stat.S_IXOTH:
-                return True
-        if not path.stat().st_mode & stat.S_IROTH:
-            return True
-    return False
+    keep = 1 << _CAP_DAC_READ_SEARCH if keep_read and uid is not None else 0
+    if uid is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        empty_bounding_set(keep_read)
+        if keep:
+            prctl(_PR_SET_KEEPCAPS, 1)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    with contextlib.suppress(OSError):  # EINVAL before Linux 4.3, which has no ambient set
+        prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL)
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)(keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable; twice
+    if _libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    prctl(_PR_SET_NO_NEW_PRIVS, 1)

@@ -40,19 +40,14 @@ import numpy as np
 import numpy.random  # noqa: F401 - imported once here, not in every host (numpy imports it lazily)
 
 from agents.engine.board import Board
-from agents.registry import load_agent, parse_spec
+from agents.registry import SpecError, files_of, load_agent, parse_spec
 from tournament.limits import Limits
 from tournament.referee import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.replies import decode, encode
 from tournament.rules import invalid_action
-from tournament.sandbox.confinement import (
-    PR_SET_PDEATHSIG,
-    confine,
-    detach,
-    drop_privileges,
-    prctl,
-    python_is_private,
-)
+from tournament.sandbox import isolation, landlock
+from tournament.sandbox.confinement import PR_SET_PDEATHSIG, confine, detach, drop_privileges, prctl
+from tournament.sandbox.mounts import View
 from tournament.sandbox.users import agent_uid, isolating
 from tournament.scratch import Scratch
 
@@ -85,11 +80,15 @@ def _load(spec_text: str, seed: int) -> Callable[..., Any]:
         return failed
 
 
-def fork_host() -> tuple[int, Connection]:
+def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -> tuple[int, Connection]:
     """Fork a *blank host*: a process that runs no agent yet. It detaches at once
-    (:func:`~tournament.sandbox.confinement.detach`),
-    waits for its assignment on its pipe, and becomes that agent's host (:func:`_host`). Returns its
-    pid and the referee's end of its pipe. It dies with the process that forked it."""
+    (:func:`~tournament.sandbox.confinement.detach`), waits for its assignment on its pipe, and
+    becomes that agent's host (:func:`_host`). A zygote gives it ``view``, the agents' mount
+    namespace (:mod:`tournament.sandbox.mounts`), and ``rules``, a Landlock ruleset of the rules all
+    hosts share (:class:`~tournament.sandbox.isolation.Shared`), which this process then closes;
+    without, the host builds them itself where it may. Returns its pid and the referee's end of its
+    pipe. It dies with the process that forked it."""
+    isolation.python_folders()  # computed once in the forking process, for every host to come
     referee_end, host_end = Pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -99,31 +98,55 @@ def fork_host() -> tuple[int, Connection]:
             referee_end.close()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() == parent:
-                detach(host_end)
-                _host(host_end, parent)
+                keep = view.descriptors if view is not None else ()
+                detach(host_end, (*keep, rules.descriptor) if rules is not None else keep)
+                _host(host_end, parent, view, rules)
         except EOFError:
             pass
         except BaseException:  # noqa: BLE001 - the host may not raise into its parent's code
             code = 1
         os._exit(code)
     host_end.close()
+    if rules is not None:
+        rules.close()
     return pid, referee_end
 
 
-def _host(conn: Connection, parent: int) -> None:
+def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Ruleset | None) -> None:
     """Become the host of the agent assigned on ``conn`` (``{"spec", "seed", "global_seed", "workdir",
     "uid", "memory_mb", "processes"}``), then serve its moves until the pipe closes: ``{"id", "obs",
-    "config"}`` in, ``{"id", "action"|"error"}`` out."""
+    "config"}`` in, ``{"id", "action"|"error"}`` out.
+
+    It loads the agent in the runner's directory and as its user (a spec's relative path means what
+    it meant on the command line, and the file is read even where the agent could not). Then, before
+    the agent's first move runs any of its code, it adds its own rules to its Landlock ruleset
+    (:func:`~tournament.sandbox.isolation.allow_own`), enters the agents' mount namespace, works in
+    its own directory
+    (:func:`~tournament.sandbox.confinement.confine`), drops every privilege
+    (:func:`~tournament.sandbox.confinement.drop_privileges`) and restricts itself to the ruleset.
+    Without a zygote (``view`` and ``rules`` None), it builds the namespace and the shared rules first,
+    where it may.
+    """
     job = json.loads(conn.recv_bytes())
     random.seed(job["global_seed"])
     np.random.seed(job["global_seed"] % 2**32)
-    # In the runner's directory and as its user: a spec's relative path means what it meant on the
-    # command line, and the file is read even where the agent could not.
     agent = _load(job["spec"], job["seed"])
     limits = Limits(job["memory_mb"], job["processes"])
+    if view is None and rules is None:
+        view = isolation.build_view()
+        if landlock.abi():
+            shared = isolation.Shared(view)
+            rules = shared.ruleset()
+            shared.close()
+    if rules is not None:
+        isolation.allow_own(rules, job["workdir"], _files(job["spec"]), view is not None)
+    if view is not None:
+        view.enter()
+        view.close()
     confine(job["workdir"], limits)
-    if job["uid"] is not None:
-        drop_privileges(job["uid"], limits)
+    drop_privileges(job["uid"], limits, keep_read=isolation.needs_capability(view is not None))
+    if rules is not None:
+        rules.restrict()
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: the uid change cleared it
     if os.getppid() != parent:
         return
@@ -136,6 +159,14 @@ def _host(conn: Connection, parent: int) -> None:
             reply["error"] = f"{type(error).__name__}: {error}"
             reply["traceback"] = traceback.format_exc()[-4000:]
         conn.send_bytes(json.dumps(reply).encode())
+
+
+def _files(spec: str) -> list[str]:
+    """The files ``spec`` reads, absolute (:func:`agents.registry.files_of`); none for a bad spec."""
+    try:
+        return list(files_of(spec).values())
+    except SpecError:
+        return []
 
 
 def ending(pid: int) -> str:
@@ -175,9 +206,10 @@ class AgentProcess:
     reaps it), else it is forked here (:meth:`close` reaps it). Its working directory is a
     :class:`~tournament.scratch.Scratch` directory in the temporary directory, so a directory that
     a killed process (a ``connectx play`` closed with its terminal, say) left behind goes when the
-    next scratch directory is made. After a forfeit, :attr:`note` says
-    what happened and :attr:`last_action` is the action the agent returned last. Raises ``OSError``
-    when the zygote is gone.
+    next scratch directory is made (but inside a runner's game process, whose temporary directory is
+    its slot's scratch directory, which goes whole). After a forfeit, :attr:`note` says what happened and
+    :attr:`last_action` is the action the agent returned last. Raises ``OSError`` when the zygote
+    is gone.
     """
 
     def __init__(
@@ -199,12 +231,15 @@ class AgentProcess:
         self._id = 0
         self._zygote = zygote
         uid = agent_uid(slot, mark) if isolating() else None
-        python_is_private()  # computed before any fork, for every host to come
-        self._scratch = Scratch(f"mark{mark}")
+        self._scratch = Scratch(f"mark{mark}", sweep_first=zygote is None)
         self.workdir = self._scratch.path
         if uid is not None:
             os.chown(self.workdir, uid, uid)
-        self.pid, self.conn = zygote.host() if zygote is not None else fork_host()
+        try:
+            self.pid, self.conn = zygote.host() if zygote is not None else fork_host()
+        except OSError:
+            self._scratch.close()
+            raise
         self.group = self.pid
         self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
         job = {"spec": spec, "seed": seed, "global_seed": global_seed, "workdir": self.workdir, "uid": uid}

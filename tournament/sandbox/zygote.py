@@ -19,9 +19,11 @@ import signal
 import socket
 from multiprocessing.connection import Connection
 
-from tournament.sandbox.confinement import PR_SET_PDEATHSIG, close_all_but, prctl, python_is_private
+from tournament.sandbox import isolation, landlock
+from tournament.sandbox.confinement import PR_SET_PDEATHSIG, close_all_but, empty_bounding_set, prctl
 from tournament.sandbox.host import ending, fork_host
 from tournament.sandbox.processes import become_subreaper, kill_descendants
+from tournament.sandbox.users import isolating
 
 
 class Zygote:
@@ -45,7 +47,7 @@ class Zygote:
     """Blank hosts kept forked ahead: one game's."""
 
     def __init__(self) -> None:
-        python_is_private()  # computed once, here, for every host to come
+        isolation.python_folders()  # computed once, here, for every host to come
         self._asked = 0  # hosts asked for and not received yet
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.pid = os.fork()
@@ -117,14 +119,26 @@ class Zygote:
 def _serve(control: socket.socket) -> None:
     """The zygote's loop (:class:`Zygote`): serve requests until the game process closes its end.
     It keeps no descriptor but its socket (and the standard streams): a pipe or socket of the
-    runner's, such as a Ray worker's connection, stays open no longer than the game process."""
+    runner's, such as a Ray worker's connection, stays open no longer than the game process. It
+    builds the agents' mount namespace (:mod:`tournament.sandbox.mounts`), empties its own capability
+    bounding set and opens the Landlock rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`)
+    once, for all its hosts, each of which gets a ruleset holding them; it empties the namespace's
+    ``/dev/shm`` when a game ends."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     close_all_but(control.fileno())
     become_subreaper()
+    view = isolation.build_view()  # once, here, for every host to come
+    if isolating():
+        empty_bounding_set(isolation.needs_capability(view is not None))
+    shared = isolation.Shared(view) if landlock.abi() else None
+
+    def fork() -> tuple[int, Connection]:
+        return fork_host(view, shared.ruleset() if shared is not None else None)
+
     ready: list[tuple[int, Connection]] = []
     while True:
         if len(ready) < Zygote.READY and not select.select([control], [], [], 0)[0]:
-            ready.append(fork_host())  # only while no request waits
+            ready.append(fork())  # only while no request waits
             continue
         request = control.recv(64)
         if not request:
@@ -132,11 +146,13 @@ def _serve(control: socket.socket) -> None:
         command, _, argument = request.partition(b" ")
         if command == b"host":
             if not ready:
-                ready.append(fork_host())
+                ready.append(fork())
             pid, conn = ready.pop(0)
             socket.send_fds(control, [b"%d" % pid], [conn.fileno()])
             conn.close()
         elif command == b"clear":
             kill_descendants(spare={pid for pid, _ in ready})
+            if view is not None:
+                view.wipe()
         elif command == b"ended":
             control.send(ending(int(argument)).encode())

@@ -1,0 +1,209 @@
+"""What an agent's host may read and write, and the line that says so (:func:`describe_isolation`).
+
+A host may read, once it has loaded its agent:
+
+* its own agent file, and any other file its spec names (a weights file:
+  :func:`agents.registry.files_of`);
+* its private working directory, which it may also write;
+* the Python installation and its packages (:func:`python_folders`): the virtual environment,
+  the installation it was made from, site-packages, and the folders of the top-level packages
+  imported when the host was forked that lie elsewhere (``agents/``, ``tournament/`` ...: the
+  project's own), but not the project's folder, which holds agent files and runs;
+* what any unprivileged process may read: :data:`SYSTEM` (shared libraries, programs, ``/etc``),
+  :data:`DEVICES` (``/dev/null``, ``/dev/urandom`` ...), which it may also write, its own entry in
+  ``/proc`` (``/proc/self``) and :data:`PROC`, and ``/dev/shm``, which it may write
+  (``multiprocessing`` makes its semaphores there).
+
+Not another agent's file, the store or the run folder, another process's entry in ``/proc``, a
+file only root may read (``/etc/shadow``), nor any other file; nor write anywhere but its own
+directory and ``/dev/shm``. Three mechanisms enforce it, each where it can:
+
+* Landlock (:mod:`~tournament.sandbox.landlock`, Linux 5.13 and later, if enabled), which needs no
+  privilege: the host restricts itself to exactly those files (:class:`Shared`, :func:`allow_own`);
+  from Landlock ABI 6 its signals also reach no process but its own;
+* when the runner is root, a user of its own for each host (:mod:`~tournament.sandbox.users`) that
+  holds no capability (:func:`~tournament.sandbox.confinement.drop_privileges`): what only root, or
+  the runner's private run folder, holds stays unreadable;
+* when the runner is root, the agents' mount namespace (:mod:`~tournament.sandbox.mounts`): Python
+  under a folder other users cannot enter (pyenv's ``/root/.pyenv``) is exposed alone, so no
+  capability is needed to import; ``/proc`` shows no other process; ``/dev/shm`` is their own.
+
+Without Landlock, a host reads what any user may (another agent's file that others may read, say).
+Where Python lies under a folder other users cannot enter and no mount namespace can expose it (a
+container that refuses ``unshare``), the hosts keep ``CAP_DAC_READ_SEARCH`` (:func:`needs_capability`):
+they read any file, within the files above where Landlock bounds them. Without root, Landlock alone
+keeps agents from the runner's user's files and processes (their own children then cannot read
+their ``/proc/self``): without it, an agent reads and signals what that user may.
+Sources: ``landlock(7)``, ``capabilities(7)``, ``mount_namespaces(7)``, ``proc(5)`` (Linux man-pages).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import site
+import stat
+import sys
+import tempfile
+
+from tournament.sandbox import landlock
+from tournament.sandbox.mounts import View, covers, outermost
+from tournament.sandbox.users import isolating
+
+SYSTEM = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/sys/devices/system/cpu")
+"""Folders any process may read (``/etc`` holds root-only files, which file permissions keep from an
+agent's user; ``/sys/devices/system/cpu`` says how many CPUs there are)."""
+
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+"""Devices any process may read and write."""
+
+SHARED_MEMORY = "/dev/shm"
+"""POSIX shared memory and semaphores: every process may make files there."""
+
+PROC = ("/proc/cpuinfo", "/proc/meminfo")
+"""The machine's entries of ``/proc`` a host may read besides its own (without the agents' mount
+namespace, whose ``/proc`` shows no other process)."""
+
+
+@functools.cache
+def python_folders() -> tuple[str, ...]:
+    """The Python installation and its packages, real paths (module docstring): ``sys.prefix``,
+    ``sys.base_prefix`` (and the exec prefixes), site-packages, and the folder of every top-level
+    package imported so far (a regular package, with an ``__init__``) outside them; none beneath
+    another. Computed once in a process (the zygote, before it forks its hosts)."""
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()}
+    if site.ENABLE_USER_SITE:
+        folders.add(site.getusersitepackages())
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None) or ""
+        if "." not in name and os.path.basename(file).startswith("__init__."):
+            folders.add(os.path.dirname(file))
+    return tuple(outermost(folder for folder in folders if os.path.isdir(folder)))
+
+
+def _exposed() -> tuple[str, ...]:
+    """The folders an agent's user must reach: :func:`python_folders` and the temporary directory,
+    which holds the hosts' working directories."""
+    return (*python_folders(), os.path.realpath(tempfile.gettempdir()))
+
+
+@functools.cache
+def needs_capability(view: bool) -> bool:
+    """True when the agents' users could not import, or reach their working directories, without
+    ``CAP_DAC_READ_SEARCH``: one of :func:`python_folders` is closed to other users, the temporary
+    directory cannot be entered, or, with no ``view`` (:mod:`~tournament.sandbox.mounts`) to expose
+    them, one of those lies under a folder other users cannot enter."""
+    if not view and covers(_exposed()):
+        return True
+    opened = stat.S_IROTH | stat.S_IXOTH
+    closed = [folder for folder in python_folders() if os.stat(folder).st_mode & opened != opened]
+    return bool(closed) or not os.stat(tempfile.gettempdir()).st_mode & stat.S_IXOTH
+
+
+@functools.cache
+def view_possible() -> bool:
+    """True when this process may build the agents' mount namespace (:meth:`View.build`), tried in a
+    child process (a fork), which leaves nothing behind."""
+    pid = os.fork()
+    if pid == 0:
+        built = False
+        try:
+            built = View.build(_exposed()) is not None
+        finally:
+            os._exit(0 if built else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def build_view() -> View | None:
+    """The agents' mount namespace, for the hosts this process forks, when the runner is root and the
+    kernel lets it (:meth:`View.build`); else None."""
+    return View.build(_exposed()) if isolating() else None
+
+
+_PROC_READ = landlock.READ_FILE | landlock.READ_DIR
+
+
+class Shared:
+    """The Landlock rules every agent's host shares (module docstring): read the Python installation
+    and its packages and :data:`SYSTEM`, read and write :data:`DEVICES`, everything in
+    :data:`SHARED_MEMORY`, and read ``/proc`` in the agents' mount namespace ``view`` (whose
+    ``/proc`` shows no other process), else :data:`PROC`. Each path is opened once (``O_PATH``), by
+    the process that forks the hosts (the zygote), so that :meth:`ruleset` costs it a system call a
+    rule and the host nothing. Raises ``OSError`` without Landlock."""
+
+    def __init__(self, view: View | None) -> None:
+        read, device = landlock.READ, landlock.READ_FILE | landlock.WRITE_FILE
+        paths = [(folder, read) for folder in outermost([*python_folders(), *SYSTEM])]
+        paths += [(file, device) for file in DEVICES]
+        if view is None:
+            paths += [(SHARED_MEMORY, landlock.ALL), *((entry, _PROC_READ) for entry in PROC)]
+        self._rules = [(fd, rights) for path, rights in paths if (fd := _open(path)) is not None]
+        self._own = [fd for fd, _ in self._rules]
+        if view is not None:
+            self._rules += [(view.shared_memory, landlock.ALL), (view.proc, _PROC_READ)]
+
+    def ruleset(self) -> landlock.Ruleset:
+        """A new Landlock ruleset holding these rules, for one host to add its own to
+        (:func:`allow_own`)."""
+        rules = landlock.Ruleset()
+        for fd, rights in self._rules:
+            rules.allow_descriptor(fd, rights)
+        return rules
+
+    def close(self) -> None:
+        """Close the descriptors it opened (not the view's)."""
+        for fd in self._own:
+            os.close(fd)
+
+
+def _open(path: str) -> int | None:
+    """``path`` opened with ``O_PATH`` (to name it in a rule), or None when it does not exist."""
+    try:
+        return os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def allow_own(rules: landlock.Ruleset, workdir: str, files: list[str], view: bool) -> None:
+    """Add the host's own rules to ``rules`` (:meth:`Shared.ruleset`): every right in its working
+    directory ``workdir``, reading the ``files`` its spec reads, and, outside the agents' mount
+    namespace (no ``view``), reading its own entry in ``/proc``. Opens each path, so call it while
+    the host may still reach them (before :func:`~tournament.sandbox.confinement.drop_privileges`),
+    then :meth:`~tournament.sandbox.landlock.Ruleset.restrict` once it is unprivileged."""
+    rules.allow(workdir, landlock.ALL)
+    for file in files:
+        rules.allow(file, landlock.READ_FILE)
+    if not view:
+        rules.allow(f"/proc/{os.getpid()}", _PROC_READ)
+
+
+def describe_isolation() -> str:
+    """The line that says which isolation the agents' hosts get on this machine, e.g. ``isolation:
+    Landlock ABI 7, own users, no capabilities, own mounts`` (for ``connectx run`` to print).
+
+    >>> describe_isolation().startswith("isolation: ")
+    True
+    """
+    version = landlock.abi()
+    parts = [f"Landlock ABI {version}"] if version else []
+    notes = [] if version else ["no Landlock on this kernel: agents read what any user may"]
+    if isolating():
+        view = view_possible()
+        parts.append("own users")
+        if needs_capability(view):
+            parts.append("CAP_DAC_READ_SEARCH kept")
+            notes.append(
+                "Python is in a folder other users cannot enter, no mount namespace: agents read any file"
+            )
+        else:
+            parts.append("no capabilities")
+        if view:
+            parts.append("own mounts")
+    else:
+        parts.append("the runner's user")
+        notes.append(
+            "not root: no users of their own" if version else "not root: they may signal your processes"
+        )
+    line = "isolation: " + ", ".join(parts)
+    return f"{line} ({'; '.join(notes)})" if notes else line
