@@ -258,6 +258,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     settings = dataclasses.replace(settings, toolkit=toolkit_version())  # for the report, as workers
     try:
         with Tournament(args.out, settings, backend, overwrite=args.overwrite) as tournament:
+            from tournament.sandbox import describe_isolation  # here: it imports the referee
+
+            print(describe_isolation())
             return _play(args, tournament)
     except BackendError as error:
         parser.error(str(error))
