@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +27,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     report.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
     report.add_argument(
-        "--out", type=Path, default=None, help="where the comparison goes (default: the first DIR)"
+        "--out",
+        type=Path,
+        default=None,
+        help="with one DIR, where its reports go (default: DIR; give it for a read-only run); with "
+        "more, where the comparison goes (default: the first DIR)",
     )
     report.add_argument(
         "--pair",
@@ -46,13 +51,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     report.set_defaults(handler=_reports)
 
 
-def write_report(store: Store, out: Path) -> Report | None:
-    """Write every report of the tournament in ``store`` into ``out`` and print its standings and
-    forfeits; return its :class:`~reports.report.Report` (None when no game is stored yet).
+def write_report(store: Store, run: Path, out: Path | None = None) -> Report | None:
+    """Write every report of the tournament in ``store`` (stored in ``run``) into ``out`` (default
+    ``run``) and print its standings and forfeits; return its :class:`~reports.report.Report` (None
+    when no game is stored yet).
 
-    The reports show the run's move analysis when ``out/moves.csv`` is there: a command that judges
-    the games (:func:`connectx.analyze.analyze_run`) writes it before calling this. A ``moves.csv``
-    that cannot be read is left out, with a line on stderr.
+    The reports show the run's move analysis when ``out/moves.csv`` or ``run/moves.csv`` is there: a
+    command that judges the games (:func:`connectx.analyze.analyze_run`) writes it before calling
+    this. A ``moves.csv`` that cannot be read is left out, with a line on stderr. When ``out`` is not
+    given and ``run`` cannot be written (a read-only store or folder), only the terminal summary is
+    printed, with a line saying how to write the files elsewhere.
     """
     from reports.render.documents import write_all
     from reports.render.terminal import summary
@@ -62,19 +70,43 @@ def write_report(store: Store, out: Path) -> Report | None:
 
     records = store.records()
     if not records:
-        print(f"no games stored in {out} yet")
+        print(f"no games stored in {run} yet")
         return None
     try:
-        analysis = Analysis.read(out)
+        analysis = Analysis.read(out) if out is not None and (Path(out) / "moves.csv").is_file() else None
+        analysis = analysis or Analysis.read(run)
     except AnalysisError as error:
         print(f"no move analysis in the report: {error}", file=sys.stderr)
         analysis = None
-    report = build(Results(records, store.settings()), name=Path(out).resolve().name, analysis=analysis)
-    paths = write_all(report, out)
+    report = build(Results(records, store.settings()), name=Path(run).resolve().name, analysis=analysis)
     print("\n".join(summary(report)))
+    if out is None and not writable(store, run):
+        print(f"{run} is read-only: no report files written there; `--out FOLDER` writes them elsewhere")
+        return report
+    out = Path(out or run)
+    paths = write_all(report, out)
     print(f"{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
-    print(f"open {Path(out) / 'report.html'} in a browser to see it all and replay every game")
+    print(f"open {out / 'report.html'} in a browser to see it all and replay every game")
     return report
+
+
+def writable(store: Store, run: Path) -> bool:
+    """Whether reports (and ``moves.csv``) can be written into the run folder ``run`` of ``store``."""
+    return not store.read_only and os.access(run, os.W_OK)
+
+
+def _analyze(store: Store, run: Path, out: Path | None) -> None:
+    """``report --analyze``: judge the games of ``run`` into ``out`` (default ``run``), or say why not."""
+    from connectx.analyze import analyze_run
+
+    if out is None and not writable(store, run):
+        print(f"no move analysis: {run} is read-only; `--out FOLDER` writes it elsewhere", file=sys.stderr)
+        return
+    if out is not None:
+        Path(out).mkdir(parents=True, exist_ok=True)
+    why = analyze_run(store, Path(out or run))
+    if why is not None:
+        print(f"no move analysis: {why}", file=sys.stderr)
 
 
 def _pair(text: str) -> tuple[str, ...]:
@@ -105,13 +137,10 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         with store:
             if len(args.dirs) > 1:
                 print(f"== {directory}")
+            out = args.out if len(args.dirs) == 1 else None
             if args.analyze and store.game_ids():
-                from connectx.analyze import analyze_run
-
-                why = analyze_run(store, directory)
-                if why is not None:
-                    print(f"no move analysis: {why}", file=sys.stderr)
-            reports.append(write_report(store, directory))
+                _analyze(store, directory, out)
+            reports.append(write_report(store, directory, out))
             if len(args.dirs) > 1:
                 print()
     if len(args.dirs) > 1:
