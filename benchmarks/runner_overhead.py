@@ -36,6 +36,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from agents.registry import load_agent, parse_spec
+from tournament.game import configuration
 from tournament.runner import run_games  # imports our agents before kaggle_environments
 from tournament.schedule import GameTask
 
@@ -64,8 +65,7 @@ def _in_process(task: GameTask) -> None:
     """Play ``task`` in this process, as ``env.run`` plays it: no sandbox, no referee of ours."""
     sides = ((1, task.first), (2, task.second))
     agents = [load_agent(parse_spec(spec), seed=task.seed + mark) for mark, spec in sides]
-    configuration = {"actTimeout": task.act_timeout, "timeout": int(task.act_timeout)}
-    make("connectx", configuration=configuration).run(agents)
+    make("connectx", configuration=configuration(task)).run(agents)
 
 
 def _pooled(tasks: list[GameTask], workers: int) -> float:

@@ -1,11 +1,14 @@
 """Tournaments of ConnectX agents through the official kaggle-environments referee.
 
-Modules, one job each: :mod:`~tournament.schedule` (who plays whom: round-robin, gauntlet),
+Modules, one job each: :mod:`~tournament.driver` (a whole round-robin, gauntlet or SPRT, resumable),
+:mod:`~tournament.schedule` (who plays whom: round-robin, gauntlet),
 :mod:`~tournament.game` (play one game, return a :class:`~tournament.record.GameRecord`),
+:mod:`~tournament.rules` (Kaggle's rules on an agent's answer),
 :mod:`~tournament.runner` (games in parallel, each in its own process), :mod:`~tournament.sandbox`
 (each agent in a host process of its own, a package: :mod:`~tournament.sandbox.confinement` confines it,
 :mod:`~tournament.replies` carries its moves), :mod:`~tournament.store` (SQLite;
-:mod:`~tournament.schema` its layout). The command line is ``connectx`` (:mod:`connectx.cli`).
+:mod:`~tournament.schema` its layout), :mod:`~tournament.episodes` (episodes played on Kaggle).
+The command line is ``connectx`` (:mod:`connectx.cli`).
 """
 
 # kaggle-environments appends .../envs/lux_ai_s3 to sys.path when imported, and that directory holds

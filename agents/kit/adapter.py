@@ -95,8 +95,9 @@ def observation(board: Board, clock: Clock) -> tuple[dict[str, Any], dict[str, A
     """``(obs, config)`` as Kaggle passes them to the agent of ``board.mark`` in this position.
 
     ``obs`` has ``board``, ``mark``, ``step`` (the ply) and ``remainingOverageTime``; ``config`` has
-    ``rows``, ``columns``, ``inarow``, ``actTimeout`` and ``timeout`` (Kaggle's per-move limit, equal
-    to ``actTimeout`` here). Both allow attribute and key access.
+    ``rows``, ``columns``, ``inarow``, ``actTimeout`` and ``timeout`` (Kaggle's obsolete integer copy of
+    ``actTimeout``: its whole seconds, at least 1, as :func:`tournament.game.configuration` gives it).
+    Both allow attribute and key access.
     """
     geo = board.geo
     obs = _Struct(
@@ -107,7 +108,7 @@ def observation(board: Board, clock: Clock) -> tuple[dict[str, Any], dict[str, A
         columns=geo.columns,
         inarow=geo.inarow,
         actTimeout=clock.act_timeout,
-        timeout=clock.act_timeout,
+        timeout=max(1, int(clock.act_timeout)),
     )
     return obs, config
 
