@@ -128,16 +128,25 @@ def _reader_lock(path: Path) -> int | None:
         return None
     with _failures(lock_path, "read"):
         fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-        os.close(fd)
+    holder = _flock_or_holder(fd, fcntl.LOCK_SH)
+    if holder is not None:
         raise StoreError(
             f"{directory} is being written by a run (process {holder}) and cannot be read safely while it "
             "runs, since it cannot be written here; wait for the run to end"
         ) from None
     return fd
+
+
+def _flock_or_holder(fd: int, mode: int) -> str | None:
+    """Take the lock ``mode`` (``fcntl.LOCK_SH`` or ``LOCK_EX``) on the lock file ``fd`` without
+    waiting; None when taken, else the pid its holder wrote in it (``"?"`` if none), ``fd`` closed."""
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        return holder
+    return None
 
 
 @contextlib.contextmanager
@@ -157,11 +166,8 @@ def _lock(directory: Path) -> int:
     path = directory / LOCK_NAME
     with _failures(path, "create the lock file"):
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-        os.close(fd)
+    holder = _flock_or_holder(fd, fcntl.LOCK_EX)
+    if holder is not None:
         raise StoreError(
             f"{directory} is in use by another run (process {holder}); "
             "wait for it to end or choose another --out"
