@@ -308,25 +308,31 @@ def test_without_root_landlock_alone_keeps_an_agent_to_its_files():
 
 
 _PROBE = """import json
+import os
 
 
 def agent(obs, config):
     status = dict(line.split(":", 1) for line in open("/proc/self/status"))
     wanted = {key: value.strip() for key, value in status.items() if key.startswith(("Cap", "NoNewPrivs"))}
-    raise RuntimeError(json.dumps(wanted))
+    raise RuntimeError(json.dumps({**wanted, "environment": sorted(os.environ)}))
 """
 
 
 def _status(tmp_path: Path) -> dict[str, str]:
-    """The capability lines of ``/proc/self/status`` as an agent's host reads them (its error)."""
+    """The capability lines of ``/proc/self/status`` as an agent's host reads them (its error), and
+    the names in its environment (``environment``)."""
     probe = tmp_path / "probe.py"
     probe.write_text(_PROBE)
     (record,) = run_games([GameTask(0, 0, str(probe), "leftmost", 6, 7, 4, 2.0, None, seed=1)], workers=1)
     return json.loads(record.detail.splitlines()[0].split("RuntimeError: ", 1)[1])
 
 
-def test_an_agent_holds_no_capability_and_can_gain_none(tmp_path):
+def test_an_agent_holds_no_capability_can_gain_none_and_sees_none_of_the_runners_environment(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("RUNNER_SECRET", "not for agents")
     status = _status(tmp_path)
+    assert status["environment"] == ["HOME", "LANG", "PATH", "TMPDIR"]
     assert {key: int(value, 16) for key, value in status.items() if key.startswith("Cap")} == {
         "CapInh": 0,
         "CapPrm": 0,

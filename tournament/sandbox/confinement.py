@@ -21,7 +21,15 @@ from multiprocessing.connection import Connection
 
 from tournament.limits import Limits
 
-__all__ = ["close_all_but", "confine", "detach", "drop_privileges", "empty_bounding_set", "prctl"]
+__all__ = [
+    "clear_environment",
+    "close_all_but",
+    "confine",
+    "detach",
+    "drop_privileges",
+    "empty_bounding_set",
+    "prctl",
+]
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -65,13 +73,23 @@ def detach(conn: Connection, keep: tuple[int, ...] = ()) -> None:
         signal.signal(number, signal.SIG_DFL)
 
 
+def clear_environment() -> None:
+    """Keep nothing of the environment but ``PATH``, with ``LANG=C.UTF-8`` (and ``HOME`` and
+    ``TMPDIR`` if set). The zygote does it once for its hosts, which then have nothing to do: it
+    costs a process that has not about 1 ms (``os.environ``'s pages copied on write, ``putenv``)."""
+    if os.environ.keys() - {"PATH", "LANG", "HOME", "TMPDIR"} or os.environ.get("LANG") != "C.UTF-8":
+        path = os.environ.get("PATH", os.defpath)
+        os.environ.clear()
+        os.environ.update(PATH=path, LANG="C.UTF-8")
+
+
 def confine(workdir: str, limits: Limits) -> None:
     """Work in ``workdir`` (also ``HOME`` and ``TMPDIR``), with an environment of its own (``PATH``
-    and ``LANG`` alone), no core files and at most ``limits.memory_mb`` MiB of address space."""
+    and ``LANG`` alone besides: :func:`clear_environment`), no core files and at most
+    ``limits.memory_mb`` MiB of address space."""
     os.chdir(workdir)
-    path = os.environ.get("PATH", os.defpath)
-    os.environ.clear()
-    os.environ.update(PATH=path, HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8")
+    clear_environment()
+    os.environ.update(HOME=workdir, TMPDIR=workdir)
     tempfile.tempdir = None
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if limits.memory_mb is not None:

@@ -138,17 +138,18 @@ class Shared:
         paths += [(file, device) for file in DEVICES]
         if view is None:
             paths += [(SHARED_MEMORY, landlock.ALL), *((entry, _PROC_READ) for entry in PROC)]
-        self._rules = [(fd, rights) for path, rights in paths if (fd := _open(path)) is not None]
-        self._own = [fd for fd, _ in self._rules]
+        opened = [(fd, rights) for path, rights in paths if (fd := _open(path)) is not None]
+        self._own = [fd for fd, _ in opened]
         if view is not None:
-            self._rules += [(view.shared_memory, landlock.ALL), (view.proc, _PROC_READ)]
+            opened += [(view.shared_memory, landlock.ALL), (view.proc, _PROC_READ)]
+        self._rules = [landlock.rule(fd, rights) for fd, rights in opened]
 
     def ruleset(self) -> landlock.Ruleset:
         """A new Landlock ruleset holding these rules, for one host to add its own to
         (:func:`allow_own`)."""
         rules = landlock.Ruleset()
-        for fd, rights in self._rules:
-            rules.allow_descriptor(fd, rights)
+        for rule in self._rules:
+            rules.add(rule)
         return rules
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ import functools
 import os
 import stat
 
-__all__ = ["ALL", "READ", "Ruleset", "abi"]
+__all__ = ["ALL", "READ", "Rule", "Ruleset", "abi", "rule"]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -64,8 +64,9 @@ class _RulesetAttr(ctypes.Structure):
     ]
 
 
-class _PathBeneathAttr(ctypes.Structure):
-    """``struct landlock_path_beneath_attr`` (packed)."""
+class Rule(ctypes.Structure):
+    """A rule, ``struct landlock_path_beneath_attr`` (packed): made once by :func:`rule`, it may be
+    added to many rulesets (:meth:`Ruleset.add`)."""
 
     _pack_ = 1
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
@@ -101,40 +102,52 @@ def _handled(version: int) -> int:
     return rights
 
 
+@functools.cache
+def _ruleset_attr() -> _RulesetAttr:
+    """What a :class:`Ruleset` handles: every file access right the kernel's ABI knows and, from ABI
+    6, the scopes of signals and abstract Unix sockets (made once)."""
+    version = abi()
+    scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
+    return _RulesetAttr(_handled(version), 0, scoped)
+
+
+def rule(fd: int, rights: int) -> Rule:
+    """A rule granting ``rights`` (of this module's flags the kernel's ABI knows) on the file or folder
+    open as ``fd`` (``O_PATH`` will do) and, for a folder, everything beneath it; on a file, only the
+    rights that apply to files. It holds to the file itself (its inode), whichever path or mount
+    namespace it was opened through, and names it by ``fd``: keep that open while adding the rule."""
+    if not stat.S_ISDIR(os.fstat(fd).st_mode):
+        rights &= _FILE_RIGHTS
+    return Rule(rights & _handled(abi()), fd)
+
+
 class Ruleset:
     """A Landlock ruleset for the calling process: every file access right the kernel's ABI knows is
-    denied but where :meth:`allow` grants it; from ABI 6, signals and connections to abstract Unix
-    sockets reach only processes restricted by it (or within it). Raises ``OSError`` without
-    Landlock (:func:`abi` is 0)."""
+    denied but where a rule grants it (:meth:`allow`, :meth:`add`); from ABI 6, signals and
+    connections to abstract Unix sockets reach only processes restricted by it (or within it).
+    Raises ``OSError`` without Landlock (:func:`abi` is 0)."""
 
     def __init__(self) -> None:
-        version = abi()
-        self.handled = _handled(version)
-        scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
-        attr = _RulesetAttr(self.handled, 0, scoped)
-        size = ctypes.c_size_t(ctypes.sizeof(attr))
-        self._fd = _syscall(_CREATE_RULESET, ctypes.byref(attr), size, ctypes.c_uint32(0))
+        attr = _ruleset_attr()
+        self._fd = _syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), 0)
 
     def allow(self, path: str, rights: int) -> None:
         """Grant ``rights`` (of this module's flags) on ``path`` and, for a folder, everything beneath
-        it (:meth:`allow_descriptor`). A path that does not exist is skipped."""
+        it (:func:`rule`). A path that does not exist is skipped."""
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         except OSError:
             return
         try:
-            self.allow_descriptor(fd, rights)
+            self.add(rule(fd, rights))
         finally:
             os.close(fd)
 
-    def allow_descriptor(self, fd: int, rights: int) -> None:
-        """Grant ``rights`` on the file or folder open as ``fd`` (``O_PATH`` will do) and, for a folder,
-        everything beneath it; on a file, only the rights that apply to files. Rules hold to the
-        file itself (its inode), whichever path or mount namespace it was opened through."""
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
-            rights &= _FILE_RIGHTS
-        rule = _PathBeneathAttr(rights & self.handled, fd)
-        _syscall(_ADD_RULE, ctypes.c_int(self._fd), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), 0)
+    def add(self, prepared: Rule) -> None:
+        """Add a rule made by :func:`rule` (whose descriptor is still open)."""
+        _syscall(
+            _ADD_RULE, ctypes.c_int(self._fd), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(prepared), 0
+        )
 
     @property
     def descriptor(self) -> int:

@@ -14,10 +14,11 @@ have loaded their agents (:class:`View`). In it:
   semaphores there), emptied when a game ends (:meth:`View.wipe`).
 
 Nothing of it is seen outside the namespace (every mount in it is private). The namespace lives as
-long as a process in it or a descriptor of it does. Building it needs ``CAP_SYS_ADMIN``, and a
-container may refuse it even so (Docker's default seccomp profile refuses ``unshare``): :meth:`View.build`
-then gives None. Sources: ``unshare(2)``, ``setns(2)``, ``mount(2)``, ``open_tree(2)``,
-``move_mount(2)``, ``proc(5)``, ``tmpfs(5)`` (Linux man-pages).
+long as a process in it or a descriptor of it does. Building it needs ``CAP_SYS_ADMIN``, which a
+container's root may lack (Docker grants it only with ``--privileged`` or ``--cap-add SYS_ADMIN``,
+and its default seccomp profile refuses ``unshare`` without it): :meth:`View.build` then gives None.
+Sources: ``unshare(2)``, ``setns(2)``, ``mount(2)``, ``open_tree(2)``, ``move_mount(2)``,
+``proc(5)``, ``tmpfs(5)`` (Linux man-pages).
 """
 
 from __future__ import annotations

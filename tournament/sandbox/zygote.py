@@ -20,7 +20,13 @@ import socket
 from multiprocessing.connection import Connection
 
 from tournament.sandbox import isolation, landlock
-from tournament.sandbox.confinement import PR_SET_PDEATHSIG, close_all_but, empty_bounding_set, prctl
+from tournament.sandbox.confinement import (
+    PR_SET_PDEATHSIG,
+    clear_environment,
+    close_all_but,
+    empty_bounding_set,
+    prctl,
+)
 from tournament.sandbox.host import ending, fork_host
 from tournament.sandbox.processes import become_subreaper, kill_descendants
 from tournament.sandbox.users import isolating
@@ -119,15 +125,16 @@ class Zygote:
 def _serve(control: socket.socket) -> None:
     """The zygote's loop (:class:`Zygote`): serve requests until the game process closes its end.
     It keeps no descriptor but its socket (and the standard streams): a pipe or socket of the
-    runner's, such as a Ray worker's connection, stays open no longer than the game process. It
-    builds the agents' mount namespace (:mod:`tournament.sandbox.mounts`), empties its own capability
-    bounding set and opens the Landlock rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`)
-    once, for all its hosts, each of which gets a ruleset holding them; it empties the namespace's
-    ``/dev/shm`` when a game ends."""
+    runner's, such as a Ray worker's connection, stays open no longer than the game process. Once,
+    for all its hosts, it clears its environment, builds the agents' mount namespace
+    (:mod:`tournament.sandbox.mounts`), empties its capability bounding set and opens the Landlock
+    rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`); each host gets a ruleset
+    holding them. It empties the namespace's ``/dev/shm`` when a game ends."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     close_all_but(control.fileno())
     become_subreaper()
-    view = isolation.build_view()  # once, here, for every host to come
+    clear_environment()  # once, here, for every host to come
+    view = isolation.build_view()
     if isolating():
         empty_bounding_set(isolation.needs_capability(view is not None))
     shared = isolation.Shared(view) if landlock.abi() else None
