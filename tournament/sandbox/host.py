@@ -121,11 +121,10 @@ def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Rule
     it meant on the command line, and the file is read even where the agent could not). Then, before
     the agent's first move runs any of its code, it adds its own rules to its Landlock ruleset
     (:func:`~tournament.sandbox.isolation.allow_own`), enters the agents' mount namespace, works in
-    its own directory
-    (:func:`~tournament.sandbox.confinement.confine`), drops every privilege
+    its own directory (:func:`~tournament.sandbox.confinement.confine`), drops every privilege
     (:func:`~tournament.sandbox.confinement.drop_privileges`) and restricts itself to the ruleset.
-    Without a zygote (``view`` and ``rules`` None), it builds the namespace and the shared rules first,
-    where it may.
+    Without a zygote (``view`` and ``rules`` None), it builds the namespace and the shared rules
+    first, where it may.
     """
     job = json.loads(conn.recv_bytes())
     random.seed(job["global_seed"])
