@@ -229,7 +229,8 @@ def _groups(records: list[GameRecord]) -> list[list[str]]:
     order first met, the groups in the order of their first agent.
 
     >>> from tournament.record import Termination
-    >>> won = Episode(1, None, None, 6, 7, 4, 2.0, (0,), 1.0, Termination.WIN, None, ("DONE",) * 2, (1, -1))
+    >>> moves = (0, 1, 0, 1, 0, 1, 0)  # mark 1 wins in column 1
+    >>> won = Episode(1, None, None, 6, 7, 4, 2.0, moves, 1.0, Termination.WIN, None, ("DONE",) * 2, (1, -1))
     >>> _groups([won.record(0, "a", "b"), won.record(1, "c", "d"), won.record(2, "b", "e")])
     [['a', 'b', 'e'], ['c', 'd']]
     """
