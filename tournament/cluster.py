@@ -129,11 +129,16 @@ def _play(task: GameTask, limits: Limits, shipped: Shipped) -> GameRecord | Game
     """Play ``task`` here with the local runner, its specs reading the ``shipped`` files from a private
     temporary directory; the record carries ``task`` itself."""
     with Scratch("game") as folder:
+        # The agents' hosts read their files as users of their own (tournament.sandbox.users): they
+        # may pass through the folders, not list them, and read the files, which Landlock confines
+        # each host to its own (tournament.sandbox.isolation).
+        os.chmod(folder, 0o711)
         local = {}
         for index, (written, (name, ref)) in enumerate(shipped.items()):
             path = Path(folder, str(index), name)
-            path.parent.mkdir()
+            path.parent.mkdir(mode=0o711)
             path.write_bytes(ray.get(ref))
+            path.chmod(0o644)
             local[written] = str(path)
         here = dataclasses.replace(
             task, first=with_paths(task.first, local), second=with_paths(task.second, local)
