@@ -65,7 +65,7 @@ def write_report(store: Store, run: Path, out: Path | None = None) -> Report | N
     from reports.render.documents import write_all
     from reports.render.terminal import summary
     from reports.report import build
-    from reports.stats.analysis import Analysis, AnalysisError
+    from reports.stats.analysis import MOVES_FILE, Analysis, AnalysisError
     from reports.stats.results import Results
 
     records = store.records()
@@ -73,7 +73,7 @@ def write_report(store: Store, run: Path, out: Path | None = None) -> Report | N
         print(f"no games stored in {run} yet")
         return None
     try:
-        analysis = Analysis.read(out) if out is not None and (Path(out) / "moves.csv").is_file() else None
+        analysis = Analysis.read(out) if out is not None and (Path(out) / MOVES_FILE).is_file() else None
         analysis = analysis or Analysis.read(run)
     except AnalysisError as error:
         print(f"no move analysis in the report: {error}", file=sys.stderr)
