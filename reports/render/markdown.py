@@ -37,18 +37,9 @@ FIGURES = {
 
 def render(report: Report) -> str:
     """The report as Markdown text (write it as UTF-8 to ``report.md`` beside the PNGs)."""
-    header = report.header
-    lines = [f"# {report.title}", "", _table(["run", ""], header.rows()), ""]
-    lines += ["## Entrants", ""]
-    lines += [
-        _table(
-            ["spec", "kind", "what it is", "parameters", "SHA-256 of the file (when reported)"],
-            [(f"`{e.spec}`", e.kind, e.description, e.params, e.sha256) for e in report.entrants],
-        ),
-        "",
-        "## Standings",
-        "",
-    ]
+    lines = [f"# {report.title}", "", _table(["run", ""], report.header.rows()), ""]
+    lines += _entrants(report)
+    lines += ["## Standings", ""]
     lines += [_standings(report.standings, report.review.versus if report.review else {}), ""]
     lines += [f"- {note}" for note in report.notes]
     if report.review is not None:
@@ -57,9 +48,38 @@ def render(report: Report) -> str:
     for name, alt in FIGURES.items():
         if name != "crosstable.png":  # shown in its own section
             lines += [f"![{alt}]({name})", ""]
+    lines += _crosstable(report)
+    lines += _by_colour(report)
+    lines += _terminations(report)
+    lines += _forfeits(report)
+    lines += _time_use(report)
+    lines += _lengths(report)
+    lines += _games(report)
+    return "\n".join(lines)
+
+
+def _entrants(report: Report) -> list[str]:
+    """The entrants: each spec, its kind, description, parameters and file hash."""
+    return [
+        "## Entrants",
+        "",
+        _table(
+            ["spec", "kind", "what it is", "parameters", "SHA-256 of the file (when reported)"],
+            [(f"`{e.spec}`", e.kind, e.description, e.params, e.sha256) for e in report.entrants],
+        ),
+        "",
+    ]
+
+
+def _crosstable(report: Report) -> list[str]:
+    """The crosstable's figure, its wins-draws-losses and forfeits, and the likelihood of superiority."""
     cross = report.crosstable
-    lines += ["", "## Crosstable", "", f"![{FIGURES['crosstable.png']}](crosstable.png)", ""]
-    lines += [
+    return [
+        "",
+        "## Crosstable",
+        "",
+        f"![{FIGURES['crosstable.png']}](crosstable.png)",
+        "",
         "The row agent's wins-draws-losses against the column agent, and its forfeits in those games.",
         "",
         _table(
@@ -80,6 +100,12 @@ def render(report: Report) -> str:
             ],
         ),
         "",
+    ]
+
+
+def _by_colour(report: Report) -> list[str]:
+    """Each agent's results as first and as second player, by opponent and over all of them."""
+    return [
         "## By colour",
         "",
         _table(
@@ -95,11 +121,15 @@ def render(report: Report) -> str:
             ],
         ),
         "",
+    ]
+
+
+def _terminations(report: Report) -> list[str]:
+    """How each agent's games ended: connected, drawn, or forfeited by either side."""
+    inarow = report.settings.inarow
+    return [
         "## Terminations",
         "",
-    ]
-    inarow = report.settings.inarow
-    lines += [
         _table(
             [
                 "agent",
@@ -124,12 +154,16 @@ def render(report: Report) -> str:
             ],
         ),
         "",
-        f"### Forfeits ({len(report.forfeits)})",
-        "",
     ]
-    if not report.forfeits:
+
+
+def _forfeits(report: Report) -> list[str]:
+    """Every forfeit, its message in a fenced block."""
+    forfeits = report.forfeits
+    lines = [f"### Forfeits ({len(forfeits)})", ""]
+    if not forfeits:
         lines += ["No agent forfeited a game.", ""]
-    for forfeit in report.forfeits:
+    for forfeit in forfeits:
         lines += [
             f"- game {forfeit.game_id}: **{forfeit.agent}** ({forfeit.kind}, after ply {forfeit.ply}) "
             f"against {forfeit.opponent}",
@@ -137,7 +171,12 @@ def render(report: Report) -> str:
             *_fenced(forfeit.detail or "(no message)"),
             "",
         ]
-    lines += [
+    return lines
+
+
+def _time_use(report: Report) -> list[str]:
+    """Seconds per agent call and the most of the overage bank drawn in one game."""
+    return [
         "## Time use",
         "",
         "Seconds per agent call (the opening excluded); the most of the "
@@ -159,6 +198,12 @@ def render(report: Report) -> str:
             ],
         ),
         "",
+    ]
+
+
+def _lengths(report: Report) -> list[str]:
+    """Game lengths in plies, over all games and by pairing."""
+    return [
         "## Game lengths",
         "",
         "Plies, the opening included.",
@@ -171,6 +216,12 @@ def render(report: Report) -> str:
             ],
         ),
         "",
+    ]
+
+
+def _games(report: Report) -> list[str]:
+    """Every game by pairing, its moves in Pons' notation."""
+    lines = [
         "## Games",
         "",
         "Moves in Pons' notation (1-based columns, the opening included): `echo MOVES | python -m "
@@ -199,7 +250,7 @@ def render(report: Report) -> str:
             ),
             "",
         ]
-    return "\n".join(lines)
+    return lines
 
 
 def render_comparison(comparison: Comparison) -> str:
