@@ -11,7 +11,7 @@ import pytest
 from agents.engine.board import Board
 from agents.kit.adapter import Clock
 from tournament import rules, sandbox
-from tournament.game import Environments, play_game
+from tournament.game import Environments, play_episode
 from tournament.record import Forfeit, GameRecord, Termination
 from tournament.replies import Unreadable
 from tournament.schedule import GameTask
@@ -36,9 +36,9 @@ def test_a_kept_environment_plays_every_game_as_a_new_one():
         GameTask(4, 2, "kaggle-random", "kaggle-random", 6, 7, 4, 2.0, None, seed=7, opening=(0,)),
     ]
     environments = Environments()
-    kept = [play_game(task, environments=environments) for task in tasks]
+    kept = [play_episode(task, environments=environments) for task in tasks]
     for task, record in zip(tasks, kept, strict=True):
-        new = play_game(task)
+        new = play_episode(task)
         assert _same(record, new), task
         assert len(record.moves) >= 7 and record.moves[: len(task.opening)] == task.opening
 
@@ -56,7 +56,7 @@ def test_an_environment_the_referee_failed_in_is_not_kept(monkeypatch):
     kept = environments.take(task)
     monkeypatch.setattr(type(kept), "run", fails)
     with pytest.raises(RuntimeError, match="the referee failed"):
-        play_game(task, environments=environments)
+        play_episode(task, environments=environments)
     assert environments.take(task) is not kept
 
 
@@ -69,7 +69,7 @@ def test_a_zygote_asked_how_a_host_ended_with_hosts_on_their_way_still_answers_a
         zygote.clear()  # reaps it and asks for the next game's two hosts
         assert zygote.ended(pid) == "stopped answering"  # not a host's message read as the answer
         task = GameTask(0, 0, "kaggle-random", "kaggle-random", 6, 7, 4, 2.0, None, seed=3)
-        assert play_game(task, zygote=zygote).termination in (Termination.WIN, Termination.DRAW)
+        assert play_episode(task, zygote=zygote).termination in (Termination.WIN, Termination.DRAW)
     finally:
         zygote.close()
 
@@ -113,11 +113,12 @@ def test_none_is_kaggles_default_column_and_says_so_when_it_is_full():
 def test_a_forfeit_detail_reads_the_board_the_offender_was_shown():
     """The referee plays an opening that fills column 4; ``middle``, second, then chooses it."""
     opening = (3, 3, 3, 3, 3, 3)
-    record = play_game(GameTask(0, 0, "leftmost", "middle", 6, 7, 4, 2.0, None, seed=1, opening=opening))
+    record = play_episode(GameTask(0, 0, "leftmost", "middle", 6, 7, 4, 2.0, None, seed=1, opening=opening))
     assert (record.termination, record.offender) == (Termination.INVALID, 2)
     assert record.detail == "mark 2 chose column 4, which is full (it returned 3, counting from 0)"
     returns_none = str(Path(__file__).parent / "misbehaving" / "returns_none.py")
-    record = play_game(GameTask(1, 1, returns_none, "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(0,) * 6))
+    task = GameTask(1, 1, returns_none, "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(0,) * 6)
+    record = play_episode(task)
     assert (record.termination, record.offender) == (Termination.INVALID, 1)
     assert record.detail == "mark 1 returned None: Kaggle played its default action, column 1, which is full"
 
@@ -210,6 +211,6 @@ def test_an_agent_sees_kaggles_timeout_never_0_below_a_second(tmp_path):
         "def agent(obs, config):\n    raise RuntimeError(f'{config.timeout!r} {config.actTimeout!r}')\n"
     )
     for act_timeout, seen in ((0.5, "1 0.5"), (2.0, "2 2.0"), (2.5, "2 2.5")):
-        record = play_game(GameTask(0, 0, str(probe), "leftmost", 4, 4, 3, act_timeout, None, seed=1))
+        record = play_episode(GameTask(0, 0, str(probe), "leftmost", 4, 4, 3, act_timeout, None, seed=1))
         assert record.termination is Termination.ERROR
         assert f"RuntimeError: {seen}" in record.detail

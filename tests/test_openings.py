@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.engine.board import geometry
-from tournament.game import play_game
+from tournament.game import play_episode
 from tournament.openings import OpeningError, pair_openings, parse_openings, random_openings, resolve
 from tournament.schedule import GameTask, Settings, schedule
 
@@ -84,7 +84,7 @@ def test_every_pairing_plays_the_same_openings_in_colour_swapped_pairs():
 
 def test_the_referee_plays_the_opening_and_the_record_keeps_it():
     task = GameTask(0, 0, "leftmost", "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(3, 3, 2))
-    record = play_game(task)
+    record = play_episode(task)
     assert record.opening == (3, 3, 2)
     assert record.moves[:3] == (3, 3, 2) and record.moves[3] == 0  # mark 2, leftmost, moves first
     assert len(record.move_times) == len(record.moves) - 3  # no agent call for the opening

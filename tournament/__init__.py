@@ -2,7 +2,7 @@
 
 Modules, one job each: :mod:`~tournament.driver` (a whole round-robin, gauntlet or SPRT, resumable),
 :mod:`~tournament.schedule` (who plays whom: round-robin, gauntlet),
-:mod:`~tournament.game` (play one game, return a :class:`~tournament.record.GameRecord`),
+:mod:`~tournament.game` (play one game through the referee, :func:`~tournament.game.play_episode`),
 :mod:`~tournament.rules` (Kaggle's rules on an agent's answer),
 :mod:`~tournament.runner` (games in parallel, each in its own process), :mod:`~tournament.sandbox`
 (each agent in a host process of its own, a package: :mod:`~tournament.sandbox.confinement` confines it,

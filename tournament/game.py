@@ -169,7 +169,7 @@ class Environments:
         self._key, self._env = None, None
 
 
-def play_game(
+def play_episode(
     task: GameTask,
     on_turn: Callable[[int, list[int]], None] = lambda mark, board: None,
     *,
@@ -178,7 +178,9 @@ def play_game(
     zygote: Zygote | None = None,
     environments: Environments | None = None,
 ) -> GameRecord:
-    """Play ``task`` through ``kaggle_environments`` and return its record.
+    """Play ``task`` through ``kaggle_environments`` and return its record: one *episode*, in
+    kaggle-environments' words (the in-process game loop of our own players is
+    :func:`agents.kit.player.play_game`).
 
     The referee first plays ``task.opening`` for both sides (``env.step``, as if the agents had
     chosen those columns; no agent is called and no time is charged), then ``env.run`` plays the

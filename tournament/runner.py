@@ -56,7 +56,7 @@ from threadpoolctl import threadpool_limits
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from tournament import sandbox
-from tournament.game import Environments, play_game
+from tournament.game import Environments, play_episode
 from tournament.limits import Limits
 from tournament.record import Forfeit, GameFailed, GameRecord, Termination
 from tournament.sandbox import GRACE
@@ -142,7 +142,7 @@ def _serve(
                 sandbox.kill_descendants()
                 zygote = sandbox.Zygote()
             try:
-                record = play_game(
+                record = play_episode(
                     task,
                     on_turn=lambda mark, board, columns=task.columns: progress.on_turn(mark, board, columns),
                     slot=slot,
