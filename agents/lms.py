@@ -44,7 +44,8 @@ def inputs(position: int, mask: int, geo: Geometry) -> np.ndarray:
 def values(w: np.ndarray, positions: Sequence[int], masks: Sequence[int], geo: Geometry) -> np.ndarray:
     """``tanh(w . x(b))`` of each position (bitboards) for its side to move: float64 ``(len(positions),)``."""
     x = np.array([inputs(p, m, geo) for p, m in zip(positions, masks, strict=True)])
-    return np.tanh(x @ w)
+    out: np.ndarray = np.tanh(x @ w)
+    return out
 
 
 def evaluator(w: np.ndarray) -> Evaluate:

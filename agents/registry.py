@@ -180,8 +180,9 @@ def parse_spec(text: str) -> AgentSpec:
 def _close(word: str, known: list[str]) -> str | None:
     """The one name of ``known`` closest to ``word`` (:func:`difflib.get_close_matches`, its default
     cutoff 0.6; a name differing only in case first), or None when none is close."""
-    same = [name for name in known if name.lower() == word.lower()]
-    return (same or difflib.get_close_matches(word, known, n=1) or [None])[0]
+    same_but_case = [name for name in known if name.lower() == word.lower()]
+    close = same_but_case or difflib.get_close_matches(word, known, n=1)
+    return close[0] if close else None
 
 
 def _unknown_agent(name: str) -> str:
@@ -306,4 +307,5 @@ def load_agent(spec: AgentSpec, *, seed: int | None = None) -> Callable[..., Any
     params = dict(spec.params)
     if seed is not None and "seed" in inspect.signature(make_agent).parameters and "seed" not in params:
         params["seed"] = seed
-    return make_agent(**params)
+    agent: Callable[..., Any] = make_agent(**params)
+    return agent

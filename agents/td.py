@@ -63,13 +63,15 @@ evaluation)."""
 
 def inputs(position: int, mask: int, geo: Geometry) -> np.ndarray:
     """The MLP's input for a position (bitboards, side to move's view): float64 ``(10,)``."""
-    return features(position, mask, geo) / SCALE
+    scaled: np.ndarray = features(position, mask, geo) / SCALE
+    return scaled
 
 
 def value(weights: Mapping[str, np.ndarray], x: np.ndarray) -> np.ndarray:
     """The MLP's values in ``[-1, 1]`` for inputs ``x`` of shape ``(..., 10)``: shape ``(...)``."""
     hidden = np.tanh(x @ weights["w1"] + weights["b1"])
-    return np.tanh(hidden @ weights["w2"] + weights["b2"])
+    values: np.ndarray = np.tanh(hidden @ weights["w2"] + weights["b2"])
+    return values
 
 
 def evaluation(weights: Mapping[str, np.ndarray], geo: Geometry) -> Evaluate:
@@ -83,7 +85,7 @@ def evaluation(weights: Mapping[str, np.ndarray], geo: Geometry) -> Evaluate:
 
     def evaluate(position: int, mask: int, ply: int) -> int:
         hidden = tanh(features(position, mask, geo) @ w1 + b1)
-        return round(VALUE_SCALE * tanh(float(hidden @ w2) + b2))
+        return round(VALUE_SCALE * float(tanh(float(hidden @ w2) + b2)))
 
     return evaluate
 

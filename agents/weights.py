@@ -12,6 +12,7 @@ import io
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,8 @@ def save(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], geo: Ge
     weights file at ``path``, atomically (a temporary file renamed over it)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    board = {"rows": geo.rows, "columns": geo.columns, "inarow": geo.inarow}
+    contents: dict[str, Any] = {name: np.asarray(value) for name, value in arrays.items()}
+    contents |= {"rows": geo.rows, "columns": geo.columns, "inarow": geo.inarow}
     with open(tmp, "wb") as handle:
-        np.savez(handle, **{name: np.asarray(value) for name, value in arrays.items()}, **board)
+        np.savez(handle, **contents)  # Any: numpy's stub would match the arrays to its keyword allow_pickle
     os.replace(tmp, path)

@@ -53,7 +53,7 @@ class Evaluate(Protocol):
     """Prior logits ``(columns,)`` and value (side to move, in [-1, 1]) of a position whose game is on
     (bitboards of :mod:`agents.engine.board`: ``position`` the side to move's stones, ``mask`` all stones)."""
 
-    def __call__(self, position: int, mask: int, ply: int) -> tuple[Sequence[float], float]: ...
+    def __call__(self, position: int, mask: int, ply: int, /) -> tuple[Sequence[float], float]: ...
 
 
 def cached(evaluate: Evaluate) -> Evaluate:
@@ -264,12 +264,14 @@ def _prove(node: _Node) -> bool:
     """Set ``node.proven`` from its children when they decide it (MCTS-Solver); True if it changed."""
     if node.proven is not None:
         return False
-    if any(child is not None and child.proven == 1 for child in node.children):
+    proven = [None if child is None else child.proven for child in node.children]
+    if 1 in proven:
         node.proven = -1
         return True
-    if any(child is None or child.proven is None for child in node.children):
+    decided = [value for value in proven if value is not None]
+    if len(decided) < len(proven):
         return False
-    node.proven = -max(child.proven for child in node.children)  # type: ignore[union-attr]
+    node.proven = -max(decided)
     return True
 
 

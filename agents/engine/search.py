@@ -58,19 +58,19 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2  # kinds of transposition-table values
 class Evaluate(Protocol):
     """Static value of a position (bitboards, game on) for the side to move, in the evaluation's units."""
 
-    def __call__(self, position: int, mask: int, ply: int) -> float: ...
+    def __call__(self, position: int, mask: int, ply: int, /) -> float: ...
 
 
 class EvaluateBatch(Protocol):
     """Static values of many positions, all at ``ply``, in the order given (one value per position)."""
 
-    def __call__(self, positions: list[int], masks: list[int], ply: int) -> Sequence[float]: ...
+    def __call__(self, positions: list[int], masks: list[int], ply: int, /) -> Sequence[float]: ...
 
 
 class Order(Protocol):
     """The playable ``columns`` (0-based, centre first) of a position, best first."""
 
-    def __call__(self, position: int, mask: int, ply: int, columns: list[int]) -> list[int]: ...
+    def __call__(self, position: int, mask: int, ply: int, columns: list[int], /) -> list[int]: ...
 
 
 _Count = Callable[[], int]
@@ -301,6 +301,7 @@ def _kernel(
         check_at = nodes + check_every
 
     def horizon(cur: int, msk: int, p: int, moves: list[int]) -> list[float]:
+        assert batch is not None, "horizon() runs only with a batch evaluation"
         kids = [msk | ((msk + bottom_cells[c]) & column_masks[c]) for c in moves]
         return [-v for v in batch([cur ^ msk] * len(kids), kids, p + 1)]
 

@@ -226,7 +226,7 @@ class Solver:
             seconds = max(0.0, deadline - time.perf_counter())
             max_nodes = min(max_nodes, int(seconds * FAST_NODES_PER_SECOND))
         try:
-            return self._fast.solve_window(position, mask, ply, weak, *window, max_nodes)
+            return int(self._fast.solve_window(position, mask, ply, weak, *window, max_nodes))
         finally:
             self.nodes = self._fast.nodes
             self.searched += self.nodes

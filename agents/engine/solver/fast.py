@@ -55,7 +55,21 @@ def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def _negamax(cur, msk, ply, alpha, beta, opp_wins, board, bottom, h, size, ncols, tt, sc):  # noqa: ANN001
+def _negamax(
+    cur: np.uint64,
+    msk: np.uint64,
+    ply: np.int64,
+    alpha: np.int64,
+    beta: np.int64,
+    opp_wins: np.uint64,
+    board: np.uint64,
+    bottom: np.uint64,
+    h: np.uint64,
+    size: np.int64,
+    ncols: np.int64,
+    tt: np.ndarray,
+    sc: np.ndarray,
+) -> np.int64:
     # tt: one uint64 a slot, key << 8 | (bound + 128), bound = 2 * score + is_lower; 0 = empty.
     # sc: rows 0..size: per-ply move lists (masks | winning cells | threat counts, ncols each);
     # last row: column masks centre first; its last three cells: abort flag, node limit, node count.
@@ -137,7 +151,21 @@ def _negamax(cur, msk, ply, alpha, beta, opp_wins, board, bottom, h, size, ncols
 
 
 @njit(cache=True)
-def _solve(cur, msk, ply, weak, lo, hi, board, bottom, h, size, ncols, tt, sc):  # noqa: ANN001
+def _solve(
+    cur: np.uint64,
+    msk: np.uint64,
+    ply: np.int64,
+    weak: bool,
+    lo: np.int64,
+    hi: np.int64,
+    board: np.uint64,
+    bottom: np.uint64,
+    h: np.uint64,
+    size: np.int64,
+    ncols: np.int64,
+    tt: np.ndarray,
+    sc: np.ndarray,
+) -> np.int64:
     # lo < hi: search only that score range (the result is then clamped to it).
     possible = (msk + bottom) & board
     if _wins(cur, board, h) & possible:
@@ -145,8 +173,8 @@ def _solve(cur, msk, ply, weak, lo, hi, board, bottom, h, size, ncols, tt, sc): 
     low = -((size - ply) // 2)
     high = (size + 1 - ply) // 2
     if weak:
-        low = max(low, -1)
-        high = min(high, 1)
+        low = max(low, np.int64(-1))
+        high = min(high, np.int64(1))
     if lo < hi:
         low, high = lo, hi
     opp_wins = _wins(cur ^ msk, board, h)
@@ -166,7 +194,7 @@ def _solve(cur, msk, ply, weak, lo, hi, board, bottom, h, size, ncols, tt, sc): 
         else:
             low = r
     if weak:
-        return np.int64((low > 0) - (low < 0))
+        return np.int64(low > 0) - np.int64(low < 0)
     return low
 
 
