@@ -1,4 +1,4 @@
-"""What a check found (:class:`CheckReport`, one :class:`GameResult` a game) and how it is printed."""
+"""What a check found (:class:`CheckReport`, one :class:`CheckedGame` a game) and how it is printed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from submissions.timing import NEAR_LIMIT, MoveTimes, agent_times
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult:
+class CheckedGame:
     """One game of the check as Kaggle's referee ended it.
 
     ``label`` names it; ``agents`` as given to ``env.run`` (the file's path, or a Kaggle built-in
@@ -79,7 +79,7 @@ class CheckReport:
     passed: bool
     reasons: tuple[str, ...]
     warnings: tuple[str, ...] = ()
-    games: tuple[GameResult, ...] = ()
+    games: tuple[CheckedGame, ...] = ()
     times: MoveTimes = MoveTimes()
     last_callable: str = ""
     load: float | None = None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from agents.kit.adapter import DEFAULT_OVERAGE
 
 if TYPE_CHECKING:
-    from submissions.report import GameResult
+    from submissions.report import CheckedGame
 
 
 NEAR_LIMIT = 0.2
@@ -95,7 +95,7 @@ def bank_used(times: Sequence[float], act_timeout: float) -> float:
 
 
 def agent_times(
-    game: GameResult, act_timeout: float, bank: float = DEFAULT_OVERAGE
+    game: CheckedGame, act_timeout: float, bank: float = DEFAULT_OVERAGE
 ) -> tuple[AgentTimes, ...]:
     """One :class:`AgentTimes` for each agent of the file in ``game`` (two in self-play), by mark,
     with ``act_timeout`` and a ``bank`` of that many seconds (Kaggle's default 60)."""
@@ -116,7 +116,7 @@ def agent_times(
     return tuple(out)
 
 
-def move_times(games: Sequence[GameResult], act_timeout: float) -> MoveTimes:
+def move_times(games: Sequence[CheckedGame], act_timeout: float) -> MoveTimes:
     """The :class:`MoveTimes` of the file's moves in ``games`` (in the order played)."""
     first_move = first_moves = slowest = None
     slowest_where, overage_where, near, over, moves, overage = "", "", 0, 0, 0, 0.0

@@ -22,7 +22,7 @@ from pathlib import Path
 from agents.engine.board import Board, BoardError
 from agents.kit.adapter import DEFAULT_OVERAGE
 from submissions import timing
-from submissions.report import CheckReport, GameResult
+from submissions.report import CheckedGame, CheckReport
 from tournament.replies import decode
 from tournament.rules import invalid_action
 
@@ -131,8 +131,8 @@ def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str,
     return "", details
 
 
-def _game(event: dict, problem: str) -> GameResult:
-    return GameResult(
+def _game(event: dict, problem: str) -> CheckedGame:
+    return CheckedGame(
         label=event["label"],
         agents=tuple("FILE" if i in event["ours"] else a for i, a in enumerate(event["agents"])),
         ours=tuple(event["ours"]),
@@ -175,7 +175,7 @@ def verdict(
     unsure: list[str] = []
     policy: list[str] = []
     details: list[str] = []
-    results: list[GameResult] = []
+    results: list[CheckedGame] = []
     isolated: bool | None = None
     leaks: set[str] = set()
     last_callable = ""

@@ -34,7 +34,7 @@ from connectx.cli import main
 from submissions import probe, timing
 from submissions.build import BuildError, body_of, build_module, build_spec, header_fields, provenance, write
 from submissions.check import PROJECT_ROOT, check_file
-from submissions.report import GameResult, format_report
+from submissions.report import CheckedGame, format_report
 from submissions.verdict import verdict
 from tournament import replies
 from tournament.record import Termination
@@ -469,8 +469,8 @@ QUICK = [0.1, 0.2, 0.1]
 
 def test_the_bank_follows_kaggles_rule_a_quicker_move_puts_nothing_back():
     assert timing.bank_used([0.5, 2.5, 3.0, 1.0], 2.0) == pytest.approx(1.5)
-    result = GameResult("g", ("/tmp/main.py", "negamax"), (0,), ("DONE", "DONE"), (1, -1),
-                        ((0.5, 2.5, 3.0, 1.0), (0.1,)), 5, 1.0)
+    result = CheckedGame("g", ("/tmp/main.py", "negamax"), (0,), ("DONE", "DONE"), (1, -1),
+                         ((0.5, 2.5, 3.0, 1.0), (0.1,)), 5, 1.0)
     (mine,) = timing.agent_times(result, 2.0)
     assert (mine.mark, mine.moves, mine.slowest, mine.over_limit) == (1, 4, 3.0, 2)
     assert mine.bank_used == pytest.approx(1.5) and mine.bank_left == pytest.approx(58.5)
