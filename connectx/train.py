@@ -22,7 +22,7 @@ from pathlib import Path
 
 from agents.engine.board import InvalidBoardError, geometry
 from connectx.options import board_options, check_ranges
-from training.driver import CHUNK, EVALUATIONS, Interrupted, RunError, Settings, run
+from training.driver import CHUNK, EVALUATIONS, Interrupted, RunError, TrainingSettings, run
 from training.learners import LEARNERS
 
 MAX_GAMES = 100_000_000
@@ -89,7 +89,7 @@ def _train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(str(error))
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {args.out}: not a directory")
-    settings = Settings(args.method, geo, args.games, args.seed, args.eval_every, args.eval_pairs)
+    settings = TrainingSettings(args.method, geo, args.games, args.seed, args.eval_every, args.eval_pairs)
     try:
         summary = run(settings, args.out, progress=not args.quiet)
     except RunError as error:

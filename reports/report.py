@@ -28,7 +28,7 @@ from reports.stats.analysis import Analysis
 from reports.stats.results import Results
 from reports.stats.sections import (
     ColourRow,
-    Forfeit,
+    ForfeitRow,
     LengthRow,
     TerminationRow,
     TimeUse,
@@ -61,7 +61,7 @@ class Report:
     crosstable: Crosstable
     by_colour: list[ColourRow]
     terminations: list[TerminationRow]
-    forfeits: list[Forfeit]
+    forfeits: list[ForfeitRow]
     time_use: list[TimeUse]
     lengths: list[LengthRow]
     pairings: list[Pairing]

@@ -26,7 +26,7 @@ from agents.weights import save
 from connectx.cli import main
 from submissions.build import BuildError, build_spec
 from training import learners
-from training.driver import Settings, run
+from training.driver import TrainingSettings, run
 
 RESOURCES = """
 from pathlib import Path
@@ -176,8 +176,10 @@ def test_an_interrupted_run_resumed_ends_with_the_weights_of_an_uninterrupted_on
 
 def test_evaluations_do_not_change_what_training_draws(fake, tmp_path):
     rare, often = tmp_path / "rare", tmp_path / "often"
-    run(Settings("learned", SIX_BY_SEVEN, 30, seed=1, eval_every=30, eval_pairs=1), rare, progress=False)
-    run(Settings("learned", SIX_BY_SEVEN, 30, seed=1, eval_every=10, eval_pairs=1), often, progress=False)
+    settings = TrainingSettings("learned", SIX_BY_SEVEN, 30, seed=1, eval_every=30, eval_pairs=1)
+    run(settings, rare, progress=False)
+    settings = TrainingSettings("learned", SIX_BY_SEVEN, 30, seed=1, eval_every=10, eval_pairs=1)
+    run(settings, often, progress=False)
     with np.load(rare / "learned.npz") as a, np.load(often / "learned.npz") as b:
         assert np.array_equal(a["w"], b["w"])
 

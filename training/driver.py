@@ -50,7 +50,7 @@ from training import curve
 from training.evaluation import opponent, paired_score
 from training.learners import LEARNERS, Learner, learner
 
-__all__ = ["CHUNK", "EVAL_OPPONENTS", "Interrupted", "RunError", "Settings", "Summary", "run"]
+__all__ = ["CHUNK", "EVAL_OPPONENTS", "Interrupted", "RunError", "Summary", "TrainingSettings", "run"]
 
 CHUNK = 10
 """Games a :meth:`Learner.train` call plays; evaluations and checkpoints fall between chunks."""
@@ -88,7 +88,7 @@ class Interrupted(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class TrainingSettings:
     """A run: train ``method`` (a key of :data:`training.learners.LEARNERS`) for ``games`` games on
     the board ``geo`` with ``seed``; evaluate every ``eval_every`` games (None: games /
     :data:`EVALUATIONS`; rounded up to whole chunks) with ``eval_pairs`` game pairs per opponent."""
@@ -131,7 +131,7 @@ class Summary:
     already_done: bool = False
 
 
-def run(settings: Settings, out: Path, *, progress: bool = True) -> Summary:
+def run(settings: TrainingSettings, out: Path, *, progress: bool = True) -> Summary:
     """Train, evaluate and checkpoint as the module docstring says, into the directory ``out``
     (created; resumed when it holds a checkpoint). ``progress``: a tqdm bar on stderr (games, rate,
     ETA, the last scores).
@@ -163,7 +163,9 @@ def run(settings: Settings, out: Path, *, progress: bool = True) -> Summary:
         raise Interrupted(_checkpointed(out / CHECKPOINT)) from None
 
 
-def _loop(settings: Settings, out: Path, trainer: Learner, saved: dict[str, Any], progress: bool) -> Summary:
+def _loop(
+    settings: TrainingSettings, out: Path, trainer: Learner, saved: dict[str, Any], progress: bool
+) -> Summary:
     from tqdm import tqdm
 
     done, history = saved["games"], list(saved["history"])
@@ -234,7 +236,7 @@ def _loop(settings: Settings, out: Path, trainer: Learner, saved: dict[str, Any]
 
 
 def _evaluate(
-    settings: Settings, out: Path, openings: tuple[tuple[int, ...], ...], params: dict[str, Any]
+    settings: TrainingSettings, out: Path, openings: tuple[tuple[int, ...], ...], params: dict[str, Any]
 ) -> dict[str, float]:
     """Score of the agent of ``OUT/METHOD.npz`` with ``params`` against each of :data:`EVAL_OPPONENTS`."""
     module = importlib.import_module(BUILTIN[settings.method])
@@ -272,7 +274,7 @@ def _board(geo: Geometry) -> str:
     return f"{geo.rows}x{geo.columns}, {geo.inarow} in a row"
 
 
-def _read_checkpoint(path: Path, settings: Settings) -> dict[str, Any] | None:
+def _read_checkpoint(path: Path, settings: TrainingSettings) -> dict[str, Any] | None:
     """The checkpoint at ``path`` (None when there is none); :class:`RunError` when it cannot be read
     or belongs to another run."""
     if not path.exists():
@@ -310,7 +312,7 @@ def _write_checkpoint(path: Path, saved: dict[str, Any]) -> None:
     replace_atomically(path, lambda temporary: temporary.write_bytes(data))
 
 
-def _summary(settings: Settings, out: Path, saved: dict[str, Any] | None) -> Summary:
+def _summary(settings: TrainingSettings, out: Path, saved: dict[str, Any] | None) -> Summary:
     weights = out / f"{settings.method}.npz"
     saved = saved or {"games": 0, "history": [], "seconds": 0.0, "train_seconds": 0.0}
     last = saved["history"][-1] if saved["history"] else {}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from reports.stats.ratings import Rating
-from reports.stats.sections import Forfeit
+from reports.stats.sections import ForfeitRow
 from reports.stats.standings import Standing
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def format_standings(standings: Sequence[Standing], versus: Mapping[str, Rating]
     return pd.DataFrame(rows).to_string(index=False)
 
 
-def forfeit_summary(forfeits: Sequence[Forfeit]) -> list[str]:
+def forfeit_summary(forfeits: Sequence[ForfeitRow]) -> list[str]:
     """Lines for a terminal: every forfeit, grouped by agent, kind and message.
 
     A message's summary is its last line (an exception's type and text, after any traceback) without

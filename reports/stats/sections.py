@@ -19,7 +19,7 @@ from reports.stats.results import Results
 from tournament.record import FORFEITS, GameRecord, Termination
 
 __all__ = [
-    "ColourRow", "Forfeit", "LengthRow", "TerminationRow", "TimeUse",
+    "ColourRow", "ForfeitRow", "LengthRow", "TerminationRow", "TimeUse",
     "by_colour", "forfeits", "lengths", "sides", "terminations", "time_use",
 ]  # fmt: skip
 
@@ -50,7 +50,7 @@ class TerminationRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Forfeit:
+class ForfeitRow:
     """One forfeited game: who forfeited, how, after how many plies, and the message (``detail``,
     possibly a multi-line traceback)."""
 
@@ -141,10 +141,10 @@ def terminations(results: Results) -> list[TerminationRow]:
     ]
 
 
-def forfeits(results: Results) -> list[Forfeit]:
+def forfeits(results: Results) -> list[ForfeitRow]:
     """Every forfeited game, by game id."""
     return [
-        Forfeit(
+        ForfeitRow(
             record.game_id,
             *sides(record, record.offender),
             str(record.termination),
