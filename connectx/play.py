@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from agents.engine.board import Board, Outcome
 from agents.kit.adapter import Clock, as_player
-from agents.kit.player import play_game
+from agents.kit.player import Player, play_game
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo
@@ -152,6 +152,7 @@ class AgentSide:
     def play(self, board: Board, clock: Clock) -> int:
         self.say(f"{self.label} is thinking...")
         began = time.perf_counter()
+        answer: int | Exception
         try:
             answer = self.player.play(board, clock)
         except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
@@ -189,71 +190,84 @@ def session(
     and whatever it started are gone either way."""
     from tournament import sandbox
 
-    human_mark = 1 if task.first == HUMAN else 2
-    agent_mark, spec = 3 - human_mark, task.second if human_mark == 1 else task.first
-    label = f"{spec} ({stone(agent_mark, colour=colour)})"
-    geo = {"rows": task.rows, "columns": task.columns, "inarow": task.inarow}
-    clock = Clock(task.act_timeout)
-    moves: list[int] = []
-    times: list[float] = []
-    shown: list[tuple[int, ...]] = []  # the moves of the last board drawn
-
-    def show(board: Board) -> None:
-        say(draw(board, colour=colour))
-        shown[:] = [board.moves]
-
-    def on_move(board: Board, seconds: float) -> None:
-        # Each board is drawn once: the person's own move shows with the agent's reply to it (or
-        # at once when it ends the game, the winning line marked).
-        moves.append(board.moves[-1])
-        times.append(seconds)
-        if board.ply % 2 == human_mark % 2:
-            if board.is_game_over():
-                show(board)
-            say(f"you played {moves[-1] + 1}")
-            return
-        show(board)
-        bank = _bank(times, agent_mark, clock)
-        left = f", {bank:.1f} s left in its bank" if bank < clock.overage else ""
-        say(f"{spec} played {moves[-1] + 1} in {seconds:.2f} s{left}")
-
+    game = _Game(task, colour=colour, say=say)
     sandbox.protect_runner()  # the agent's process may not read this one's memory
     sandbox.become_subreaper()  # so that what the agent starts and leaves behind is killed at the end
     started_at, began = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
     proxy = sandbox.AgentProcess(
-        spec,
-        agent_mark,
-        seed=task.seed + agent_mark,
+        game.spec,
+        game.agent_mark,
+        seed=task.seed + game.agent_mark,
         global_seed=task.seed,
     )
     try:
-        first = "you move first" if human_mark == 1 else f"{spec} moves first"
-        you = stone(human_mark, colour=colour)
-        players = [HumanPlayer(you, ask, say), AgentSide(proxy, label, say)]
-        say(f"you: {you} (mark {human_mark}), {label} (mark {agent_mark}); {first}")
-        if human_mark == 1:
-            show(Board(**geo))
-        end: Outcome | Forfeited | None = None
-        while end is None:
-            board = Board.from_moves(moves, **geo)
-            try:
-                bank = Clock(task.act_timeout, _bank(times, agent_mark, clock))
-                end = play_game(players[:: 3 - 2 * human_mark], board, clock=bank, on_move=on_move).outcome
-            except Undo:
-                del moves[-2:], times[-2:]
-                say("took back your last move and the reply")
-                show(Board.from_moves(moves, **geo))
-            except Forfeited as forfeited:
-                times.append(forfeited.seconds)
-                end = forfeited
-                if shown != [tuple(moves)]:  # the board the agent forfeited on, if not yet drawn
-                    show(Board.from_moves(moves, **geo))
+        end = game.play(HumanPlayer(game.you, ask, say), AgentSide(proxy, game.label, say))
     finally:
         proxy.close()
         sandbox.kill_descendants()
     forfeit = end.forfeit if isinstance(end, Forfeited) else None
     duration = time.perf_counter() - began
-    return GameRecord.ended(task, moves, times, forfeit, duration=duration, started_at=started_at)
+    return GameRecord.ended(task, game.moves, game.times, forfeit, duration=duration, started_at=started_at)
+
+
+class _Game:
+    """A game at the terminal: its moves and their times so far, each board drawn once."""
+
+    def __init__(self, task: GameTask, *, colour: bool, say: Say) -> None:
+        self.task, self.colour, self.say = task, colour, say
+        self.human_mark = 1 if task.first == HUMAN else 2
+        self.agent_mark, self.spec = 3 - self.human_mark, task.second if self.human_mark == 1 else task.first
+        self.label = f"{self.spec} ({stone(self.agent_mark, colour=colour)})"
+        self.you = stone(self.human_mark, colour=colour)
+        self.clock = Clock(task.act_timeout)
+        self.moves: list[int] = []
+        self.times: list[float] = []
+        self.shown: list[tuple[int, ...]] = []  # the moves of the last board drawn
+
+    def board(self) -> Board:
+        return Board.from_moves(self.moves, rows=self.task.rows, columns=self.task.columns,
+                                inarow=self.task.inarow)  # fmt: skip
+
+    def show(self, board: Board) -> None:
+        self.say(draw(board, colour=self.colour))
+        self.shown[:] = [board.moves]
+
+    def on_move(self, board: Board, seconds: float) -> None:
+        # Each board is drawn once: the person's own move shows with the agent's reply to it (or
+        # at once when it ends the game, the winning line marked).
+        self.moves.append(board.moves[-1])
+        self.times.append(seconds)
+        if board.ply % 2 == self.human_mark % 2:
+            if board.is_game_over():
+                self.show(board)
+            self.say(f"you played {self.moves[-1] + 1}")
+            return
+        self.show(board)
+        bank = _bank(self.times, self.agent_mark, self.clock)
+        left = f", {bank:.1f} s left in its bank" if bank < self.clock.overage else ""
+        self.say(f"{self.spec} played {self.moves[-1] + 1} in {seconds:.2f} s{left}")
+
+    def play(self, human: HumanPlayer, agent: AgentSide) -> Outcome | Forfeited:
+        """Play to the end, taking back the person's move and the reply at each undo: the outcome,
+        or the agent's forfeit."""
+        first = "you move first" if self.human_mark == 1 else f"{self.spec} moves first"
+        self.say(f"you: {self.you} (mark {self.human_mark}), {self.label} (mark {self.agent_mark}); {first}")
+        if self.human_mark == 1:
+            self.show(self.board())
+        players: list[Player] = [human, agent] if self.human_mark == 1 else [agent, human]
+        while True:
+            try:
+                bank = Clock(self.task.act_timeout, _bank(self.times, self.agent_mark, self.clock))
+                return play_game(players, self.board(), clock=bank, on_move=self.on_move).outcome
+            except Undo:
+                del self.moves[-2:], self.times[-2:]
+                self.say("took back your last move and the reply")
+                self.show(self.board())
+            except Forfeited as forfeited:
+                self.times.append(forfeited.seconds)
+                if self.shown != [tuple(self.moves)]:  # the board the agent forfeited on, if not yet drawn
+                    self.show(self.board())
+                return forfeited
 
 
 def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
