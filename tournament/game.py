@@ -37,13 +37,11 @@ import numpy as np
 from agents.engine.board import Board
 from agents.kit.adapter import Clock
 from tournament.limits import Limits
-from tournament.record import Forfeit, GameRecord, Termination
+from tournament.record import FORFEIT_STATUSES, Forfeit, GameRecord, Termination
 from tournament.referee import DeadlineExceeded, Environment, make
-from tournament.rules import judge
+from tournament.rules import Ruling, judge
 from tournament.sandbox import AgentProcess, Zygote
 from tournament.schedule import GameTask
-
-_FORFEITS = {"INVALID": Termination.INVALID, "TIMEOUT": Termination.TIMEOUT, "ERROR": Termination.ERROR}
 
 
 def _moves(steps: list[Any], columns: int) -> tuple[int, ...]:
@@ -108,13 +106,15 @@ class _Judged:
 
     def __init__(self, proxy: AgentProcess, task: GameTask) -> None:
         self.proxy, self.task = proxy, task
-        self.last: tuple[Board, Any, Clock] | None = None  # the board shown, the answer, the clock
+        self.last: tuple[Board, object, Clock] | None = None  # the board shown, the answer, the clock
 
-    def __call__(self, obs: Any, config: Any) -> Any:
+    def __call__(self, obs: Any, config: Any) -> int | _Refused | BaseException:
+        """The referee's call with kaggle's observation and configuration (``structify``'d dicts)."""
         task, mark = self.task, self.proxy.mark
         board = Board.from_kaggle(obs.board, mark, rows=task.rows, columns=task.columns, inarow=task.inarow)
         clock = Clock(float(config.actTimeout), float(obs.remainingOverageTime))
         began = time.perf_counter()
+        answer: object
         try:
             answer = self.proxy(obs, config)
         except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
@@ -126,10 +126,11 @@ class _Judged:
         if ruling.termination is Termination.INVALID:
             return _REFUSED
         if ruling.termination is Termination.TIMEOUT:
-            return DeadlineExceeded(ruling.detail)
+            late: BaseException = DeadlineExceeded(ruling.detail)  # kaggle's, untyped
+            return late
         return RuntimeError(ruling.detail)
 
-    def ruling(self, seconds: float) -> int | Forfeit:
+    def ruling(self, seconds: float) -> Ruling:
         """The last call judged again as taking ``seconds``."""
         assert self.last is not None, "the agent was never called"
         board, answer, clock = self.last
@@ -208,24 +209,8 @@ def play_episode(
     env = environments.take(task) if environments is not None else _environment(task)
     proxies: list[AgentProcess] = []
     try:
-        for mark, spec in ((1, task.first), (2, task.second)):
-            proxies.append(
-                AgentProcess(
-                    spec,
-                    mark,
-                    seed=task.seed + mark,
-                    global_seed=task.seed,
-                    slot=slot,
-                    limits=limits,
-                    hang_limit=task.hang_limit,
-                    on_turn=on_turn,
-                    zygote=zygote,
-                )
-            )
-        for ply, column in enumerate(task.opening):  # the referee plays the opening for both sides
-            actions: list[Any] = [None, None]
-            actions[ply % 2] = column
-            env.step(actions)
+        _start_hosts(task, proxies, on_turn, slot=slot, limits=limits, zygote=zygote)
+        _play_opening(env, task.opening)
         agents = [_Judged(proxy, task) for proxy in proxies]
         steps = env.run(agents)
     except BaseException:
@@ -237,25 +222,78 @@ def play_episode(
             proxy.kill()
         if zygote is not None:
             zygote.clear()
+    return _record(task, env, steps, agents, duration=time.perf_counter() - clock, started_at=started_at)
+
+
+def _start_hosts(
+    task: GameTask,
+    proxies: list[AgentProcess],
+    on_turn: Callable[[int, list[int]], None],
+    *,
+    slot: int,
+    limits: Limits,
+    zygote: Zygote | None,
+) -> None:
+    """Start the hosts of ``task``'s agents, mark 1 then mark 2, appending each one's proxy to
+    ``proxies`` as it starts (so the caller kills those started when a later one fails);
+    :func:`play_episode` says what the arguments are."""
+    for mark, spec in ((1, task.first), (2, task.second)):
+        proxies.append(
+            AgentProcess(
+                spec,
+                mark,
+                seed=task.seed + mark,
+                global_seed=task.seed,
+                slot=slot,
+                limits=limits,
+                hang_limit=task.hang_limit,
+                on_turn=on_turn,
+                zygote=zygote,
+            )
+        )
+
+
+def _play_opening(env: Environment, opening: tuple[int, ...]) -> None:
+    """The referee plays ``opening`` (0-based columns) for both sides, as if the agents had chosen
+    those columns (``env.step`` with the other side's action None): no agent is called and no time
+    is charged."""
+    for ply, column in enumerate(opening):
+        actions: list[int | None] = [None, None]
+        actions[ply % 2] = column
+        env.step(actions)
+
+
+def _record(
+    task: GameTask,
+    env: Environment,
+    steps: list[Any],
+    agents: list[_Judged],
+    *,
+    duration: float,
+    started_at: str,
+) -> GameRecord:
+    """The record of ``task``, which the referee ``env`` played to its ``steps`` (kaggle's list of
+    the two agents' states after each step) with ``agents``: :meth:`GameRecord.ended` of the moves
+    the steps show, the seconds of every call its logs hold and, for a forfeit, the offender's last
+    call judged as taking what the referee measured of it. ``duration`` (seconds) and ``started_at``
+    (ISO 8601) are the record's.
+
+    Raises ``RuntimeError`` when the referee's final statuses or rewards are not those Kaggle's rules
+    give for the moves it played, or it ruled a forfeit on a legal move.
+    """
     final = steps[-1]
     statuses = (final[0].status, final[1].status)
     rewards = (final[0].reward, final[1].reward)
     move_times = tuple(log["duration"] for step_logs in env.logs for log in step_logs if "duration" in log)
     forfeit = None
-    offender = next((mark for mark in (1, 2) if statuses[mark - 1] in _FORFEITS), None)
+    offender = next((mark for mark in (1, 2) if statuses[mark - 1] in FORFEIT_STATUSES), None)
     if offender is not None:  # its last call, the game's last, as long as the referee timed it
         ruling = agents[offender - 1].ruling(move_times[-1])
         if not isinstance(ruling, Forfeit):
             raise RuntimeError(f"the referee ruled mark {offender} {statuses[offender - 1]}, on a legal move")
         forfeit = ruling
-    record = GameRecord.ended(
-        task,
-        _moves(steps, task.columns),
-        move_times,
-        forfeit,
-        duration=time.perf_counter() - clock,
-        started_at=started_at,
-    )
+    moves = _moves(steps, task.columns)
+    record = GameRecord.ended(task, moves, move_times, forfeit, duration=duration, started_at=started_at)
     if (record.statuses, record.rewards) != (statuses, rewards):
         raise RuntimeError(
             f"the referee ended the game with statuses {statuses} and rewards {rewards}, where Kaggle's "

@@ -53,6 +53,31 @@ FORFEITS = (Termination.INVALID, Termination.TIMEOUT, Termination.ERROR)
 """The kinds of forfeit, in the order reports list them."""
 
 
+class Status(StrEnum):
+    """An agent's status in kaggle-environments (``kaggle_environments/core.py``; its values are
+    Kaggle's strings, stored as they are): ``ACTIVE`` to move, ``INACTIVE`` waiting for the other's
+    move, ``DONE`` once the game is over without its fault, or the forfeit it made
+    (:data:`FORFEIT_STATUSES`)."""
+
+    ACTIVE = "ACTIVE"
+    INACTIVE = "INACTIVE"
+    DONE = "DONE"
+    INVALID = "INVALID"
+    TIMEOUT = "TIMEOUT"
+    ERROR = "ERROR"
+
+
+FORFEIT_STATUSES = {
+    Status.INVALID: Termination.INVALID,
+    Status.TIMEOUT: Termination.TIMEOUT,
+    Status.ERROR: Termination.ERROR,
+}
+"""The statuses Kaggle gives a forfeiting agent, with the kind of forfeit each says by its name
+(``kaggle_environments/core.py``, ``Environment.step``). A plain ``str`` status looks up as its
+:class:`Status` does. An episode of an older release may say ``INVALID`` for a ``TIMEOUT``
+(:class:`Termination`)."""
+
+
 class GameFailed(RuntimeError):
     """A game the referee failed on for a reason no agent caused: it has no record and is not stored,
     so a later run plays it again. The runner yields one instead of a record (not raised)."""
@@ -64,7 +89,7 @@ class Forfeit:
     (``termination``, one of :data:`FORFEITS`) and what happened (``detail``: one line, or an
     agent's traceback). :func:`tournament.rules.judge` rules one on an agent's call.
 
-    ``status`` is the offender's final status on Kaggle: by default the termination's name
+    ``status`` is the offender's final status on Kaggle: by default (None) the termination's name
     (``INVALID``, ``TIMEOUT``, ``ERROR``), as kaggle-environments sets it; an episode imported from
     an older release may say ``INVALID`` for a ``TIMEOUT`` (:class:`Termination`). Kaggle ends the
     game at once, the offender with reward None and the opponent ``DONE`` with the reward 0 it had
@@ -74,17 +99,17 @@ class Forfeit:
     offender: int
     termination: Termination
     detail: str = ""
-    status: str = ""
+    status: Status | None = None
 
     def __post_init__(self) -> None:
         if self.offender not in (1, 2) or not Termination(self.termination).is_forfeit:
             raise ValueError(f"a forfeit is a mark 1 or 2 and one of {FORFEITS}, got {self!r}")
 
     @property
-    def statuses(self) -> tuple[str, str]:
+    def statuses(self) -> tuple[Status, Status]:
         """Kaggle's final statuses (mark 1, mark 2)."""
-        offender = self.status or self.termination.name
-        return (offender, "DONE") if self.offender == 1 else ("DONE", offender)
+        offender = self.status or Status(self.termination.name)
+        return (offender, Status.DONE) if self.offender == 1 else (Status.DONE, offender)
 
     @property
     def rewards(self) -> tuple[int | None, int | None]:
@@ -106,7 +131,7 @@ class GameRecord:
         result: score of ``first``: 1.0 win, 0.5 draw, 0.0 loss (forfeits included).
         termination: how the game ended.
         offender: 1 or 2, the mark that forfeited; None unless ``termination.is_forfeit``.
-        statuses: kaggle-environments' final statuses (first, second), e.g. ``("DONE", "DONE")``.
+        statuses: kaggle-environments' final statuses (first, second), e.g. ``(DONE, DONE)``.
         rewards: kaggle-environments' final rewards (first, second); None for a forfeiting agent.
         detail: a human-readable note on a forfeit (kaggle's message or the exception), else "".
         duration: wall-clock seconds of the whole game, loading the agents included.
@@ -119,7 +144,7 @@ class GameRecord:
     result: float
     termination: Termination
     offender: int | None = None
-    statuses: tuple[str, str] = ("DONE", "DONE")
+    statuses: tuple[Status, Status] = (Status.DONE, Status.DONE)
     rewards: tuple[float | None, float | None] = (0, 0)
     detail: str = ""
     duration: float = 0.0
@@ -161,7 +186,7 @@ class GameRecord:
         termination = Termination.DRAW if outcome.winner is None else Termination.WIN
         rewards = (outcome.reward(1), outcome.reward(2))
         return cls(
-            task, tuple(moves), tuple(move_times), outcome.result, termination, None, ("DONE", "DONE"),
+            task, tuple(moves), tuple(move_times), outcome.result, termination, None, (Status.DONE, Status.DONE),
             rewards, "", duration, started_at,
         )  # fmt: skip
 

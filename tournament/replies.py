@@ -8,21 +8,31 @@ return value: a plain ``int`` is a move, anything else INVALID.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import numpy as np
 
-__all__ = ["Unreadable", "decode", "encode"]
+__all__ = ["Action", "EncodedAction", "Unreadable", "decode", "encode"]
 
 
-def encode(action: Any) -> dict[str, Any]:
+class EncodedAction(TypedDict):
+    """An action as a reply carries it (JSON): ``type``, the Python type's name (``"int"``,
+    ``"None"``, ``"numpy.int64"``, or ``module.qualname`` of any other object), with ``value`` for a
+    plain scalar or a numpy one (a ``str`` cut to 1000 characters), else ``repr`` (cut to 200)."""
+
+    type: str
+    value: NotRequired[bool | int | float | str]
+    repr: NotRequired[str]
+
+
+def encode(action: object) -> EncodedAction:
     """A reply's action: JSON-safe, tagged with its type so the referee sees what the agent returned."""
     kind = type(action)
     if action is None:
         return {"type": "None"}
-    if kind in (bool, int, float, str):
-        return {"type": kind.__name__, "value": action if kind is not str else action[:1000]}
-    if isinstance(action, np.generic) and isinstance(action, np.bool_ | np.integer | np.floating):
+    if isinstance(action, bool | int | float | str) and kind in (bool, int, float, str):
+        return {"type": kind.__name__, "value": action if not isinstance(action, str) else action[:1000]}
+    if isinstance(action, np.bool_ | np.integer | np.floating):
         return {"type": f"numpy.{kind.__name__}", "value": action.item()}
     return {"type": f"{kind.__module__}.{kind.__qualname__}", "repr": repr(action)[:200]}
 
@@ -37,21 +47,32 @@ class Unreadable:
         return f"<{self.type_name} {self.text}>"
 
 
-def decode(reply: Any) -> Any:
-    """The action of a reply (see :func:`encode`); raises ValueError for a malformed one."""
+Action = bool | int | float | str | np.generic | Unreadable | None
+"""An agent's action as the referee gets it from a reply (:func:`decode`): of the type the agent
+returned when that is ``None``, a plain scalar or a numpy scalar, else :class:`Unreadable`."""
+
+_PLAIN: dict[str, type[bool | int | float | str]] = {"bool": bool, "int": int, "float": float, "str": str}
+
+
+def decode(reply: object) -> Action:
+    """The action of a reply (see :func:`encode`; ``reply`` as JSON decoded it); raises ValueError
+    for a malformed one."""
     if not isinstance(reply, dict) or not isinstance(reply.get("type"), str):
         raise ValueError("malformed reply")
-    kind, value = reply["type"], reply.get("value")
+    kind: str = reply["type"]
+    value: object = reply.get("value")
     if kind == "None":
         return None
-    plain = {"bool": bool, "int": int, "float": float, "str": str}
-    if kind in plain:
-        if type(value) is not plain[kind] and not (kind == "float" and type(value) is int):
+    if kind in _PLAIN:
+        plain = _PLAIN[kind]
+        if type(value) is not plain and not (kind == "float" and type(value) is int):
             raise ValueError("malformed reply")
-        return plain[kind](value)
+        assert isinstance(value, bool | int | float | str)
+        return plain(value)
     if kind.startswith("numpy."):
         numpy_type = getattr(np, kind.removeprefix("numpy."), None)
         if not (isinstance(numpy_type, type) and issubclass(numpy_type, np.generic)):
             raise ValueError("malformed reply")
-        return numpy_type(value)
+        scalar: np.generic = numpy_type(value)
+        return scalar
     return Unreadable(kind, str(reply.get("repr", ""))[:200])

@@ -10,8 +10,6 @@ move lists and ``connectx play`` count them; the import of Kaggle's episodes use
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from agents.engine.board import Board, ColumnFullError, GameOverError, NotAColumnError
@@ -19,10 +17,13 @@ from agents.kit.adapter import Clock
 from tournament.record import Forfeit, Termination
 from tournament.replies import Unreadable
 
-__all__ = ["invalid_action", "judge"]
+__all__ = ["Ruling", "invalid_action", "judge"]
+
+Ruling = int | Forfeit
+"""What :func:`judge` rules on one call of an agent: the column it plays (0-based), or its forfeit."""
 
 
-def judge(mark: int, board: Board, answer: Any, *, seconds: float, clock: Clock) -> int | Forfeit:
+def judge(mark: int, board: Board, answer: object, *, seconds: float, clock: Clock) -> Ruling:
     """The column that ``mark``, to move on ``board``, plays with ``answer``, or its forfeit, by
     Kaggle's rules.
 
@@ -73,7 +74,7 @@ def judge(mark: int, board: Board, answer: Any, *, seconds: float, clock: Clock)
     return Forfeit(mark, Termination.INVALID, invalid_action(mark, answer, board))
 
 
-def invalid_action(mark: int, action: Any, board: Board) -> str:
+def invalid_action(mark: int, action: object, board: Board) -> str:
     """One line saying why ``action``, returned by ``mark`` to move on ``board``, is INVALID on Kaggle,
     with columns counted from 1 as the replays, the move lists and ``connectx play`` count them (an
     agent counts from 0). ``action`` is as the referee got it (:func:`tournament.replies.decode`).

@@ -3,7 +3,8 @@ row, and the migration of older layouts.
 
 Table ``games`` has one column per field of :class:`~tournament.schedule.GameTask`, then one per
 other field of :class:`~tournament.record.GameRecord` (:data:`COLUMNS`); tuples are stored as JSON
-lists, the termination as its value. SQLite's ``PRAGMA user_version`` holds the layout's
+lists, the termination and the statuses as their values (:class:`~tournament.record.Termination`,
+:class:`~tournament.record.Status`). SQLite's ``PRAGMA user_version`` holds the layout's
 :data:`SCHEMA_VERSION`.
 """
 
@@ -14,7 +15,7 @@ import json
 import sqlite3
 from typing import Any
 
-from tournament.record import GameRecord, Termination
+from tournament.record import GameRecord, Status, Termination
 from tournament.schedule import GameTask
 
 __all__ = ["COLUMNS", "SCHEMA", "SCHEMA_VERSION", "SchemaError", "from_row", "migrate", "to_row"]
@@ -79,6 +80,8 @@ def from_row(row: dict[str, Any]) -> GameRecord:
     for name in _JSON_FIELDS:
         row[name] = tuple(json.loads(row[name]))
     row["termination"] = Termination(row["termination"])
+    first, second = row["statuses"]
+    row["statuses"] = (Status(first), Status(second))
     task = GameTask(**{name: row.pop(name) for name in _TASK_FIELDS})
     return GameRecord(task, **row)
 
