@@ -97,7 +97,7 @@ Item = tuple[Path, Episode, tuple[str, str]]
 def _read(paths: list[Path], names: tuple[str, str] | None, fail: Fail) -> list[Item]:
     """Every file's episode and names, in order; ``fail(message)`` at the first bad file, or at an
     episode on another board or time control than the first's."""
-    episodes = []
+    episodes: list[Item] = []
     for path in paths:
         try:
             with path.open("rb") as file:
@@ -160,22 +160,12 @@ def _import(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     names = None
     if args.names is not None:
-        names = tuple(" ".join(name.split()) for name in args.names)
-        if not all(names) or names[0] == names[1]:
+        first, second = (" ".join(name.split()) for name in args.names)
+        if not first or not second or first == second:
             parser.error(f"--names needs two different, non-empty names, got {args.names!r}")
+        names = (first, second)
     episodes = _read(args.files, names, parser.error)
-    todo: list[Item] = []
-    seen: dict[int, Path] = {}
-    for path, episode, agents in episodes:
-        if episode.key in seen:
-            print(f"{path}: the same episode as {seen[episode.key]}; skipped")
-        elif agents[0] == agents[1]:
-            print(
-                f"{path}: both agents are {agents[0]!r}, a game against itself, which no rating uses; skipped"
-            )
-        else:
-            seen[episode.key] = path
-            todo.append((path, episode, agents))
+    todo = _distinct(episodes)
     settings = _stored_import(args.out, episodes[0][1].rules, parser.error)
     if settings is None:
         if not todo:
@@ -187,29 +177,15 @@ def _import(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         store = Store.create(args.out, settings)  # its lock: no other import or run meanwhile
     except StoreError as error:
         parser.error(str(error))
-    added = 0
     with store:
         records = store.records()
-        stored = {record.task.seed: record.game_id for record in records}
-        fresh = [(path, episode, agents) for path, episode, agents in todo if episode.key not in stored]
-        store.add_entrants([name for _, _, agents in fresh for name in agents])
-        game_id = max(stored.values(), default=-1) + 1
-        for path, episode, (first, second) in todo:
-            if episode.key in stored:
-                print(f"{path}: already stored as game {stored[episode.key]}; skipped")
-                continue
-            record = episode.record(game_id, first, second)
-            store.add(record)
-            records.append(record)
-            stored[episode.key] = game_id
-            print(f"{path}: {_line(game_id, episode, first, second)}")
-            added, game_id = added + 1, game_id + 1
-        agents = len(store.settings().entrants)
+        added = _add(store, todo, records)
+        entrants = store.settings().entrants
     skipped = len(episodes) - added
     print(
         f"imported {added} episode{'' if added == 1 else 's'}"
         + (f", skipped {skipped}" if skipped else "")
-        + f"; {args.out} holds {len(records)} games of {agents} agents: "
+        + f"; {args.out} holds {len(records)} games of {len(entrants)} agents: "
         f"`connectx report {args.out}` reports them"
     )
     groups = _groups(records)
@@ -222,6 +198,45 @@ def _import(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _distinct(episodes: list[Item]) -> list[Item]:
+    """The episodes to import: each once, and none of an agent against itself (a line for each
+    skipped)."""
+    todo: list[Item] = []
+    seen: dict[int, Path] = {}
+    for path, episode, agents in episodes:
+        if episode.key in seen:
+            print(f"{path}: the same episode as {seen[episode.key]}; skipped")
+        elif agents[0] == agents[1]:
+            print(
+                f"{path}: both agents are {agents[0]!r}, a game against itself, which no rating uses; skipped"
+            )
+        else:
+            seen[episode.key] = path
+            todo.append((path, episode, agents))
+    return todo
+
+
+def _add(store: Store, todo: list[Item], records: list[GameRecord]) -> int:
+    """Add the episodes of ``todo`` that ``store`` does not hold yet (its ``records``, to which they
+    are appended), one game each after its games, with a line for each; how many were added."""
+    stored = {record.task.seed: record.game_id for record in records}
+    fresh = [(path, episode, agents) for path, episode, agents in todo if episode.key not in stored]
+    store.add_entrants([name for _, _, agents in fresh for name in agents])
+    game_id = max(stored.values(), default=-1) + 1
+    added = 0
+    for path, episode, (first, second) in todo:
+        if episode.key in stored:
+            print(f"{path}: already stored as game {stored[episode.key]}; skipped")
+            continue
+        record = episode.record(game_id, first, second)
+        store.add(record)
+        records.append(record)
+        stored[episode.key] = game_id
+        print(f"{path}: {_line(game_id, episode, first, second)}")
+        added, game_id = added + 1, game_id + 1
+    return added
 
 
 def _groups(records: list[GameRecord]) -> list[list[str]]:
