@@ -161,7 +161,7 @@ def test_shards_from_worker_processes_equal_serial_ones(tmp_path) -> None:
     from training.network.data import ensure_shards
 
     settings = dict(
-        count=2, size=40, seed=3, min_ply=30, early_ply=30, early_fraction=0.0, log=lambda m: None
+        count=2, size=40, seed=3, min_ply=30, early_ply=30, early_fraction=0.0, progress=False
     )
     serial = ensure_shards(tmp_path / "serial", workers=1, **settings)
     pooled = ensure_shards(tmp_path / "pooled", workers=2, **settings)
@@ -234,11 +234,11 @@ def test_balanced_openings_are_within_the_margin_and_never_the_suites() -> None:
     pytest.importorskip("numba")
     from agents.engine.board import geometry
     from agents.engine.book import mirror
-    from training.network.data import BALANCED_MARGIN, _suite_keys, balanced_opening
+    from training.network.data import BALANCED_MARGIN, balanced_opening, suite_keys
     from training.solvers import weak_solver
 
     solver = weak_solver(20)
-    suite = _suite_keys()
+    suite = suite_keys()
     assert len(suite) == 700  # the 350 openings and their mirror images, none symmetric
     first = balanced_opening(random.Random(4), solver, suite, plies=(8,))
     assert first.ply == 8 and not first.winning_moves() and not first.is_game_over()

@@ -32,6 +32,7 @@ when it imports, else the pure-Python :class:`agents.engine.solver.Solver`, abou
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -103,7 +104,7 @@ def noisy_game(rng: random.Random, epsilon: float, start: Board | None = None) -
     return play_game([player, player], Board(ROWS, COLUMNS) if start is None else start).moves
 
 
-def _suite_keys() -> frozenset[int]:
+def suite_keys() -> frozenset[int]:
     """Keys (``position + mask``) of the built-in suite's openings and of their mirror images."""
     from tournament.openings import resolve
 
@@ -185,7 +186,7 @@ def generate_shard(
     """
     rng = random.Random(seed)
     solver = weak_solver(22)
-    exclude = _suite_keys() if balanced else frozenset()
+    exclude = suite_keys() if balanced else frozenset()
     seen: set[int] = set()
     rows: list[tuple[int, int, int, list[int]]] = []
     start = time.perf_counter()
@@ -230,31 +231,86 @@ def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
 
 
 def _write_shard(
-    directory: Path,
+    path: Path,
     k: int,
+    *,
     size: int,
     seed: int,
     min_ply: int,
     early_ply: int,
     early_fraction: float,
     balanced: bool,
-    log: Callable[[str], object],
-) -> Path:
-    """Generate shard ``k`` under a temporary name, then rename it (a shard is whole or absent)."""
-    path = directory / f"shard-{k:04d}.npz"
-    tmp = directory / f"shard-{k:04d}.tmp.npz"
+) -> None:
+    """Shard ``k`` of :func:`ensure_shards`, seeded ``seed * 100_003 + k``."""
     generate_shard(
-        tmp,
+        path,
         size,
         seed * 100_003 + k,
         min_ply,
         early_ply=early_ply,
         early_fraction=early_fraction,
         balanced=balanced,
-        log=log,
+        log=_quiet,
     )
+
+
+def build_shards(
+    directory: Path,
+    count: int,
+    write: Callable[[Path, int], None],
+    *,
+    workers: int = 1,
+    unit_size: int = 1,
+    progress: bool = True,
+) -> list[Path]:
+    """Paths of shards ``directory/shard-0000.npz`` .. ``count - 1`` (``directory`` created if needed),
+    the missing ones written by ``write(path, k)``.
+
+    Each shard is written under a temporary name and renamed, so it is whole or absent and an
+    interrupted run resumes at the missing shards. With ``workers > 1`` they are written in that many
+    spawned processes (``concurrent.futures``; ``write`` must pickle, e.g. a ``functools.partial`` of
+    a module-level function). Spawned, not forked: the caller may hold threads (JAX's) that a fork
+    would copy in a bad state. A tqdm bar on stderr counts ``unit_size`` (positions) a shard when
+    ``progress``. Raises ``ValueError`` when ``workers < 1``.
+    """
+    if workers < 1:
+        raise ValueError("workers must be >= 1")
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"shard-{k:04d}.npz" for k in range(count)]
+    missing = [k for k, path in enumerate(paths) if not path.exists()]
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=count * unit_size,
+        initial=(count - len(missing)) * unit_size,
+        unit="pos" if unit_size > 1 else "shard",
+        unit_scale=True,
+        desc=directory.name,
+        disable=not progress,
+    )
+    with bar:
+        if workers == 1 or len(missing) <= 1:
+            for k in missing:
+                _write_atomically(write, paths[k], k)
+                bar.update(unit_size)
+            return paths
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+        ) as pool:
+            futures = [pool.submit(_write_atomically, write, paths[k], k) for k in missing]
+            for future in as_completed(futures):
+                future.result()
+                bar.update(unit_size)
+    return paths
+
+
+def _write_atomically(write: Callable[[Path, int], None], path: Path, k: int) -> None:
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    write(tmp, k)
     tmp.rename(path)
-    return path
 
 
 def ensure_shards(
@@ -266,35 +322,24 @@ def ensure_shards(
     *,
     early_ply: int,
     early_fraction: float,
-    log: Callable[[str], object],
     workers: int = 1,
     balanced: bool = False,
+    progress: bool = True,
 ) -> list[Path]:
-    """Paths of shards ``shard-0000.npz`` .. of ``directory`` (created if needed), generating the
-    missing ones with :func:`generate_shard` (shard ``k`` seeded ``seed * 100_003 + k``; written to a
-    temporary name and renamed, so an interrupted run resumes at the missing shards). With
-    ``workers > 1`` the missing shards are generated in that many processes (``concurrent.futures``);
-    only their completion is logged then, since ``log`` stays in this process. ``balanced`` as
-    :func:`generate_shard`'s, for the missing shards only. Raises ``ValueError`` when ``workers < 1``."""
-    if workers < 1:
-        raise ValueError("workers must be >= 1")
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = [directory / f"shard-{k:04d}.npz" for k in range(count)]
-    missing = [k for k, path in enumerate(paths) if not path.exists()]
-    settings = (size, seed, min_ply, early_ply, early_fraction, balanced)
-    if workers == 1 or len(missing) <= 1:
-        for k in missing:
-            _write_shard(directory, k, *settings, log)
-        return paths
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    # Spawned, not forked: the caller may hold threads (JAX's) that a fork would copy in a bad state.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_write_shard, directory, k, *settings, _quiet) for k in missing]
-        for done, future in enumerate(as_completed(futures), 1):
-            log(f"shard {future.result().name} written ({done}/{len(missing)} missing shards)")
-    return paths
+    """Paths of the noisy-game shards ``shard-0000.npz`` .. of ``directory``, the missing ones
+    generated by :func:`generate_shard` through :func:`build_shards` (shard ``k`` seeded
+    ``seed * 100_003 + k``). ``balanced`` as :func:`generate_shard`'s, for the missing shards only.
+    Raises ``ValueError`` when ``workers < 1``."""
+    write = functools.partial(
+        _write_shard,
+        size=size,
+        seed=seed,
+        min_ply=min_ply,
+        early_ply=early_ply,
+        early_fraction=early_fraction,
+        balanced=balanced,
+    )
+    return build_shards(directory, count, write, workers=workers, unit_size=size, progress=progress)
 
 
 def _quiet(message: str) -> None:
@@ -326,7 +371,7 @@ def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def shards_from_args(args: argparse.Namespace, directory: Path, log: Callable[[str], object]) -> list[Path]:
+def shards_from_args(args: argparse.Namespace, directory: Path, *, progress: bool = True) -> list[Path]:
     """:func:`ensure_shards` with the options of :func:`add_shard_arguments`."""
     return ensure_shards(
         directory,
@@ -336,9 +381,9 @@ def shards_from_args(args: argparse.Namespace, directory: Path, log: Callable[[s
         args.min_ply,
         early_ply=args.early_ply,
         early_fraction=args.early_fraction,
-        log=log,
         workers=args.workers,
         balanced=args.balanced,
+        progress=progress,
     )
 
 
@@ -350,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     add_shard_arguments(parser)
     args = parser.parse_args(argv)
-    shards_from_args(args, args.out, log=lambda m: print(m, flush=True))
+    shards_from_args(args, args.out)
     return 0
 
 
