@@ -142,11 +142,18 @@ def plot_curves(history: list[dict[str, float]], path: Path) -> None:
     ):
         axes[0].plot(steps, [h[key] for h in history], label=label)
     axes[0].set_title("loss")
-    for key, label in (
-        ("val_policy_acc", "policy: best move (solver)"),
-        ("val_value_acc", "value: outcome class (solver)"),
+    for prefix, data in (
+        ("val", "noisy games"),
+        ("exact_book", "exact, plies 0-11"),
+        ("exact_deep", "exact, 12-22"),
     ):
-        axes[1].plot(steps, [100 * h[key] for h in history], label=label)
+        for key, label in (
+            (f"{prefix}_policy_acc", "policy: best move"),
+            (f"{prefix}_value_acc", "value: class"),
+        ):
+            points = [(h["step"], 100 * h[key]) for h in history if key in h]
+            if points:
+                axes[1].plot(*zip(*points, strict=True), label=f"{label} ({data})")
     axes[1].set_title("accuracy on held-out solver labels (%)")
     for key, label in (("vs_random", "vs random"), ("vs_negamax", "vs kaggle negamax")):
         axes[2].plot(steps, [100 * h[key] for h in history], marker="o", label=label)

@@ -9,7 +9,10 @@ al. 2018, with solver targets instead of MCTS visit counts and game outcomes). T
 free value-only examples (the position after each move, valued by the solver): half of every batch.
 Mirror symmetry doubles the data (each batch is flipped at random). ``--book`` adds the opening
 book's 96 K positions (plies 0-16, one winning move each: a one-hot policy target) to the labelled
-data, since early positions cost the solver minutes each. Adam (Kingma & Ba 2015) with cosine decay.
+data, since early positions cost the solver minutes each. ``--exact DIR`` adds the exact data set of
+:mod:`training.exact` (balanced games, every move scored through the solved game's databases; built
+there when missing, its last shard of each part held out), drawn for ``--exact-fraction`` of the
+labelled half of every batch. Adam (Kingma & Ba 2015) with cosine decay.
 
 Command::
 
@@ -36,6 +39,7 @@ import os
 import pickle
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +57,8 @@ __all__ = ["main"]
 
 STANDARD = geometry(6, 7, 4)
 """The board the network plays."""
+VALIDATION_CHUNK = 4096
+"""Held-out positions evaluated a batch."""
 
 
 def _log(out: Path, message: str) -> None:
@@ -64,8 +70,7 @@ def _log(out: Path, message: str) -> None:
     tqdm.write(line, file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line; see the module docstring. Returns 0."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m training.network.train", description=__doc__.splitlines()[0]
     )
@@ -85,12 +90,256 @@ def main(argv: list[str] | None = None) -> int:
         help="add the opening book's positions (one winning move each) to the training data",
     )
     parser.add_argument(
+        "--exact", type=Path, help="directory of the exact data set (training.exact; built when missing)"
+    )
+    parser.add_argument("--exact-book-shards", type=int, default=60, help="its shards of plies 0-11")
+    parser.add_argument("--exact-deep-shards", type=int, default=8, help="its shards of plies 12-22")
+    parser.add_argument("--exact-shard-size", type=int, default=3000, help="positions an exact shard")
+    parser.add_argument(
+        "--exact-fraction", type=float, default=0.75, help="share of labelled examples drawn from it"
+    )
+    parser.add_argument(
         "--init-from",
         type=Path,
         help="start a new run from these weights (.npz), grown to --channels / --blocks (model.grow)",
     )
     parser.add_argument("--data", type=Path, help="directory of the data shards (default OUT/data)")
     parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
+    return parser
+
+
+@dataclass
+class Examples:
+    """Encoded examples: ``planes`` ``(n, 6, 7, 3)`` float32, ``legal`` ``(n, 7)`` bool, ``policy``
+    ``(n, 7)`` float32 (all zero for value-only examples), ``value`` ``(n,)`` int32 class."""
+
+    planes: np.ndarray
+    legal: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+
+    @classmethod
+    def labelled(cls, data: dict[str, np.ndarray]) -> Examples:
+        """From labelled positions (:func:`training.network.data.load_shards`)."""
+        policy, value = targets(data["values"])
+        return cls(
+            encode_batch(data["position"], data["mask"]), legal_mask_batch(data["mask"]), policy, value
+        )
+
+    @classmethod
+    def value_only(cls, data: dict[str, np.ndarray]) -> Examples:
+        """From value-only positions (``position``, ``mask``, ``value``)."""
+        n = len(data["value"])
+        planes = encode_batch(data["position"], data["mask"])
+        policy = np.zeros((n, COLUMNS), np.float32)
+        return cls(planes, legal_mask_batch(data["mask"]), policy, data["value"].astype(np.int32))
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def take(self, idx: np.ndarray) -> Examples:
+        return Examples(self.planes[idx], self.legal[idx], self.policy[idx], self.value[idx])
+
+    @staticmethod
+    def join(parts: list[Examples]) -> Examples:
+        return Examples(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("planes", "legal", "policy", "value"))
+        )
+
+
+@dataclass
+class Data:
+    """What a run trains on: labelled examples from the noisy shards (``noisy``) and from the exact
+    set (``exact``, empty without ``--exact``), value-only ``children``, and the held-out sets by name."""
+
+    noisy: Examples
+    exact: Examples | None
+    children: Examples
+    held_out: dict[str, Examples]
+
+
+def _load_data(args: argparse.Namespace, out: Path) -> Data:
+    """The shards (generated when missing), the book and the exact set, as :class:`Data`."""
+    paths = shards_from_args(args, args.data or out / "data")
+    noisy = load_shards(paths[:-1])
+    lost = None
+    if args.book:
+        labelled, lost = book_examples()
+        noisy = {key: np.concatenate([noisy[key], labelled[key]]) for key in noisy}
+    held_out = {"val": load_shards(paths[-1:])}
+    exact = None
+    if args.exact is not None:
+        from training.exact import ensure_exact_shards
+
+        parts = []
+        for part, count in (("book", args.exact_book_shards), ("deep", args.exact_deep_shards)):
+            if count > 1:
+                shards = ensure_exact_shards(args.exact, part, count, args.exact_shard_size, args.seed)
+                parts.append(load_shards(shards[:-1]))
+                held_out[f"exact_{part}"] = load_shards(shards[-1:])
+        exact = {
+            key: np.concatenate([p[key] for p in parts]) for key in ("position", "mask", "ply", "values")
+        }
+    children = child_examples(noisy)
+    if exact is not None:
+        kids = child_examples(exact)
+        children = {key: np.concatenate([children[key], kids[key]]) for key in children}
+    if lost is not None:
+        children = {key: np.concatenate([children[key], lost[key]]) for key in children}
+    return Data(
+        Examples.labelled(noisy),
+        None if exact is None else Examples.labelled(exact),
+        Examples.value_only(children),
+        {name: Examples.labelled(d) for name, d in held_out.items()},
+    )
+
+
+def _batch(rng: np.random.Generator, data: Data, size: int, exact_fraction: float) -> Examples:
+    """Half labelled examples (``exact_fraction`` of them from the exact set), half value-only
+    children; mirrored left-right with probability 1/2 (the game's symmetry)."""
+    half = size // 2
+    from_exact = 0 if data.exact is None else int(rng.binomial(half, exact_fraction))
+    parts = [data.noisy.take(rng.integers(0, len(data.noisy), half - from_exact))]
+    if data.exact is not None:
+        parts.append(data.exact.take(rng.integers(0, len(data.exact), from_exact)))
+    parts.append(data.children.take(rng.integers(0, len(data.children), size - half)))
+    batch = Examples.join(parts)
+    if rng.random() < 0.5:
+        batch = Examples(
+            batch.planes[:, :, ::-1, :], batch.legal[:, ::-1], batch.policy[:, ::-1], batch.value
+        )
+    return batch
+
+
+@dataclass
+class State:
+    """The resumable state of a run: flax ``params``, optax ``opt_state``, ``step`` and ``history``
+    (one record a evaluation)."""
+
+    params: Any
+    opt_state: Any
+    step: int
+    history: list[dict[str, float]]
+
+
+def _start(args: argparse.Namespace, out: Path, net: Any, optimiser: Any, small: Any) -> State:
+    """The run's checkpoint when there is one, else new parameters (grown from ``small`` if given)."""
+    import jax
+    import jax.numpy as jnp
+
+    from training.network.model import grow
+
+    checkpoint = out / "checkpoint.pkl"
+    if checkpoint.exists():
+        with open(checkpoint, "rb") as f:
+            saved = pickle.load(f)
+        _log(out, f"resumed at step {saved['step']}")
+        if small is not None:
+            _log(out, f"--init-from {args.init_from} ignored: the run resumes from its checkpoint")
+        return State(saved["params"], saved["opt_state"], saved["step"], saved["history"])
+    params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, ROWS, COLUMNS, PLANES)))["params"]
+    if small is not None:
+        params = grow(small, params)
+        _log(out, f"initialised from {args.init_from}, grown to {args.channels}x{args.blocks}")
+    return State(params, optimiser.init(params), 0, [])
+
+
+def _functions(net: Any, optimiser: Any) -> tuple[Any, Any]:
+    """The jitted ``train_step(params, opt_state, planes, legal, policy, value) -> (params, opt_state,
+    loss)`` and ``evaluate(params, planes, legal, policy, value) -> (policy loss, value loss, policy
+    accuracy, value accuracy)``. Losses: AlphaZero's two cross-entropies (policy over the legal
+    moves, for rows that have a policy target; value over loss / draw / win)."""
+    import jax
+    import jax.numpy as jnp
+    import optax
+
+    def losses(p: Any, planes: Any, legal: Any, policy: Any, value: Any) -> tuple[Any, Any]:
+        logits, value_logits = net.apply({"params": p}, planes)
+        logits = jnp.where(legal, logits, -1e9)
+        has_policy = policy.sum(axis=-1)
+        policy_loss = -jnp.sum(policy * jax.nn.log_softmax(logits)) / jnp.maximum(has_policy.sum(), 1.0)
+        value_loss = optax.softmax_cross_entropy_with_integer_labels(value_logits, value).mean()
+        return policy_loss + value_loss, (policy_loss, value_loss, logits, value_logits)
+
+    @jax.jit
+    def train_step(p: Any, o: Any, planes: Any, legal: Any, policy: Any, value: Any) -> Any:
+        (loss, _), grads = jax.value_and_grad(losses, has_aux=True)(p, planes, legal, policy, value)
+        updates, o = optimiser.update(grads, o, p)
+        return optax.apply_updates(p, updates), o, loss
+
+    @jax.jit
+    def evaluate(p: Any, planes: Any, legal: Any, policy: Any, value: Any) -> Any:
+        _, (pl, vl, logits, value_logits) = losses(p, planes, legal, policy, value)
+        choice = jnp.argmax(logits, axis=-1)
+        pacc = jnp.take_along_axis(policy > 0, choice[:, None], axis=1)[:, 0].mean()
+        vacc = (jnp.argmax(value_logits, axis=-1) == value).mean()
+        return pl, vl, pacc, vacc
+
+    return train_step, evaluate
+
+
+def _validate(evaluate: Any, params: Any, name: str, held: Examples) -> dict[str, float]:
+    """Policy and value losses and accuracies of ``params`` on ``held``, as ``{name}_...`` keys (the
+    held-out noisy shard keeps its historical ``val_...`` keys)."""
+    sums = np.zeros(4)
+    for i in range(0, len(held), VALIDATION_CHUNK):
+        part = held.take(np.arange(i, min(i + VALIDATION_CHUNK, len(held))))
+        sums += len(part) * np.array(
+            [float(x) for x in evaluate(params, part.planes, part.legal, part.policy, part.value)]
+        )
+    means = sums / len(held)
+    keys = ("policy_loss", "value_loss", "policy_acc", "value_acc")
+    return {f"{name}_{key}": float(v) for key, v in zip(keys, means, strict=True)}
+
+
+def _record(
+    args: argparse.Namespace, out: Path, state: State, evaluate: Any, data: Data, extra: dict
+) -> None:
+    """Evaluate (held-out sets, games of the network alone against ``random`` and kaggle's
+    ``negamax`` from the empty board) and save the weights, history, curves and checkpoint."""
+    import jax
+
+    from agents.network.agent import make_agent_from_weights
+    from training.network.model import export_weights
+
+    weights = export_weights(state.params)
+    agent = make_agent_from_weights(weights, search="none")
+    empty = [()] * args.eval_games
+    record = {"step": state.step, **extra}
+    for name, held in data.held_out.items():
+        record |= _validate(evaluate, state.params, name, held)
+    record["vs_random"] = paired_score(agent, opponent("random", seed=state.step), STANDARD, empty)
+    record["vs_negamax"] = paired_score(agent, opponent("negamax", seed=state.step), STANDARD, empty)
+    state.history.append(record)
+    _log(out, json.dumps(record))
+    np.savez(out / "network.npz", **{k: v.astype(np.float16) for k, v in weights.items()})
+    with open(out / "history.json", "w") as f:
+        json.dump(state.history, f, indent=1)
+    plot_curves(state.history, out / "curves.png")
+    saved = {
+        "params": jax.tree_util.tree_map(np.asarray, state.params),
+        "opt_state": jax.tree_util.tree_map(np.asarray, state.opt_state),
+        "step": state.step,
+        "history": state.history,
+        "args": vars(args) | {"out": str(out)},
+    }
+    checkpoint = out / "checkpoint.pkl"
+    with open(checkpoint.with_suffix(".tmp"), "wb") as f:
+        pickle.dump(saved, f)
+    os.replace(checkpoint.with_suffix(".tmp"), checkpoint)
+
+
+def _smoke(args: argparse.Namespace) -> None:
+    """``--smoke``: tiny data, few steps, few games."""
+    args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
+    args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
+    args.channels, args.blocks = 16, 1
+    args.exact_book_shards, args.exact_deep_shards, args.exact_shard_size = 2, 0, 100
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line; see the module docstring. Returns 0; exits 2 on bad options."""
+    parser = _parser()
     args = parser.parse_args(argv)
     small = None
     if args.init_from is not None:
@@ -98,172 +347,64 @@ def main(argv: list[str] | None = None) -> int:
             small = load_weights(args.init_from.read_bytes())
         except (OSError, ValueError) as exc:
             parser.error(f"--init-from {args.init_from}: {exc}")
+    if not 0 <= args.exact_fraction <= 1:
+        parser.error("--exact-fraction must be between 0 and 1")
     if args.smoke:
-        args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
-        args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
-        args.channels, args.blocks = 16, 1
+        _smoke(args)
     out: Path = args.out
-    data_dir = args.data or out / "data"
     out.mkdir(parents=True, exist_ok=True)
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
-
-    # 1. Data (resumable: a shard is written whole or not at all).
-    paths = shards_from_args(args, data_dir, log=lambda m: _log(out, m))
-    train_data = load_shards(paths[:-1])
-    lost = None
-    if args.book:
-        labelled, lost = book_examples()
-        train_data = {key: np.concatenate([train_data[key], labelled[key]]) for key in train_data}
-    val_data = load_shards(paths[-1:])
-    train_policy, train_value = targets(train_data["values"])
-    val_policy, val_value = targets(val_data["values"])
-    train_planes = encode_batch(train_data["position"], train_data["mask"])
-    children = child_examples(train_data)
-    if lost is not None:
-        children = {key: np.concatenate([children[key], lost[key]]) for key in children}
-    child_planes = encode_batch(children["position"], children["mask"])
-    child_legal = legal_mask_batch(children["mask"])
-    child_value = children["value"]
-    val_planes = encode_batch(val_data["position"], val_data["mask"])
-    train_legal = legal_mask_batch(train_data["mask"])
-    val_legal = legal_mask_batch(val_data["mask"])
-    val_best = val_policy > 0
+    data = _load_data(args, out)
+    exact = 0 if data.exact is None else len(data.exact)
     _log(
         out,
-        f"data: {len(train_value)} training positions (+{len(child_value)} value-only children), "
-        f"{len(val_value)} held out",
+        f"data: {len(data.noisy)} + {exact} exact training positions (+{len(data.children)} value-only "
+        f"children), held out: {', '.join(f'{k} {len(v)}' for k, v in data.held_out.items())}",
     )
+    return _train(args, out, data, small, parser)
 
-    # 2. Model and optimiser (framework imports only here).
-    import jax
-    import jax.numpy as jnp
+
+def _train(
+    args: argparse.Namespace, out: Path, data: Data, small: Any, parser: argparse.ArgumentParser
+) -> int:
+    """The training loop (framework imports only here): a step a batch, :func:`_record` every
+    ``--eval-every`` steps and at the end."""
     import optax
     from tqdm import tqdm
 
-    from agents.network.agent import make_agent_from_weights
-    from training.network.model import PolicyValueNet, export_weights, grow
+    from training.network.model import PolicyValueNet
 
     net = PolicyValueNet(channels=args.channels, blocks=args.blocks)
-    schedule = optax.cosine_decay_schedule(args.lr, args.steps, alpha=0.02)
-    optimiser = optax.adamw(schedule, weight_decay=args.weight_decay)
-    checkpoint = out / "checkpoint.pkl"
-    if checkpoint.exists():
-        with open(checkpoint, "rb") as f:
-            state = pickle.load(f)
-        params, opt_state, step, history = (
-            state["params"],
-            state["opt_state"],
-            state["step"],
-            state["history"],
-        )
-        _log(out, f"resumed at step {step}")
-        if small is not None:
-            _log(out, f"--init-from {args.init_from} ignored: the run resumes from its checkpoint")
-    else:
-        params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, ROWS, COLUMNS, PLANES)))["params"]
-        if small is not None:
-            try:
-                params = grow(small, params)
-            except ValueError as exc:
-                parser.error(f"--init-from {args.init_from}: {exc}")
-            _log(out, f"initialised from {args.init_from}, grown to {args.channels}x{args.blocks}")
-        opt_state = optimiser.init(params)
-        step, history = 0, []
-
-    def losses(p: Any, planes: jnp.ndarray, legal: jnp.ndarray, policy: jnp.ndarray, value: jnp.ndarray):
-        logits, value_logits = net.apply({"params": p}, planes)
-        logits = jnp.where(legal, logits, -1e9)
-        # Rows with an all-zero policy (value-only children) do not count in the policy loss.
-        has_policy = policy.sum(axis=-1)
-        policy_loss = -jnp.sum(policy * jax.nn.log_softmax(logits)) / jnp.maximum(has_policy.sum(), 1.0)
-        value_loss = optax.softmax_cross_entropy_with_integer_labels(value_logits, value).mean()
-        return policy_loss + value_loss, (policy_loss, value_loss, logits, value_logits)
-
-    @jax.jit
-    def train_step(p: Any, o: Any, planes, legal, policy, value):
-        (loss, _), grads = jax.value_and_grad(losses, has_aux=True)(p, planes, legal, policy, value)
-        updates, o = optimiser.update(grads, o, p)
-        return optax.apply_updates(p, updates), o, loss
-
-    @jax.jit
-    def evaluate(p: Any, planes, legal, policy, value, best):
-        _, (pl, vl, logits, value_logits) = losses(p, planes, legal, policy, value)
-        choice = jnp.argmax(logits, axis=-1)
-        pacc = jnp.take_along_axis(best, choice[:, None], axis=1)[:, 0].mean()
-        vacc = (jnp.argmax(value_logits, axis=-1) == value).mean()
-        return pl, vl, pacc, vacc
-
-    rng = np.random.default_rng(args.seed + step)
-    n = len(train_value)
+    optimiser = optax.adamw(
+        optax.cosine_decay_schedule(args.lr, args.steps, alpha=0.02), weight_decay=args.weight_decay
+    )
+    try:
+        state = _start(args, out, net, optimiser, small)
+    except ValueError as exc:
+        parser.error(f"--init-from {args.init_from}: {exc}")
+    train_step, evaluate = _functions(net, optimiser)
+    rng = np.random.default_rng(args.seed + state.step)
+    positions = len(data.noisy) + (0 if data.exact is None else len(data.exact))
     running: list[float] = []
     start = time.perf_counter()
-    bar = tqdm(total=args.steps, initial=step, desc="train", unit="step", smoothing=0.05)
-    while step < args.steps:
-        # Half a batch of labelled positions, half of value-only children.
-        idx = rng.integers(0, n, args.batch // 2)
-        kid = rng.integers(0, len(child_value), args.batch - args.batch // 2)
-        planes = np.concatenate([train_planes[idx], child_planes[kid]])
-        legal = np.concatenate([train_legal[idx], child_legal[kid]])
-        policy = np.concatenate([train_policy[idx], np.zeros((len(kid), COLUMNS), np.float32)])
-        value = np.concatenate([train_value[idx], child_value[kid]])
-        if rng.random() < 0.5:  # mirror symmetry
-            planes, legal, policy = planes[:, :, ::-1, :], legal[:, ::-1], policy[:, ::-1]
-        params, opt_state, loss = train_step(params, opt_state, planes, legal, policy, value)
-        running.append(float(loss))
-        step += 1
-        bar.update(1)
-        if step % args.eval_every == 0 or step == args.steps:
-            parts = [
-                evaluate(
-                    params,
-                    val_planes[i : i + 4096],
-                    val_legal[i : i + 4096],
-                    val_policy[i : i + 4096],
-                    val_value[i : i + 4096],
-                    val_best[i : i + 4096],
-                )
-                for i in range(0, len(val_value), 4096)
-            ]
-            sizes = [min(4096, len(val_value) - i) for i in range(0, len(val_value), 4096)]
-            pl, vl, pacc, vacc = (
-                float(np.average([float(x[j]) for x in parts], weights=sizes)) for j in range(4)
+    with tqdm(total=args.steps, initial=state.step, desc="train", unit="step", smoothing=0.05) as bar:
+        while state.step < args.steps:
+            b = _batch(rng, data, args.batch, args.exact_fraction)
+            state.params, state.opt_state, loss = train_step(
+                state.params, state.opt_state, b.planes, b.legal, b.policy, b.value
             )
-            weights = export_weights(params)
-            agent = make_agent_from_weights(weights, search="none")  # the network alone
-            empty = [()] * args.eval_games  # game pairs from the empty board
-            vs_random = paired_score(agent, opponent("random", seed=step), STANDARD, empty)
-            vs_negamax = paired_score(agent, opponent("negamax", seed=step), STANDARD, empty)
-            record = {
-                "step": step,
-                "seconds": time.perf_counter() - start,
-                "train_loss": float(np.mean(running)),
-                "val_policy_loss": pl,
-                "val_value_loss": vl,
-                "val_policy_acc": pacc,
-                "val_value_acc": vacc,
-                "vs_random": vs_random,
-                "vs_negamax": vs_negamax,
-                "positions": n,
-            }
-            running = []
-            history.append(record)
-            _log(out, json.dumps(record))
-            np.savez(out / "network.npz", **{k: v.astype(np.float16) for k, v in weights.items()})
-            with open(out / "history.json", "w") as f:
-                json.dump(history, f, indent=1)
-            plot_curves(history, out / "curves.png")
-            state = {
-                "params": jax.tree_util.tree_map(np.asarray, params),
-                "opt_state": jax.tree_util.tree_map(np.asarray, opt_state),
-                "step": step,
-                "history": history,
-                "args": vars(args) | {"out": str(out)},
-            }
-            with open(checkpoint.with_suffix(".tmp"), "wb") as f:
-                pickle.dump(state, f)
-            os.replace(checkpoint.with_suffix(".tmp"), checkpoint)
-    bar.close()
-    _log(out, f"done at step {step}; weights in {out / 'network.npz'}")
+            running.append(float(loss))
+            state.step += 1
+            bar.update(1)
+            if state.step % args.eval_every == 0 or state.step == args.steps:
+                extra = {
+                    "seconds": time.perf_counter() - start,
+                    "train_loss": float(np.mean(running)),
+                    "positions": positions,
+                }
+                _record(args, out, state, evaluate, data, extra)
+                running = []
+    _log(out, f"done at step {state.step}; weights in {out / 'network.npz'}")
     return 0
 
 
