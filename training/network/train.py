@@ -148,13 +148,37 @@ class Examples:
 
 
 @dataclass
-class Data:
-    """What a run trains on: labelled examples from the noisy shards (``noisy``) and from the exact
-    set (``exact``, empty without ``--exact``), value-only ``children``, and the held-out sets by name."""
+class Source:
+    """Training examples of one origin: ``labelled`` positions and the ``children`` (value-only)."""
 
-    noisy: Examples
-    exact: Examples | None
+    labelled: Examples
     children: Examples
+
+    @classmethod
+    def of(
+        cls, labelled: dict[str, np.ndarray], extra_children: dict[str, np.ndarray] | None = None
+    ) -> Source:
+        """From labelled positions (:func:`training.network.data.load_shards`); their solved moves'
+        children (:func:`training.network.examples.child_examples`) plus ``extra_children``."""
+        children = child_examples(labelled)
+        if extra_children is not None:
+            children = {key: np.concatenate([children[key], extra_children[key]]) for key in children}
+        return cls(Examples.labelled(labelled), Examples.value_only(children))
+
+    def sample(self, rng: np.random.Generator, labelled: int, children: int) -> list[Examples]:
+        return [
+            self.labelled.take(rng.integers(0, len(self.labelled), labelled)),
+            self.children.take(rng.integers(0, len(self.children), children)),
+        ]
+
+
+@dataclass
+class Data:
+    """What a run trains on: the noisy shards (with the book when asked), the exact set (None without
+    ``--exact``), and the held-out labelled sets by name."""
+
+    noisy: Source
+    exact: Source | None
     held_out: dict[str, Examples]
 
 
@@ -177,32 +201,23 @@ def _load_data(args: argparse.Namespace, out: Path) -> Data:
                 shards = ensure_exact_shards(args.exact, part, count, args.exact_shard_size, args.seed)
                 parts.append(load_shards(shards[:-1]))
                 held_out[f"exact_{part}"] = load_shards(shards[-1:])
-        exact = {
-            key: np.concatenate([p[key] for p in parts]) for key in ("position", "mask", "ply", "values")
-        }
-    children = child_examples(noisy)
-    if exact is not None:
-        kids = child_examples(exact)
-        children = {key: np.concatenate([children[key], kids[key]]) for key in children}
-    if lost is not None:
-        children = {key: np.concatenate([children[key], lost[key]]) for key in children}
-    return Data(
-        Examples.labelled(noisy),
-        None if exact is None else Examples.labelled(exact),
-        Examples.value_only(children),
-        {name: Examples.labelled(d) for name, d in held_out.items()},
-    )
+        exact = Source.of(
+            {key: np.concatenate([p[key] for p in parts]) for key in ("position", "mask", "ply", "values")}
+        )
+    return Data(Source.of(noisy, lost), exact, {name: Examples.labelled(d) for name, d in held_out.items()})
 
 
 def _batch(rng: np.random.Generator, data: Data, size: int, exact_fraction: float) -> Examples:
-    """Half labelled examples (``exact_fraction`` of them from the exact set), half value-only
-    children; mirrored left-right with probability 1/2 (the game's symmetry)."""
-    half = size // 2
-    from_exact = 0 if data.exact is None else int(rng.binomial(half, exact_fraction))
-    parts = [data.noisy.take(rng.integers(0, len(data.noisy), half - from_exact))]
-    if data.exact is not None:
-        parts.append(data.exact.take(rng.integers(0, len(data.exact), from_exact)))
-    parts.append(data.children.take(rng.integers(0, len(data.children), size - half)))
+    """Half labelled examples, half value-only children, ``exact_fraction`` of each half from the
+    exact set; mirrored left-right with probability 1/2 (the game's symmetry)."""
+    half, rest = size // 2, size - size // 2
+    if data.exact is None:
+        parts = data.noisy.sample(rng, half, rest)
+    else:
+        labelled, children = rng.binomial(half, exact_fraction), rng.binomial(rest, exact_fraction)
+        parts = data.exact.sample(rng, labelled, children) + data.noisy.sample(
+            rng, half - labelled, rest - children
+        )
     batch = Examples.join(parts)
     if rng.random() < 0.5:
         batch = Examples(
@@ -355,11 +370,12 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
     data = _load_data(args, out)
-    exact = 0 if data.exact is None else len(data.exact)
+    sources = [data.noisy] + ([] if data.exact is None else [data.exact])
     _log(
         out,
-        f"data: {len(data.noisy)} + {exact} exact training positions (+{len(data.children)} value-only "
-        f"children), held out: {', '.join(f'{k} {len(v)}' for k, v in data.held_out.items())}",
+        f"data: {' + '.join(str(len(s.labelled)) for s in sources)} (noisy + exact) training positions "
+        f"(+{sum(len(s.children) for s in sources)} value-only children), held out: "
+        f"{', '.join(f'{k} {len(v)}' for k, v in data.held_out.items())}",
     )
     return _train(args, out, data, small, parser)
 
@@ -384,7 +400,7 @@ def _train(
         parser.error(f"--init-from {args.init_from}: {exc}")
     train_step, evaluate = _functions(net, optimiser)
     rng = np.random.default_rng(args.seed + state.step)
-    positions = len(data.noisy) + (0 if data.exact is None else len(data.exact))
+    positions = len(data.noisy.labelled) + (0 if data.exact is None else len(data.exact.labelled))
     running: list[float] = []
     start = time.perf_counter()
     with tqdm(total=args.steps, initial=state.step, desc="train", unit="step", smoothing=0.05) as bar:
