@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -274,18 +275,28 @@ def make_agent(
     c: float = 2.0,
     exact: bool = True,
     book: bool = True,
+    weights: str | None = None,
 ) -> Agent:
-    """The ``network`` agent with the shipped weights (``agents/data/network.npz``).
+    """The ``network`` agent with the shipped weights (``agents/data/network.npz``), or those of the
+    file ``weights`` (as ``python -m training.network.train`` writes them: ``OUT/network.npz``).
 
     ``search``: ``puct`` (default; ``visits`` caps the root's visits a move, ``c`` is the exploration
     constant, ``exact`` lets the solver choose where it proves a result in time, ``book`` lets it
     use the opening databases, or our opening book without them), ``alphabeta``
     (``depth`` plies, or iterative deepening for ``seconds``) or ``none`` (the policy alone).
     ``seconds`` > 0 replaces the time a move given by ``actTimeout``. Raises ``ValueError`` for a bad
-    value. The weights are read at the first move (``FileNotFoundError`` if the file is missing).
+    value. The shipped weights are read at the first move (``FileNotFoundError`` if the file is
+    missing); a ``weights`` file at once (``FileNotFoundError``, or ``ValueError`` when it is not one).
     """
     return make_agent_from_weights(
-        None, search=search, depth=depth, seconds=seconds, visits=visits, c=c, exact=exact, book=book
+        None if weights is None else load_weights(Path(weights).read_bytes()),
+        search=search,
+        depth=depth,
+        seconds=seconds,
+        visits=visits,
+        c=c,
+        exact=exact,
+        book=book,
     )
 
 
