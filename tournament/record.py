@@ -57,7 +57,7 @@ class Status(StrEnum):
     """An agent's status in kaggle-environments (``kaggle_environments/core.py``; its values are
     Kaggle's strings, stored as they are): ``ACTIVE`` to move, ``INACTIVE`` waiting for the other's
     move, ``DONE`` once the game is over without its fault, or the forfeit it made
-    (:data:`FORFEIT_STATUSES`)."""
+    (:data:`FORFEIT_STATUSES`). Its ``repr`` is the string's, so statuses print as Kaggle's do."""
 
     ACTIVE = "ACTIVE"
     INACTIVE = "INACTIVE"
@@ -65,6 +65,9 @@ class Status(StrEnum):
     INVALID = "INVALID"
     TIMEOUT = "TIMEOUT"
     ERROR = "ERROR"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 FORFEIT_STATUSES = {
