@@ -41,14 +41,14 @@ import dataclasses
 import logging
 import os
 import socket
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 
 import ray
 
 from agents.registry import SpecError, files_of, with_paths
 from tournament.limits import Limits
-from tournament.record import GameFailed, GameRecord
+from tournament.record import Finished, GameFailed, GameRecord
 from tournament.runner import run_games
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
@@ -155,7 +155,7 @@ def run_games_ray(
     *,
     address: str | None = None,
     workers: int | None = None,
-) -> Iterator[GameRecord | GameFailed]:
+) -> Generator[Finished, None, None]:
     """Play ``tasks`` on the Ray cluster at ``address`` (:func:`connected`), at most ``workers`` games
     submitted at once (default: twice its CPUs); yield each result as it ends.
 

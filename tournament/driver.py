@@ -29,13 +29,13 @@ import contextlib
 import dataclasses
 import functools
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from tournament.limits import Limits
-from tournament.record import GameFailed, GameRecord
+from tournament.record import Finished, GameFailed, GameRecord
 from tournament.schedule import GameTask, Settings, schedule
 from tournament.store import Store
 
@@ -105,7 +105,7 @@ class Summary:
     decision: str | None
 
 
-Play = Callable[[list[GameTask]], Iterator[GameRecord | GameFailed]]
+Play = Callable[[list[GameTask]], Generator[Finished, None, None]]
 """A backend's player: a result per task as each game ends; closing it stops the games in flight."""
 
 

@@ -118,7 +118,7 @@ def random_openings(geo: Geometry, plies: int, count: int, seed: int) -> tuple[O
     for _ in range(50 * count):
         if len(found) == count:
             break
-        board, moves = Board(geo.rows, geo.columns, geo.inarow), []
+        board, moves = Board(geo.rows, geo.columns, geo.inarow), list[int]()
         while len(moves) < plies and not board.is_game_over():
             column = rng.choice(board.legal_moves())
             board.push(column)

@@ -189,8 +189,8 @@ class GameRecord:
         termination = Termination.DRAW if outcome.winner is None else Termination.WIN
         rewards = (outcome.reward(1), outcome.reward(2))
         return cls(
-            task, tuple(moves), tuple(move_times), outcome.result, termination, None, (Status.DONE, Status.DONE),
-            rewards, "", duration, started_at,
+            task, tuple(moves), tuple(move_times), outcome.result, termination, None,
+            (Status.DONE, Status.DONE), rewards, "", duration, started_at,
         )  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -233,3 +233,8 @@ class GameRecord:
         if name == self.second:
             return 1.0 - self.result
         raise ValueError(f"{name!r} did not play game {self.game_id}")
+
+
+Finished = GameRecord | GameFailed
+"""A game played to its end: its record, or a :class:`GameFailed` when the referee failed on it (what
+:func:`tournament.runner.run_games` and :func:`tournament.cluster.run_games_ray` yield)."""

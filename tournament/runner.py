@@ -14,8 +14,9 @@ process, with its zygote and hosts, runs on a share of the CPUs of its own (:fun
 
 A game process that hangs, crashes or exits cannot take the tournament with it:
 
-* it notes each turn in memory it shares with the runner (``_Progress``: whose move, the moves so
-  far, since when) and sends its record through its pipe;
+* it notes each turn in memory it shares with the runner (:class:`~tournament.game_process.Progress`:
+  whose move, the moves so far, since when) and sends its record through its pipe
+  (:mod:`~tournament.game_process`: the messages and the game process's loop);
 * one that dies without a record is scored ``ERROR`` for the agent whose turn it was;
 * one whose turn has lasted longer than one move may take (``stall_limit``) is killed and scored
   ``TIMEOUT`` for that agent (the proxy of :mod:`tournament.sandbox` normally acts first).
@@ -39,148 +40,24 @@ scheduler on ``multiprocessing`` primitives.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
 import multiprocessing
+import multiprocessing.context
 import os
-import signal
-import tempfile
 import time
-import traceback
-from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Collection, Generator, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 
 from threadpoolctl import threadpool_limits
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from tournament import sandbox
-from tournament.game import Environments, play_episode
+from tournament.game_process import STOP, GameProcess, Played, Progress, serve
 from tournament.limits import Limits
-from tournament.record import Forfeit, GameFailed, GameRecord, Termination
+from tournament.record import Finished, GameFailed, Termination
 from tournament.sandbox import GRACE
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
-
-
-class _Progress:
-    """Where a game process's current game stands, in memory it shares with the runner, so that a move
-    costs no message: whose turn it is (0 before the first), the columns played (the opening first)
-    and when the last turn began (``time.monotonic``, the stall watchdog's clock). The game process
-    writes (:meth:`on_turn`); the runner reads what a game process that died or stalled left
-    (:meth:`forfeit`). ``cells`` bounds the moves of a game (the largest board's cells)."""
-
-    def __init__(self, context: multiprocessing.context.BaseContext, cells: int) -> None:
-        self._turn = context.RawValue(ctypes.c_int, 0)
-        self._count = context.RawValue(ctypes.c_int, 0)
-        self._stamp = context.RawValue(ctypes.c_double, 0.0)
-        self._moves = context.RawArray(ctypes.c_int, cells)
-        self._board: list[int] = []  # the game process's own: the board of the last turn
-
-    def start(self, task: GameTask) -> None:
-        """A game begins: no turn yet; its opening is played (the runner's call, before it sends ``task``)."""
-        self._turn.value = 0
-        self._moves[: len(task.opening)] = task.opening
-        self._count.value = len(task.opening)
-        self._stamp.value = time.monotonic()
-
-    def on_turn(self, mark: int, board: list[int], columns: int) -> None:
-        """Note whose move it is, and the move played since the last turn (the game process's call;
-        the first turn of a game is the one :meth:`start` left at 0)."""
-        if self._turn.value:
-            changed = [
-                cell for cell, (old, new) in enumerate(zip(self._board, board, strict=True)) if old != new
-            ]
-            if changed:
-                self._moves[self._count.value] = changed[0] % columns
-                self._count.value += 1
-        self._board = board
-        self._turn.value = mark
-        self._stamp.value = time.monotonic()
-
-    @property
-    def stamp(self) -> float:
-        """When the game or its last turn began (``time.monotonic`` seconds)."""
-        return self._stamp.value
-
-    def forfeit(self, task: GameTask, started: float, termination: Termination, detail: str) -> GameRecord:
-        """The record of a game whose process died or stalled while an agent was to move (:attr:`turn`
-        not 0): that agent forfeits, with the moves played so far."""
-        return GameRecord.ended(
-            task,
-            self._moves[: self._count.value],
-            forfeit=Forfeit(self._turn.value, termination, detail),
-            duration=time.monotonic() - started,
-            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        )
-
-    @property
-    def turn(self) -> int:
-        """The mark whose turn it is, 0 before the first agent's move."""
-        return self._turn.value
-
-
-def _serve(
-    conn: Connection, slot: int, limits: Limits, progress: _Progress, scratch: str, cpus: set[int]
-) -> None:
-    """A game process: play each task received until it receives None (module docstring). It, its
-    zygote and its agents' hosts run on ``cpus`` (:func:`cpu_share`). The hosts come from a zygote
-    of its own (:class:`~tournament.sandbox.Zygote`), started again if it died; their working
-    directories go in ``scratch``, which the runner removes when the game process ends. It keeps
-    its environment from game to game (:class:`~tournament.game.Environments`)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
-    sandbox.become_game_process()
-    os.sched_setaffinity(0, cpus)  # inherited by the zygote, and by the hosts it forks
-    tempfile.tempdir = scratch
-    zygote = sandbox.Zygote()
-    environments = Environments()
-    try:
-        while (task := conn.recv()) is not None:
-            if not zygote.alive():  # killed: what its hosts left goes too
-                zygote.close()
-                sandbox.kill_descendants()
-                zygote = sandbox.Zygote()
-            try:
-                record = play_episode(
-                    task,
-                    on_turn=lambda mark, board, columns=task.columns: progress.on_turn(mark, board, columns),
-                    slot=slot,
-                    limits=limits,
-                    zygote=zygote,
-                    environments=environments,
-                )
-                reply: tuple[str, object] = ("record", record)
-            except BaseException:  # noqa: BLE001 - reported to the runner, which decides
-                reply = ("failed", traceback.format_exc())
-            conn.send(reply)
-    finally:
-        sandbox.kill_descendants()
-        os._exit(0)
-
-
-@dataclass
-class _GameProcess:
-    """The runner's handle on one game process: its pipe, slot and progress, and the game it plays."""
-
-    process: multiprocessing.process.BaseProcess
-    conn: Connection
-    slot: int
-    progress: _Progress
-    scratch: Scratch
-    task: GameTask | None = None
-    started: float = 0.0
-
-    def lost(self, termination: Termination, before: str, during: str) -> GameRecord | GameFailed:
-        """The result of the game this process was playing when it died or stalled: the forfeit of the
-        agent whose turn it was (``termination``, ``during`` with ``{turn}`` its mark), or, when no
-        agent had been called yet, a :class:`GameFailed` saying ``before`` (the referee's failure)."""
-        task = self.task
-        assert task is not None
-        turn = self.progress.turn
-        if not turn:
-            return GameFailed(f"game {task.game_id}: {before}")
-        return self.progress.forfeit(task, self.started, termination, during.format(turn=turn))
 
 
 def stall_limit(task: GameTask) -> float:
@@ -220,7 +97,7 @@ def run_games(
     tasks: Iterable[GameTask],
     workers: int,
     limits: Limits = Limits(),  # noqa: B008 - immutable
-) -> Iterator[GameRecord | GameFailed]:
+) -> Generator[Finished, None, None]:
     """Play ``tasks`` with at most ``workers`` games at once; yield each result as it ends.
 
     Agents get the resource ``limits`` of :class:`~tournament.sandbox.Limits`. Yields a
@@ -240,116 +117,146 @@ def run_games(
     pending.reverse()
     cells = max((task.rows * task.columns for task in pending), default=0)
     with sandbox.claim_slots(min(workers, max(len(pending), 1))) as numbers:
-        yield from _schedule(pending, numbers, limits, context, cells)
+        scheduler = _Scheduler(numbers, limits, context, cells)
+        try:
+            yield from scheduler.play(pending)
+        finally:
+            scheduler.close()
 
 
-def _schedule(
-    pending: list[GameTask],
-    numbers: list[int],
-    limits: Limits,
-    context: multiprocessing.context.BaseContext,
-    cells: int,
-) -> Iterator[GameRecord | GameFailed]:
-    """The scheduler of :func:`run_games`: play ``pending`` (last first), one game process a slot,
-    on the slot's :func:`cpu_share` of the CPUs this process may use.
+class _Scheduler:
+    """The scheduler of :func:`run_games`: one game process a slot of ``numbers``, on the slot's
+    :func:`cpu_share` of the CPUs this process may use, each forked from ``context`` to play with
+    ``limits`` (``cells``: the largest board's cells, for its :class:`Progress`).
 
     A game process with no game left to play is told to stop at once (it ends the processes its
-    last game left, :func:`_serve`), so that nothing of a finished game runs beside the games still
-    being played.
+    last game left, :func:`~tournament.game_process.serve`), so that nothing of a finished game runs
+    beside the games still being played. :meth:`close` ends them all.
     """
-    cpus = os.sched_getaffinity(0)
-    shares = {slot: cpu_share(slot, len(numbers), cpus) for slot in numbers}
-    slots: dict[int, _GameProcess] = {}
-    retired: list[_GameProcess] = []
 
-    def start(slot: int) -> _GameProcess:
-        parent_end, child_end = context.Pipe()
-        progress = _Progress(context, cells)
+    def __init__(
+        self, numbers: list[int], limits: Limits, context: multiprocessing.context.BaseContext, cells: int
+    ) -> None:
+        self.numbers, self.limits, self.context, self.cells = numbers, limits, context, cells
+        cpus = os.sched_getaffinity(0)
+        self.shares = {slot: cpu_share(slot, len(numbers), cpus) for slot in numbers}
+        self.slots: dict[int, GameProcess] = {}
+        self.retired: list[GameProcess] = []
+
+    def play(self, pending: list[GameTask]) -> Iterator[Finished]:
+        """Play ``pending`` (last first; the list is emptied), yielding each result as it ends."""
+        while pending or any(game.task for game in self.slots.values()):
+            self._hand_out(pending)
+            if not pending:
+                self._retire_idle()
+            yield from self._collect()
+            yield from self._stalled()
+
+    def _start(self, slot: int) -> GameProcess:
+        """A new game process for ``slot``."""
+        parent_end, child_end = self.context.Pipe()
+        progress = Progress(self.context, self.cells)
         # The agents' users may enter their own directories in it, not list it.
         scratch = Scratch(f"slot{slot}", mode=0o711)
         # Not a daemon: its agents may start processes of their own (multiprocessing forbids
         # children to daemons); it dies with the runner instead (PR_SET_PDEATHSIG).
-        process = context.Process(
-            target=_serve, args=(child_end, slot, limits, progress, scratch.path, shares[slot]), daemon=False
+        process = self.context.Process(  # type: ignore[attr-defined] # a fork context's
+            target=serve,
+            args=(child_end, slot, self.limits, progress, scratch.path, self.shares[slot]),
+            daemon=False,
         )
         process.start()
         child_end.close()
-        return _GameProcess(process, parent_end, slot, progress, scratch)
+        return GameProcess(process, parent_end, slot, progress, scratch)
 
-    def discard(game: _GameProcess) -> None:
+    def _discard(self, game: GameProcess) -> None:
         """Kill a game process and whatever its game left behind; its slot gets a fresh one."""
-        del slots[game.slot]
+        del self.slots[game.slot]
         game.process.kill()
         game.process.join()
         game.conn.close()
-        sandbox.kill_descendants(spare={other.process.pid for other in slots.values()})
+        sandbox.kill_descendants(
+            spare={other.process.pid for other in self.slots.values() if other.process.pid}
+        )
         game.scratch.close()
 
-    try:
-        while pending or any(game.task for game in slots.values()):
-            for slot in numbers:
-                if not pending:
-                    break
-                game = slots.get(slot)
-                if game is None:
-                    game = slots[slot] = start(slot)
-                if game.task is None:
-                    task = pending[-1]
-                    game.progress.start(task)
-                    try:
-                        game.conn.send(task)
-                    except OSError:  # it died between two games: the next round starts a fresh one
-                        discard(game)
-                        continue
-                    game.task, game.started = pending.pop(), time.monotonic()
-            for game in [game for game in slots.values() if game.task is None and not pending]:
-                del slots[game.slot]
-                with contextlib.suppress(OSError):
-                    game.conn.send(None)  # no game left for it
-                retired.append(game)
-            busy = {game.conn: game for game in slots.values() if game.task is not None}
-            for conn in wait(list(busy), timeout=1.0):
-                game = busy[conn]
+    def _hand_out(self, pending: list[GameTask]) -> None:
+        """Give every slot without a game the next of ``pending``, starting its game process if it
+        has none (one that died between two games is discarded, and the next round starts another)."""
+        for slot in self.numbers:
+            if not pending:
+                return
+            game = self.slots.get(slot)
+            if game is None:
+                game = self.slots[slot] = self._start(slot)
+            if game.task is None:
+                task = pending[-1]
+                game.progress.start(task)
                 try:
-                    kind, payload = conn.recv()
-                except (EOFError, OSError):
-                    kind, payload = "died", None
-                if kind == "record":
-                    game.task = None
-                    yield payload
+                    game.conn.send(task)
+                except OSError:
+                    self._discard(game)
                     continue
-                if kind == "failed":
-                    task, game.task = game.task, None
-                    assert task is not None
-                    yield GameFailed(f"game {task.game_id}: the referee failed:\n{payload}")
-                    continue
-                game.process.join(timeout=5)
-                code = game.process.exitcode
-                discard(game)
-                yield game.lost(
-                    Termination.ERROR,
-                    "its process died before the first move",
-                    f"the game process died (exit code {code}) during mark {{turn}}'s move",
-                )
-            now = time.monotonic()
-            for game in list(slots.values()):
-                task = game.task
-                if task is None or now - game.progress.stamp <= stall_limit(task):
-                    continue
-                discard(game)
-                yield game.lost(
-                    Termination.TIMEOUT,
-                    "stuck before the first move; killed",
-                    f"mark {{turn}} held the game process for {now - game.progress.stamp:.0f} s; killed",
-                )
-    finally:
-        for game in slots.values():
+                game.task, game.started = pending.pop(), time.monotonic()
+
+    def _retire_idle(self) -> None:
+        """Tell every game process without a game, now that no game is left, to stop."""
+        for game in [game for game in self.slots.values() if game.task is None]:
+            del self.slots[game.slot]
+            with contextlib.suppress(OSError):
+                game.conn.send(STOP)
+            self.retired.append(game)
+
+    def _collect(self) -> Iterator[Finished]:
+        """Wait up to a second for replies, and yield the result of each game that ended: its record,
+        the referee's failure, or the forfeit of the agent to move when its game process died."""
+        busy: dict[Connection, GameProcess] = {g.conn: g for g in self.slots.values() if g.task is not None}
+        for conn in wait(list(busy), timeout=1.0):
+            game = busy[conn]  # type: ignore[index] # wait returns the connections it was given
+            task = game.task
+            assert task is not None
+            reply = game.reply()
+            if reply is not None:
+                game.task = None
+                if isinstance(reply, Played):
+                    yield reply.record
+                else:
+                    yield GameFailed(f"game {task.game_id}: the referee failed:\n{reply.traceback}")
+                continue
+            game.process.join(timeout=5)
+            code = game.process.exitcode
+            self._discard(game)
+            yield game.lost(
+                Termination.ERROR,
+                "its process died before the first move",
+                f"the game process died (exit code {code}) during mark {{turn}}'s move",
+            )
+
+    def _stalled(self) -> Iterator[Finished]:
+        """Kill every game process whose turn has lasted longer than :func:`stall_limit`, and yield the
+        forfeit of the agent to move (:meth:`GameProcess.lost`)."""
+        now = time.monotonic()
+        for game in list(self.slots.values()):
+            task = game.task
+            if task is None or now - game.progress.stamp <= stall_limit(task):
+                continue
+            self._discard(game)
+            yield game.lost(
+                Termination.TIMEOUT,
+                "stuck before the first move; killed",
+                f"mark {{turn}} held the game process for {now - game.progress.stamp:.0f} s; killed",
+            )
+
+    def close(self) -> None:
+        """Stop every game process: one between games is told to stop, one still playing (the caller
+        stopped early) is killed; then wait for each and remove its scratch directory."""
+        for game in self.slots.values():
             if game.task is None:
                 with contextlib.suppress(OSError):
-                    game.conn.send(None)
-            else:  # a game still being played: the caller stopped early
+                    game.conn.send(STOP)
+            else:
                 game.process.kill()
-        for game in [*slots.values(), *retired]:
+        for game in [*self.slots.values(), *self.retired]:
             game.process.join()
             game.conn.close()
             game.scratch.close()

@@ -99,7 +99,7 @@ def schedule(settings: Settings) -> list[GameTask]:
     that of a smaller one, game for game; :meth:`tournament.store.Store.create` extends a stored
     tournament on that.
     """
-    tasks = []
+    tasks: list[GameTask] = []
     openings = pair_openings(settings.openings, settings.games, settings.seed)
     rounds = itertools.product(range(settings.games), pairings(settings))
     shared = ("rows", "columns", "inarow", "act_timeout", "hang_limit")  # every game plays by these
