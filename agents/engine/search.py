@@ -268,6 +268,12 @@ def _kernel(
     the values of the given moves from the batch evaluation; ``begin()`` clears the table and the node
     count, ``limit(deadline)`` sets the deadline (``math.inf``: none; past it ``negamax`` raises
     :class:`_Timeout`) and ``nodes()`` counts the nodes since ``begin``.
+
+    Long on purpose: one closure whose constants are locals or cells, and ``negamax`` one function
+    with its tactics and table inlined, since every call or attribute lookup inside it is paid at
+    every node. The project's other functions stay under about 60 lines; this kernel, the solver's
+    (:mod:`agents.engine.solver.kernel`) and its numba twin (:mod:`agents.engine.solver.fast`) are
+    the exceptions.
     """
     size = geo.size
     board_mask = geo.board

@@ -14,6 +14,12 @@ the package; the first use in a process loads the compiled code from numba's cac
 or compiles it, a few seconds, the first time ever). A single-file submission does not carry it
 (the builder leaves out modules that need more than numpy), so there the pure-Python kernel runs.
 Offline work (opening book, training data, benchmarks) uses it directly.
+
+``_negamax`` is one long function on purpose, as is the pure-Python kernel: a call of a compiled
+function costs reference counting for each array argument (the comment in ``_negamax`` measures it),
+so the table probe, move generation and ordering stay inside. It and the two pure-Python kernels
+(:mod:`agents.engine.solver.kernel`, :func:`agents.engine.search._kernel`) are the exceptions to the
+project's functions of at most about 60 lines.
 """
 
 from __future__ import annotations

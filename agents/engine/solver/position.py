@@ -1,0 +1,53 @@
+"""Positions for the solver: Pons' move strings parsed (:func:`parse_position`) and the solver's move
+order (:func:`move_order`). Scores and notation: :mod:`agents.engine.solver`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agents.engine.board import Board, ColumnFullError, GameOverError, Geometry, NotAColumnError
+from agents.engine.lines import has_line, wins_function
+
+__all__ = ["move_order", "parse_position"]
+
+
+def move_order(position: int, mask: int, geo: Geometry) -> list[int]:
+    """Playable columns in the solver's order: most winning cells created first, ties centre first
+    (Pons part 10). ``position``/``mask`` as in :mod:`agents.engine.board`."""
+    wins = wins_function(geo)
+    empty = geo.board ^ mask
+    scored = []
+    for rank, c in enumerate(geo.centre_order):
+        if not mask & geo.top_cells[c]:
+            move = (mask + geo.bottom_cells[c]) & geo.column_masks[c]
+            scored.append((-(wins(position | move) & empty & ~move).bit_count(), rank, c))
+    scored.sort()
+    return [c for _, _, c in scored]
+
+
+
+def parse_position(moves: str | Iterable[int], geo: Geometry) -> Board:
+    """The board after ``moves`` on ``geo``; the game must still be on.
+
+    Raises :class:`agents.engine.board.NotAColumnError` (bad digit),
+    :class:`agents.engine.board.ColumnFullError`, :class:`agents.engine.board.GameOverError` (a move
+    after a line, or the position is already won or the board full), all subclasses of ``ValueError``.
+    """
+    if isinstance(moves, str):
+        board = Board.from_moves("", rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
+        for i, char in enumerate(moves, 1):
+            if not ("1" <= char <= "9") or int(char) > geo.columns:
+                raise NotAColumnError(f"move {i} {char!r} is not a column digit 1-{geo.columns}")
+            try:
+                board.push(int(char) - 1)
+            except ColumnFullError:
+                raise ColumnFullError(f"move {i}: column {char} is full") from None
+            except GameOverError:
+                raise GameOverError(f"move {i} {char!r} comes after the game was won") from None
+    else:
+        board = Board.from_moves(moves, rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
+    if board.ply and has_line(board.opponent, geo):
+        raise GameOverError("the position is already won")
+    if board.is_full():
+        raise GameOverError("the board is full")
+    return board
