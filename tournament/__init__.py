@@ -4,10 +4,13 @@ Modules, one job each: :mod:`~tournament.driver` (a whole round-robin, gauntlet 
 :mod:`~tournament.schedule` (who plays whom: round-robin, gauntlet),
 :mod:`~tournament.game` (play one game through the referee, :func:`~tournament.game.play_episode`),
 :mod:`~tournament.rules` (Kaggle's rules on an agent's answer),
-:mod:`~tournament.runner` (games in parallel, each in its own process), :mod:`~tournament.sandbox`
+:mod:`~tournament.runner` (games in parallel, each in a long-lived game process of its own:
+:mod:`~tournament.game_process`), :mod:`~tournament.sandbox`
 (each agent in a host process of its own, a package: :mod:`~tournament.sandbox.confinement` confines it,
-:mod:`~tournament.replies` carries its moves), :mod:`~tournament.store` (SQLite;
-:mod:`~tournament.schema` its layout), :mod:`~tournament.episodes` (episodes played on Kaggle).
+:mod:`~tournament.replies` carries its moves), :mod:`~tournament.store` (SQLite, a package;
+:mod:`~tournament.schema` its layout), :mod:`~tournament.episodes` (episodes played on Kaggle, a
+package: :mod:`~tournament.episodes.fields` reads their JSON, :mod:`~tournament.episodes.replay` checks
+their games).
 The command line is ``connectx`` (:mod:`connectx.cli`).
 """
 
