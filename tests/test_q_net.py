@@ -73,22 +73,26 @@ def test_missing_weights_raise_at_make_agent_and_a_bad_file_at_the_first_move(tm
         agent(*observation(Board(5, 4, 3), Clock()))
 
 
-def test_the_target_is_the_reward_at_the_end_and_minus_gamma_max_legal_q_otherwise() -> None:
+def test_the_target_is_the_exact_one_else_the_reward_at_the_end_else_minus_gamma_max_legal_q() -> None:
     rng = np.random.default_rng(0)
     params = trainer._initial(SMALL, rng)
-    x = rng.integers(0, 2, (4, 2 * SMALL.size)).astype(np.float32)
-    x_next = rng.integers(0, 2, (4, 2 * SMALL.size)).astype(np.float32)
-    action = np.array([0, 1, 2, 3], np.int32)
-    reward = np.array([1.0, 0.0, 0.0, 0.0], np.float32)
-    done = np.array([True, True, False, False])
-    legal = np.array([[True] * 4, [True] * 4, [True, False, True, False], [False, True, False, False]])
+    x = rng.integers(0, 2, (5, 2 * SMALL.size)).astype(np.float32)
+    x_next = rng.integers(0, 2, (5, 2 * SMALL.size)).astype(np.float32)
+    action = np.array([0, 1, 2, 3, 1], np.int32)
+    reward = np.array([1.0, 0.0, 0.0, 0.0, 0.0], np.float32)
+    done = np.array([True, True, False, False, False])
+    legal = np.array(
+        [[True] * 4, [True] * 4, [True, False, True, False], [False, True, False, False], [True] * 4]
+    )
+    exact = np.array([np.nan, np.nan, np.nan, np.nan, -0.5], np.float32)
     net = layers(params)
     q_next = np.where(legal, q_values(net, x_next), -np.inf).max(axis=1)
     y = np.where(done, reward, -trainer.GAMMA * q_next)
-    expected = np.mean((q_values(net, x)[np.arange(4), action] - y) ** 2)
+    y[4] = -0.5
+    expected = np.mean((q_values(net, x)[np.arange(5), action] - y) ** 2)
     jparams = {k: jnp.asarray(v) for k, v in params.items()}
     carry = (jparams, jparams, trainer._OPTIMISER.init(jparams), jnp.zeros((), jnp.int32))
-    _, loss = jax.jit(trainer._update)(carry, (x, action, reward, done, x_next, legal))
+    _, loss = jax.jit(trainer._update)(carry, (x, action, reward, done, x_next, legal, exact))
     assert float(loss) == pytest.approx(expected, rel=1e-5)
 
 
@@ -98,12 +102,13 @@ def test_training_changes_the_weights_and_a_resumed_learner_continues_identicall
     assert any(not np.array_equal(initial[k], v) for k, v in state["params"].items())
     metrics = learner.train(6)
     assert metrics["updates"] > 0 and 0 < metrics["loss"] < 10 and 0 < metrics["epsilon"] <= 1
+    assert 0 < metrics["exact"] <= 1
     resumed = trainer.Learner(SMALL, seed=99)
     resumed.load_state(state)
     assert resumed.train(6) == metrics
     for name, value in _params(learner).items():
         assert np.array_equal(value, _params(resumed)[name])
-    assert all(np.array_equal(v, resumed.buffer[k]) for k, v in learner.buffer.items())
+    assert all(np.array_equal(v, resumed.buffer[k], equal_nan=True) for k, v in learner.buffer.items())
 
 
 def test_the_shipped_weights_beat_random() -> None:

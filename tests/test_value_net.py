@@ -63,8 +63,8 @@ def test_training_changes_the_weights_and_resumes_exactly(tmp_path):
     learner = Learner(geo, seed=3)
     learner.save(tmp_path / "before.npz")
     metrics = learner.train(4)
-    assert set(metrics) == {"good", "won_random", "drawn_self", "loss"}
-    assert 0 <= metrics["good"] <= 1
+    assert set(metrics) == {"good", "won_random", "drawn_self", "loss", "exact"}
+    assert 0 <= metrics["good"] <= 1 and 0 < metrics["exact"] <= 1
     learner.save(tmp_path / "after.npz")
     assert not np.array_equal(np.load(tmp_path / "before.npz")["w0"], np.load(tmp_path / "after.npz")["w0"])
     state = pickle.loads(pickle.dumps(learner.state()))

@@ -1,4 +1,4 @@
-"""Trainer of ``q_net``: DQN by self-play with negamax targets, one network for both sides.
+"""Trainer of ``q_net``: DQN by self-play with exact or negamax targets, one network for both sides.
 
 What is learned: ``Q(s, a)``, the discounted final result (+1 win, -1 loss, 0 draw) for the side to
 move in ``s`` after playing column ``a``, as the multilayer perceptron of :mod:`agents.q_net`
@@ -23,6 +23,13 @@ minus the max of the opponent's own, written from the mover's side as in negamax
 Double DQN (van Hasselt, Guez & Silver, AAAI 2016): the online network picks ``a'``, the target
 network values it. Illegal (full) columns are masked out of the ``max``.
 
+Exact targets. The solver knows this equation's fixed point: with ``V*(s')`` the perfect-play value
+of ``s'`` for its side to move, discounted by ``GAMMA`` a ply (:class:`training.learners.exact.Oracle`),
+``Q*(s, a) = -GAMMA * V*(s')``. Each transition is stored with it when the solver finds it within
+its node bound, and the update regresses on it instead of the bootstrapped target; transitions
+without it (positions of fewer than :data:`~training.learners.exact.FIRST_PLY` plies, or past the
+bound) keep the Double DQN target above.
+
 Learning is DQN's (Mnih et al., *Nature* 518, 2015): transitions go into a replay buffer of
 :data:`BUFFER` transitions (the oldest overwritten), updates use uniform minibatches of
 :data:`BATCH` with the mean squared TD error, Adam at :data:`LEARNING_RATE` (optax), and the target
@@ -33,18 +40,21 @@ symmetry: a mirrored position has the mirrored values).
 
 Exploration: self-play through :func:`training.selfplay.play`, both sides the same epsilon-greedy
 player -- a uniformly random legal column with probability epsilon, else the legal column of
-highest Q. Epsilon falls linearly from :data:`EPSILON_START` to :data:`EPSILON_END` over the first
+highest Q. On 6x7 three games in four start from a balanced opening
+(:func:`training.learners.exact.opening`, never one of the tournament suite's), the others from the
+empty board. Epsilon falls linearly from :data:`EPSILON_START` to :data:`EPSILON_END` over the first
 :data:`EPSILON_GAMES` games and stays there.
 
 The replay buffer holds each position as its :func:`~agents.features.planes` packed to bits
 (``numpy.packbits``: ``ceil(2 * rows * columns / 8)`` bytes, 11 on 6x7), with the action, reward,
-end flag and the legal columns of the next position: a compact numpy record on any board size
-(raw bitboards would not fit 64-bit integers beyond 8x7). It is part of :meth:`Learner.state`, so
-a resumed run continues bit for bit.
+end flag, exact target (NaN when unknown) and the legal columns of the next position: a compact
+numpy record on any board size (raw bitboards would not fit 64-bit integers beyond 8x7). It is
+part of :meth:`Learner.state`, so a resumed run continues bit for bit.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -58,6 +68,7 @@ from agents.features import planes
 from agents.kit.adapter import Clock
 from agents.q_net import q_values
 from agents.weights import Layers
+from training.learners.exact import Oracle, opening
 from training.selfplay import Trajectory, play
 
 __all__ = ["Learner"]
@@ -84,7 +95,7 @@ keeps the buffer full of positions after imperfect moves: on 6x7 (seed 0, 5000 g
 0.05 scored 0.89-0.96 against ``random`` once reached (100 games every 500), 0.2 scored 0.93-0.96
 (200 games every 1000)."""
 
-_BUFFER_FIELDS = ("cells", "next_cells", "next_legal", "action", "reward", "done")
+_BUFFER_FIELDS = ("cells", "next_cells", "next_legal", "action", "reward", "done", "exact")
 
 
 def _forward(params: dict[str, jax.Array], x: jax.Array) -> jax.Array:
@@ -109,17 +120,23 @@ def _initial(geo: Geometry, rng: np.random.Generator) -> dict[str, np.ndarray]:
 _OPTIMISER = optax.adam(LEARNING_RATE)
 
 
-def _update(carry, batch):
+Carry = tuple[dict[str, jax.Array], dict[str, jax.Array], optax.OptState, jax.Array]
+"""``(online params, target params, optimiser state, updates done)``."""
+
+
+def _update(carry: Carry, batch: tuple[jax.Array, ...]) -> tuple[Carry, jax.Array]:
     """One DQN update on one minibatch; ``carry`` is ``(params, target, optimiser state, updates
-    done)``, ``batch`` ``(x, action, reward, done, x_next, legal_next)`` of :data:`BATCH` rows."""
+    done)``, ``batch`` ``(x, action, reward, done, x_next, legal_next, exact)`` of :data:`BATCH` rows,
+    ``exact`` the exact target or NaN."""
     params, target, opt_state, step = carry
-    x, action, reward, done, x_next, legal_next = batch
+    x, action, reward, done, x_next, legal_next, exact = batch
     rows = jnp.arange(x.shape[0])
     online_next = jnp.where(legal_next, _forward(params, x_next), -jnp.inf)
     value_next = _forward(target, x_next)[rows, jnp.argmax(online_next, axis=1)]
-    y = jax.lax.stop_gradient(jnp.where(done, reward, -GAMMA * value_next))
+    bootstrap = jnp.where(done, reward, -GAMMA * value_next)
+    y = jax.lax.stop_gradient(jnp.where(jnp.isnan(exact), bootstrap, exact))
 
-    def loss_of(p):
+    def loss_of(p: dict[str, jax.Array]) -> jax.Array:
         return jnp.mean((_forward(p, x)[rows, action] - y) ** 2)
 
     loss, grads = jax.value_and_grad(loss_of)(params)
@@ -154,7 +171,8 @@ class _Explorer:
 
 class Learner:
     """DQN self-play trainer of ``q_net`` on the board ``geo`` (see the module docstring); the
-    initial weights, exploration and minibatches all come from ``numpy.random.default_rng(seed)``."""
+    initial weights, openings, exploration and minibatches all come from
+    ``numpy.random.default_rng(seed)``."""
 
     def __init__(self, geo: Geometry, seed: int) -> None:
         self.geo = geo
@@ -170,7 +188,9 @@ class Learner:
             "action": np.zeros(BUFFER, np.int16),
             "reward": np.zeros(BUFFER, np.float32),
             "done": np.zeros(BUFFER, bool),
+            "exact": np.zeros(BUFFER, np.float32),
         }
+        self.oracle = Oracle(geo, GAMMA)
         self.size = 0
         self.head = 0
         self.games = 0
@@ -184,15 +204,18 @@ class Learner:
     def train(self, games: int) -> dict[str, float]:
         """Play ``games`` self-play games, storing their transitions and running the updates they
         owe. Metrics: ``loss`` (mean TD loss of the chunk's updates; NaN when none ran),
-        ``epsilon`` (of the last game), ``updates`` (in the chunk), ``plies`` (mean game length)."""
+        ``epsilon`` (of the last game), ``updates`` (in the chunk), ``plies`` (mean game length
+        after the opening), ``exact`` (share of the chunk's transitions with an exact target)."""
         losses: list[np.ndarray] = []
         plies = 0
+        exact = []
         for _ in range(games):
             fraction = min(1.0, self.games / EPSILON_GAMES)
             self.explorer.epsilon = EPSILON_START + fraction * (EPSILON_END - EPSILON_START)
             self.explorer.net = self._net()
-            game = play([self.explorer, self.explorer], self.geo)
-            self._store(game)
+            start = opening(self.geo, self.rng, self.oracle)
+            game = play([self.explorer, self.explorer], self.geo, start)
+            exact.append(self._store(game, start))
             self.games += 1
             plies += len(game.moves)
             self.owed += UPDATES_PER_MOVE * len(game.moves)
@@ -204,9 +227,10 @@ class Learner:
             "epsilon": float(self.explorer.epsilon),
             "updates": float(BLOCK * len(losses)),
             "plies": plies / games if games else 0.0,
+            "exact": float(np.mean(np.concatenate(exact))) if exact else 0.0,
         }
 
-    def save(self, path) -> None:
+    def save(self, path: Path) -> None:
         """Write the online network as an :mod:`agents.q_net` weights file."""
         weights_file.save(path, {k: np.asarray(v) for k, v in self.carry[0].items()}, self.geo)
 
@@ -244,10 +268,14 @@ class Learner:
         params = self.carry[0]
         return [(np.asarray(params[f"w{i}"]), np.asarray(params[f"b{i}"])) for i in range(len(params) // 2)]
 
-    def _store(self, game: Trajectory) -> None:
-        """Put the game's transitions and their mirrors into the buffer."""
+    def _store(self, game: Trajectory, start: tuple[int, ...]) -> np.ndarray:
+        """Put the transitions of ``game``, played from the opening ``start``, and their mirrors
+        into the buffer; returns whether each transition has an exact target."""
         geo = self.geo
-        positions, masks = (0, *game.positions), (0, *game.masks)
+        board = Board(geo.rows, geo.columns, geo.inarow)
+        for column in start:
+            board.push(column)
+        positions, masks = (board.position, *game.positions), (board.mask, *game.masks)
         x = np.stack([planes(p, m, geo) for p, m in zip(positions, masks, strict=True)]).astype(bool)
         legal = np.array([[not m & top for top in geo.top_cells] for m in masks[1:]], bool)
         n = len(game.moves)
@@ -256,6 +284,9 @@ class Learner:
         done[-1] = True
         reward = np.zeros(n, np.float32)
         reward[-1] = 1.0 if game.winner else 0.0
+        exact = np.append(
+            -GAMMA * self.oracle.values(positions[1:-1], masks[1:-1], game.plies[:-1]), reward[-1]
+        )
         for flip in (False, True):
             cells = x[:, self._mirror] if flip else x
             self._append(
@@ -265,7 +296,10 @@ class Learner:
                 action=geo.columns - 1 - action if flip else action,
                 reward=reward,
                 done=done,
+                exact=exact,
             )
+        solved: np.ndarray = ~np.isnan(exact)
+        return solved
 
     def _append(self, **rows: np.ndarray) -> None:
         n = len(rows["action"])
@@ -290,6 +324,7 @@ class Learner:
             b["done"][index],
             unpack(b["next_cells"][index]),
             b["next_legal"][index],
+            b["exact"][index],
         )
         self.carry, losses = _run_block(self.carry, batches)
         return np.asarray(losses)

@@ -1,18 +1,28 @@
-"""Trainer of ``value_net``: a tanh MLP over afterstates fitted to game results (Monte-Carlo targets).
+"""Trainer of ``value_net``: a tanh MLP over afterstates fitted to exact values from the solver.
 
 The network of :mod:`agents.value_net` (inputs :func:`agents.features.planes`, hidden sizes
-:data:`HIDDEN`, ``tanh`` everywhere) values a position for its side to move. Every position reached
-by a move that did not end the game is a training example whose target is the game's final result
-for the side to move in it (+1 win, -1 loss, 0 draw): the Monte-Carlo return (Sutton & Barto,
-*Reinforcement Learning*, 2nd ed. 2018, ch. 5). After each game one Adam step (:data:`LEARNING_RATE`;
-Kingma & Ba 2015) lowers the mean squared error over the whole game, jitted with JAX, padded to the
-board's size so that it compiles once.
+:data:`HIDDEN`, ``tanh`` everywhere) values a position for its side to move, and the agent plays the
+move whose afterstate (the position after it) is worth the most (1-ply search,
+:mod:`agents.afterstates`; Sutton & Barto, *Reinforcement Learning*, 2nd ed. 2018, sec. 6.8).
 
-The games cycle as in the classic tic-tac-toe value-network exercise (a 9-18-9-3-1 tanh network,
-learning rate 0.025, 500 K games against itself and a random player): of every three games the first
-is self-play with epsilon-greedy exploration (:data:`EPSILON`), the second and third are played
-greedily against :mod:`agents.random_agent`, the learner first in the second and second in the
-third. A game is *good* when it is won against random or drawn in self-play (equal players).
+Training examples are the afterstates the agent compares when it moves: for every position of a
+training game before a move, the position after each legal move that does not end the game. Each
+one's target is its exact value from :class:`training.learners.exact.Oracle`: the perfect-play
+result for its side to move, discounted by :data:`GAMMA` a ply until the end (+1 for a win on the
+next move, ``GAMMA ** (n - 1)`` for a win in ``n`` plies, 0 for a draw). Where the solver runs out of
+nodes, the afterstate actually played keeps the Monte-Carlo target of the seed learner -- the game's
+final result for its side to move, discounted alike (Sutton & Barto, ch. 5) -- and the siblings not
+played get no target. After each game :data:`STEPS` Adam steps (:data:`LEARNING_RATE`; Kingma & Ba
+2015) lower the mean squared error over the game's examples, jitted with JAX, padded to ``rows * columns *
+columns`` rows so that it compiles once.
+
+The games cycle as in the classic tic-tac-toe value-network exercise (a 9-18-9-3-1 tanh network
+trained on games against itself and a random player): of every three games the first is self-play
+with epsilon-greedy exploration (:data:`EPSILON`), the second and third are played greedily against
+:mod:`agents.random_agent`, the learner first in the second and second in the third. On 6x7 three
+games in four start from a balanced opening (:func:`training.learners.exact.opening`, never one of
+the tournament suite's), the others from the empty board. A game is *good* when it is won against
+random or drawn in self-play (equal players).
 """
 
 from __future__ import annotations
@@ -26,15 +36,16 @@ import numpy as np
 import optax
 
 from agents import random_agent, weights
-from agents.afterstates import OnePly
-from agents.engine.board import Geometry
+from agents.afterstates import OnePly, afterstates
+from agents.engine.board import Board, Geometry
 from agents.features import planes
 from agents.kit.adapter import as_player
 from agents.value_net import evaluator
+from training.learners.exact import Oracle, opening
 from training.learners.explore import EpsilonGreedy
 from training.selfplay import Trajectory, play
 
-__all__ = ["EPSILON", "HIDDEN", "LEARNING_RATE", "Learner", "forward"]
+__all__ = ["EPSILON", "GAMMA", "HIDDEN", "LEARNING_RATE", "STEPS", "Learner", "forward"]
 
 HIDDEN = (64, 32)
 """Hidden layer widths (84-64-32-1 on 6x7)."""
@@ -42,6 +53,10 @@ LEARNING_RATE = 1e-3
 """Adam's step size."""
 EPSILON = 0.1
 """Chance that a self-play move is a uniformly random legal column."""
+STEPS = 4
+"""Adam steps on each game's examples (solving them costs far more than a step)."""
+GAMMA = 0.95
+"""Discount a ply of the targets: a win in ``n`` plies is worth ``GAMMA ** (n - 1)``."""
 
 
 def forward(params: list[dict[str, jax.Array]], x: jax.Array) -> jax.Array:
@@ -60,7 +75,13 @@ _OPTIMIZER = optax.adam(LEARNING_RATE)
 
 
 @jax.jit
-def _step(params, opt_state, x, y, weight):
+def _step(
+    params: list[dict[str, jax.Array]],
+    opt_state: optax.OptState,
+    x: jax.Array,
+    y: jax.Array,
+    weight: jax.Array,
+) -> tuple[list[dict[str, jax.Array]], optax.OptState, jax.Array]:
     loss, grads = jax.value_and_grad(_loss)(params, x, y, weight)
     updates, opt_state = _OPTIMIZER.update(grads, opt_state, params)
     return optax.apply_updates(params, updates), opt_state, loss
@@ -69,7 +90,7 @@ def _step(params, opt_state, x, y, weight):
 class Learner:
     """The ``value_net`` trainer on the board ``geo`` (:class:`training.learners.Learner`). The
     initial weights come from ``jax.random.key(seed)`` (scaled normal, variance 1/inputs), the games'
-    draws from ``numpy.random.default_rng(seed)``."""
+    draws (openings included) from ``numpy.random.default_rng(seed)``."""
 
     def __init__(self, geo: Geometry, seed: int) -> None:
         self.geo = geo
@@ -81,6 +102,7 @@ class Learner:
         ]
         self.opt_state = _OPTIMIZER.init(self.params)
         self.rng = np.random.default_rng(seed)
+        self.oracle = Oracle(geo, GAMMA)
         self.games = 0
         self._player = OnePly(lambda geo: self._evaluate)
         self._refresh()
@@ -96,23 +118,26 @@ class Learner:
         """Play and learn from ``games`` games (the cycle of the module docstring). Metrics:
         ``good``, the share of good games; ``won_random``, the share of games against random won;
         ``drawn_self``, the share of self-play games drawn; ``loss``, the mean squared error of the
-        games before their step."""
+        games before their step; ``exact``, the share of examples with an exact target."""
         good = won = drawn = random_games = 0
-        losses = []
+        losses, exact = [], []
         for _ in range(games):
             kind = self.games % 3
+            start = opening(self.geo, self.rng, self.oracle)
             if kind == 0:
                 player = EpsilonGreedy(self._player, EPSILON, self.rng)
-                game = play([player, player], self.geo)
+                game = play([player, player], self.geo, start)
                 drawn += game.winner == 0
                 good += game.winner == 0
             else:
                 opponent = as_player(random_agent.make_agent(seed=int(self.rng.integers(2**63))))
-                game = play([self._player, opponent][:: 1 if kind == 1 else -1], self.geo)
+                game = play([self._player, opponent][:: 1 if kind == 1 else -1], self.geo, start)
                 random_games += 1
                 won += game.winner == kind
                 good += game.winner == kind
-            losses.append(self._learn(game))
+            loss, solved = self._learn(game, start)
+            losses.append(loss)
+            exact.append(solved)
             self.games += 1
         self_games = games - random_games
         return {
@@ -120,21 +145,56 @@ class Learner:
             "won_random": won / max(random_games, 1),
             "drawn_self": drawn / max(self_games, 1),
             "loss": float(np.mean(losses)) if losses else 0.0,
+            "exact": float(np.mean(exact)) if exact else 0.0,
         }
 
-    def _learn(self, game: Trajectory) -> float:
-        """One step on the positions of ``game`` after every move but the last; returns the loss."""
-        size = self.geo.size
-        x = np.zeros((size, 2 * size), np.float32)
+    def _examples(
+        self, game: Trajectory, start: tuple[int, ...]
+    ) -> tuple[list[tuple[int, int, int]], list[float]]:
+        """The afterstates of ``game`` (module docstring) as ``(position, mask, ply)``, and each one's
+        Monte-Carlo target (NaN for the siblings of the move played)."""
+        geo = self.geo
+        board = Board(geo.rows, geo.columns, geo.inarow)
+        for column in start:
+            board.push(column)
+        examples, returns = [], []
+        last = len(game.moves) - 1
+        for i, move in enumerate(game.moves):
+            after = afterstates(board)
+            played = (board.mask | board.move_cell(move)) if i < last else None
+            for position, mask, result in zip(after.positions, after.masks, after.results, strict=True):
+                if result is not None:
+                    continue  # a move ending the game is valued by its result, not by the network
+                examples.append((position, mask, board.ply + 1))
+                if mask == played:  # the side to move after it gets the game's result, plies later
+                    returns.append(game.result_for(game.mover(i + 1)) * GAMMA ** (last - i - 1))
+                else:
+                    returns.append(np.nan)
+            board.push(move)
+        return examples, returns
+
+    def _learn(self, game: Trajectory, start: tuple[int, ...]) -> tuple[float, float]:
+        """:data:`STEPS` steps on the afterstates of ``game`` played from ``start``; returns the loss
+        before them and the share of the afterstates with an exact target."""
+        examples, returns = self._examples(game, start)
+        size = self.geo.size * self.geo.columns
+        x = np.zeros((size, 2 * self.geo.size), np.float32)
         y = np.zeros(size, np.float32)
         weight = np.zeros(size, np.float32)
-        for i in range(len(game.moves) - 1):
-            x[i] = planes(game.positions[i], game.masks[i], self.geo)
-            y[i] = -game.result_for(game.mover(i))
-            weight[i] = 1.0
-        self.params, self.opt_state, loss = _step(self.params, self.opt_state, x, y, weight)
+        n = len(examples)
+        if n:
+            positions, masks, plies = zip(*examples, strict=True)
+            exact = self.oracle.values(positions, masks, plies)
+            target = np.where(np.isnan(exact), returns, exact)
+            x[:n] = [planes(p, m, self.geo) for p, m in zip(positions, masks, strict=True)]
+            y[:n] = np.nan_to_num(target)
+            weight[:n] = ~np.isnan(target)
+        losses = []
+        for _ in range(STEPS):
+            self.params, self.opt_state, loss = _step(self.params, self.opt_state, x, y, weight)
+            losses.append(loss)
         self._refresh()
-        return float(loss)
+        return float(losses[0]), float(np.mean(~np.isnan(exact))) if n else 0.0
 
     def save(self, path: Path) -> None:
         """Write the layers as the weights file :mod:`agents.value_net` reads (float32)."""
