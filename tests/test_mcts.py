@@ -3,7 +3,9 @@ reuse of the tree, parameters."""
 
 from __future__ import annotations
 
+import itertools
 import random
+import time
 
 import pytest
 
@@ -69,6 +71,17 @@ def test_plays_other_boards() -> None:
     board = Board.from_moves("3", rows=4, columns=5, inarow=3)
     assert board.can_play(player.play(board, CLOCK))
     assert player.play(Board.from_moves("44"), CLOCK) in range(7)  # a new search for the 6x7 board
+
+
+def test_seconds_stop_the_search_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``rollouts`` the clock ends the search: on a clock that advances 1 s at each reading
+    (the move's start reads 0, the search reads it once before each simulation), a move of 4.5 s
+    runs 4 simulations."""
+    readings = itertools.count()
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(readings)))
+    player = Mcts(seconds=4.5, seed=1)
+    player.play(Board.from_moves("44"), CLOCK)
+    assert player.last_move.stage == "search" and player.last_move.simulations == 4
 
 
 @pytest.mark.parametrize("params", [{"c": -1.0}, {"rollouts": 0}, {"seconds": 0.0}])
