@@ -1,18 +1,33 @@
 """Shared pytest configuration and fixtures.
 
-Tests that start a Ray cluster (marked ``ray``; it leaves threads in this process) run after every
-other test but those that load JAX, which -- marked ``jax``, or using the :func:`random_weights`
-fixture -- run last. JAX starts threads once it is
-imported, and forking a threaded process can deadlock the child (JAX warns on every ``os.fork()``); the
-runner, the sandbox and the submission checker all fork, so their tests must run in a process that has
-not imported JAX yet. Shared builders live in helper modules, not here: :mod:`tests.records` (game
-records), :mod:`tests.boards` (random positions), :mod:`tests.course_reference` (the course's agents).
+JAX and Ray stay out of the pytest process. Once JAX has started its backends (at the first
+computation; importing it starts nothing) the process has threads of JAX's own, and every
+``os.fork()`` warns that the child may deadlock; a local Ray cluster leaves threads too. The runner,
+the sandbox's zygote and the submission checker fork, and their tests run in this process in any
+order (``pytest -p randomly``). So a test that uses JAX (marked ``jax``, or using the
+:func:`random_weights` fixture) or Ray (marked ``ray``) runs in a child pytest process, started by
+``subprocess`` (which does not fork this interpreter): the first such test of a module runs that
+module's marked tests in one child, and each reports here what the child reported, warnings
+included. A test that starts JAX or Ray here without the mark fails at teardown, naming the mark it
+needs.
+
+Shared builders live in helper modules, not here: :mod:`tests.records` (game records),
+:mod:`tests.boards` (random positions), :mod:`tests.course_reference` (the course's agents).
 """
 
 from __future__ import annotations
 
+import builtins
 import functools
-from collections.abc import Callable
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,25 +36,165 @@ import pytest
 # while collecting (pytest runs with --doctest-modules, which imports every module it collects).
 collect_ignore = ["data", "misbehaving", "cheats", "compat"]
 
+CHILD = "CONNECTX_TESTS_CHILD"
+"""Set in a child pytest process only: the file where it writes its reports and warnings, one JSON
+object a line."""
 
-def _group(item: pytest.Item) -> int:
-    """0 for most tests, 1 for those that start Ray, 2 for those that load JAX."""
-    if item.get_closest_marker("jax") is not None or "random_weights" in getattr(item, "fixturenames", ()):
-        return 2
-    return 1 if item.get_closest_marker("ray") is not None else 0
+ISOLATED_MARKS = ("jax", "ray")
+"""Marks of the tests that run in a child process (as do those using :func:`random_weights`)."""
+
+_results = pytest.StashKey[dict[str, list[pytest.TestReport]]]()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Move the tests that start Ray, then those that load JAX, to the end, keeping the order within
-    each group."""
-    items.sort(key=_group)
+def _isolated(item: pytest.Item) -> bool:
+    """Whether ``item`` runs in a child process: marked ``jax`` or ``ray``, or using ``random_weights``."""
+    marked = any(item.get_closest_marker(mark) is not None for mark in ISOLATED_MARKS)
+    return marked or "random_weights" in getattr(item, "fixturenames", ())
+
+
+def _threads_started() -> str | None:
+    """``"JAX"`` or ``"Ray"`` when this process has started it (JAX's backends, which install the
+    warning at ``os.fork()``; a Ray client connected to a cluster), else None."""
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    if bridge is not None and getattr(bridge, "_at_fork_handler_installed", False):
+        return "JAX"
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        return "Ray"
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _jax_and_ray_stay_out(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that starts JAX or Ray in the pytest process (see the module docstring)."""
+    before = _threads_started()
+    yield
+    started = _threads_started()
+    if CHILD not in os.environ and started and not before:
+        mark = "jax" if started == "JAX" else "ray"
+        pytest.fail(
+            f"{request.node.nodeid} started {started} in the pytest process, whose later forks could "
+            f"deadlock: mark it {mark} (it then runs in a child process, see tests/conftest.py)",
+            pytrace=False,
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """In the pytest process, report an isolated test from its module's child process."""
+    if CHILD in os.environ or not _isolated(item):
+        return None
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for report in _child_reports(item):
+        item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def _child_reports(item: pytest.Item) -> list[pytest.TestReport]:
+    """The reports (setup, call, teardown) of ``item`` from the child that ran its module's isolated
+    tests, starting that child at the module's first isolated test; a failed report when the child
+    gave none (it crashed, or could not collect the test)."""
+    results = item.session.stash.setdefault(_results, {})
+    if item.nodeid not in results:
+        module = item.nodeid.split("::")[0]
+        batch = [
+            other.nodeid
+            for other in item.session.items
+            if other.nodeid.split("::")[0] == module and _isolated(other) and other.nodeid not in results
+        ]
+        results.update(_run_child(item, batch))
+    return results.get(item.nodeid) or [
+        pytest.TestReport(
+            item.nodeid, item.location, {}, "failed", results.get("", "no result from the child"), "call"
+        )
+    ]
+
+
+def _run_child(item: pytest.Item, nodeids: list[str]) -> dict[str, Any]:
+    """Run ``nodeids`` in a child pytest process: their reports by node id, warnings passed to this
+    process's terminal, and under ``""`` the child's output when it reported nothing for some."""
+    config = item.config
+    order = ["-p", "no:randomly"]
+    if config.pluginmanager.hasplugin("randomly"):
+        order = ["-p", "randomly", f"--randomly-seed={config.getoption('randomly_seed')}"]
+    options = [f"-W{spec}" for spec in config.getoption("pythonwarnings") or ()]
+    with tempfile.TemporaryDirectory(prefix="pytest-child-") as folder:
+        out = Path(folder) / "reports.jsonl"
+        child = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *order, *options, *nodeids],
+            cwd=config.rootpath,
+            env={**os.environ, CHILD: str(out)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    results: dict[str, Any] = {}
+    for line in lines:
+        entry = json.loads(line)
+        if "warning" in entry:
+            _pass_warning(item, entry["warning"])
+        else:
+            report = config.hook.pytest_report_from_serializable(config=config, data=entry)
+            results.setdefault(report.nodeid, []).append(report)
+    if any(nodeid not in results for nodeid in nodeids):
+        said = child.stdout + child.stderr
+        results[""] = f"the child pytest process (exit {child.returncode}) said:\n{said}"
+    return results
+
+
+def _pass_warning(item: pytest.Item, warning: dict[str, Any]) -> None:
+    """Hand a warning that the child recorded to this process's reporters (its summary)."""
+    category = getattr(builtins, warning["category"], None) or getattr(pytest, warning["category"], None)
+    if not (isinstance(category, type) and issubclass(category, Warning)):
+        category = UserWarning
+    message = warnings.WarningMessage(
+        category(warning["message"]), category, warning["filename"], warning["lineno"]
+    )
+    item.config.hook.pytest_warning_recorded.call_historic(
+        kwargs={"warning_message": message, "when": "runtest", "nodeid": warning["nodeid"], "location": None}
+    )
+
+
+class _ChildReporter:
+    """In a child pytest process: write every test report and warning to the file named by
+    :data:`CHILD`, for the parent to report."""
+
+    def __init__(self, config: pytest.Config, path: str) -> None:
+        self.config = config
+        self.path = path
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._write(self.config.hook.pytest_report_to_serializable(config=self.config, report=report))
+
+    def pytest_warning_recorded(self, warning_message: warnings.WarningMessage, nodeid: str) -> None:
+        warning = {
+            "category": warning_message.category.__name__,
+            "message": str(warning_message.message),
+            "filename": warning_message.filename,
+            "lineno": warning_message.lineno,
+            "nodeid": nodeid,
+        }
+        self._write({"warning": warning})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a child pytest process, register the reporter that writes to the parent."""
+    if CHILD in os.environ:
+        config.pluginmanager.register(_ChildReporter(config, os.environ[CHILD]), "connectx-child-reporter")
 
 
 @pytest.fixture(scope="session")
 def random_weights() -> Callable[..., tuple]:
     """``random_weights(channels=8, blocks=2, seed=0) -> (flax module, flax parameters, numpy export)``:
     a small policy/value net (:class:`training.network.model.PolicyValueNet`) whose kernels are all
-    random and non-zero, cached per arguments. Skips the test when JAX is missing."""
+    random and non-zero, cached per arguments. Skips the test when JAX is missing. Its tests run in a
+    child process (see the module docstring)."""
     jax = pytest.importorskip("jax")
     from training.network.model import PolicyValueNet, export_weights
 

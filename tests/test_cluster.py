@@ -1,7 +1,8 @@
 """Games played on a Ray cluster (a local one of 2 CPUs) are the games the local runner plays.
 
-Marked ``ray``: the cluster leaves threads in this process, so these tests run after every other
-test that forks (``tests/conftest.py``); the local reference games are played before it starts.
+Marked ``ray``: the cluster leaves threads in the process that starts it, so these tests run in a
+child pytest process of their own (``tests/conftest.py``), where the local reference games are played
+before it starts.
 """
 
 from __future__ import annotations
