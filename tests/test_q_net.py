@@ -50,6 +50,7 @@ def test_every_move_is_a_legal_int_and_the_stage_says_network_or_fallback(rows, 
         board.push(move)
 
 
+@pytest.mark.jax
 def test_a_weights_file_is_played_by_argmax_over_legal_columns(trained, tmp_path: Path) -> None:
     path = trained[2]
     board = Board.from_moves([0, 1, 1, 2], rows=5, columns=4, inarow=3)
@@ -73,6 +74,7 @@ def test_missing_weights_raise_at_make_agent_and_a_bad_file_at_the_first_move(tm
         agent(*observation(Board(5, 4, 3), Clock()))
 
 
+@pytest.mark.jax
 def test_the_target_is_the_exact_one_else_the_reward_at_the_end_else_minus_gamma_max_legal_q() -> None:
     rng = np.random.default_rng(0)
     params = trainer._initial(SMALL, rng)
@@ -96,6 +98,7 @@ def test_the_target_is_the_exact_one_else_the_reward_at_the_end_else_minus_gamma
     assert float(loss) == pytest.approx(expected, rel=1e-5)
 
 
+@pytest.mark.jax
 def test_training_changes_the_weights_and_a_resumed_learner_continues_identically(trained) -> None:
     learner, state, _ = trained
     initial = trainer._initial(SMALL, np.random.default_rng(3))
