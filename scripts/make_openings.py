@@ -252,34 +252,7 @@ def render(reports: Sequence[LengthReport], *, margin: int, command: str, date: 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line; returns 0, or exits with status 2 on a bad option (argparse)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="python -m scripts.make_openings", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output file (default: %(default)s)")
-    parser.add_argument(
-        "--plies", type=int, nargs="+", default=list(DEFAULT_PLIES), help="opening lengths (default: 6 7 8)"
-    )
-    parser.add_argument(
-        "--counts",
-        type=int,
-        nargs="+",
-        default=list(DEFAULT_COUNTS),
-        help="openings to keep of each length, one number per --plies entry (default: 100 100 150)",
-    )
-    parser.add_argument(
-        "--margin", type=int, default=DEFAULT_MARGIN, help="keep |score| <= this (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--max-nodes",
-        type=int,
-        default=DEFAULT_MAX_NODES,
-        help="skip a candidate whose solve needs more negamax calls (default: %(default)s)",
-    )
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="order of the candidates")
-    parser.add_argument(
-        "--table-bits", type=int, default=DEFAULT_TABLE_BITS, help="transposition table of 2**N slots"
-    )
-    parser.add_argument("--date", default=DEFAULT_DATE, help="date written in the header")
+    parser = _parser()
     args = parser.parse_args(args_list)
     if len(args.counts) != len(args.plies):
         parser.error("--counts needs one number per --plies entry")
@@ -314,6 +287,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render(reports, margin=args.margin, command=command, date=args.date, max_nodes=args.max_nodes)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
+    _summary(reports, args.margin, time.perf_counter() - start)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scripts.make_openings", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output file (default: %(default)s)")
+    parser.add_argument(
+        "--plies", type=int, nargs="+", default=list(DEFAULT_PLIES), help="opening lengths (default: 6 7 8)"
+    )
+    parser.add_argument(
+        "--counts",
+        type=int,
+        nargs="+",
+        default=list(DEFAULT_COUNTS),
+        help="openings to keep of each length, one number per --plies entry (default: 100 100 150)",
+    )
+    parser.add_argument(
+        "--margin", type=int, default=DEFAULT_MARGIN, help="keep |score| <= this (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--max-nodes",
+        type=int,
+        default=DEFAULT_MAX_NODES,
+        help="skip a candidate whose solve needs more negamax calls (default: %(default)s)",
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="order of the candidates")
+    parser.add_argument(
+        "--table-bits", type=int, default=DEFAULT_TABLE_BITS, help="transposition table of 2**N slots"
+    )
+    parser.add_argument("--date", default=DEFAULT_DATE, help="date written in the header")
+    return parser
+
+
+def _summary(reports: Sequence[LengthReport], margin: int, seconds: float) -> None:
+    """Print the totals over every length, the score histogram and the cheapest openings kept."""
     total = Counter[int]()
     for report in reports:
         total.update(report.histogram)
@@ -321,13 +333,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"summary: {sum(r.available for r in reports)} candidates, {sum(r.examined for r in reports)} "
         f"examined, {sum(r.solved for r in reports)} solved, {sum(r.aborted for r in reports)} over the "
-        f"node limit, {len(kept)} kept (|score| <= {args.margin}), {time.perf_counter() - start:.0f} s"
+        f"node limit, {len(kept)} kept (|score| <= {margin}), {seconds:.0f} s"
     )
     print(f"score histogram of the solved candidates: {_histogram_text(total)}")
     cheapest = sorted(kept, key=lambda line: (line[2], line[0]))[:8]
     print("cheapest kept openings (moves score nodes): " + ", ".join(f"{m} {s} {n}" for m, s, n in cheapest))
-    print(f"wrote {args.out}")
-    return 0
 
 
 if __name__ == "__main__":
