@@ -20,6 +20,8 @@ from tournament.openings import random_openings
 from training.learners.td import Learner, _mlp
 from training.selfplay import play
 
+pytestmark = pytest.mark.jax  # the Learner runs JAX: a child pytest process runs the module
+
 SMALL = geometry(5, 4, 3)
 
 
