@@ -39,7 +39,8 @@ def opponent(name: str, seed: int) -> Agent:
         # lux_ai_s3 folder holds an agents.py) cannot shadow our package.
         from kaggle_environments.envs.connectx.connectx import negamax_agent
 
-        return negamax_agent
+        kaggle_negamax: Agent = negamax_agent
+        return kaggle_negamax
     raise ValueError(f"unknown opponent {name!r}: one of {', '.join(OPPONENTS)}")
 
 

@@ -88,7 +88,7 @@ def _forward(
 
 def policy_logits(weights: Mapping[str, np.ndarray], board: Board) -> np.ndarray:
     """Policy logits ``(COLUMNS,)`` (float64) of ``board`` (the network's board), illegal columns ``-inf``."""
-    logits = _forward(weights, [board.position], [board.mask])[0][0].astype(np.float64)
+    logits: np.ndarray = _forward(weights, [board.position], [board.mask])[0][0].astype(np.float64)
     for c in range(COLUMNS):
         if not board.can_play(c):
             logits[c] = -np.inf
@@ -104,7 +104,8 @@ def network_search(weights: Mapping[str, np.ndarray]) -> Search:
         return float(value_of(_forward(weights, [position], [mask])[1])[0])
 
     def batch(positions: list[int], masks: list[int], ply: int) -> list[float]:
-        return value_of(_forward(weights, positions, masks)[1]).tolist()
+        values: list[float] = value_of(_forward(weights, positions, masks)[1]).tolist()
+        return values
 
     def order(position: int, mask: int, ply: int, columns: list[int]) -> list[int]:
         logits = _forward(weights, [position], [mask])[0][0]

@@ -42,15 +42,20 @@ def encode_batch(position: np.ndarray, mask: np.ndarray) -> np.ndarray:
     possible = (msk + np.uint64(_BOTTOM)) & np.uint64(_BOARD)
     stacked = np.stack([pos, msk ^ pos, possible], axis=-1)  # (B, 3)
     bits = (stacked[:, None, None, :] >> _BIT[None, :, :, None]) & np.uint64(1)
-    return bits.astype(np.float32)
+    planes: np.ndarray = bits.astype(np.float32)
+    return planes
 
 
 def encode(position: int, mask: int) -> np.ndarray:
     """Planes ``(6, 7, 3)`` float32 of one position given as Python-int bitboards."""
-    return encode_batch(np.array([position], dtype=np.uint64), np.array([mask], dtype=np.uint64))[0]
+    planes: np.ndarray = encode_batch(
+        np.array([position], dtype=np.uint64), np.array([mask], dtype=np.uint64)
+    )[0]
+    return planes
 
 
 def legal_mask_batch(mask: np.ndarray) -> np.ndarray:
     """Boolean ``(B, 7)``: True where the column is not full, for uint64 ``mask`` of shape ``(B,)``."""
     msk = np.asarray(mask).astype(np.uint64)
-    return ((msk[:, None] >> _TOP_BIT[None, :]) & np.uint64(1)) == 0
+    legal: np.ndarray = ((msk[:, None] >> _TOP_BIT[None, :]) & np.uint64(1)) == 0
+    return legal

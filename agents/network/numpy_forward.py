@@ -64,11 +64,13 @@ def _conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
         [padded[:, i : i + h, j : j + w, :] for i in range(3) for j in range(3)], axis=-1
     )  # (B, H, W, 9 * Cin) in (kh, kw, cin) order, like kernel.reshape(9 * Cin, Cout)
     out = patches.reshape(b * h * w, 9 * c) @ kernel.reshape(9 * c, -1)
-    return out.reshape(b, h, w, -1) + bias
+    result: np.ndarray = out.reshape(b, h, w, -1) + bias
+    return result
 
 
 def _conv1x1(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    return x @ kernel.reshape(kernel.shape[-2], kernel.shape[-1]) + bias
+    result: np.ndarray = x @ kernel.reshape(kernel.shape[-2], kernel.shape[-1]) + bias
+    return result
 
 
 def forward(weights: Mapping[str, np.ndarray], planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -107,4 +109,5 @@ def value_of(value_logits: np.ndarray) -> np.ndarray:
     z = value_logits - value_logits.max(axis=-1, keepdims=True)
     e = np.exp(z)
     p = e / e.sum(axis=-1, keepdims=True)
-    return p[:, 2] - p[:, 0]
+    expected: np.ndarray = p[:, 2] - p[:, 0]
+    return expected

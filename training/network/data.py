@@ -45,7 +45,7 @@ from agents.engine.book import mirror
 from agents.kit.adapter import Clock
 from agents.kit.player import play_game
 from agents.network.features import COLUMNS, ROWS
-from training.solvers import weak_solver
+from training.solvers import WeakSolver, weak_solver
 
 __all__ = [
     "BALANCED_EPSILONS",
@@ -109,7 +109,7 @@ def suite_keys() -> frozenset[int]:
     from tournament.openings import resolve
 
     geo = geometry(ROWS, COLUMNS, 4)
-    keys = set()
+    keys: set[int] = set()
     for opening in resolve("auto", geo, pairs=1, seed=0)[1]:
         board = Board.from_moves(opening, rows=ROWS, columns=COLUMNS)
         key = board.position + board.mask
@@ -118,7 +118,10 @@ def suite_keys() -> frozenset[int]:
 
 
 def balanced_opening(
-    rng: random.Random, solver, exclude: frozenset[int] = frozenset(), plies: tuple[int, ...] = BALANCED_PLIES
+    rng: random.Random,
+    solver: WeakSolver,
+    exclude: frozenset[int] = frozenset(),
+    plies: tuple[int, ...] = BALANCED_PLIES,
 ) -> Board:
     """A random opening of ``plies`` plies (one drawn from the tuple) in which nobody has four in a
     row, the side to move has no winning move, and the exact score is within :data:`BALANCED_MARGIN`
@@ -141,7 +144,9 @@ def balanced_opening(
             return board
 
 
-def label_game(moves: tuple[int, ...], solver, min_ply: int) -> list[tuple[int, int, int, list[int]]]:
+def label_game(
+    moves: tuple[int, ...], solver: WeakSolver, min_ply: int
+) -> list[tuple[int, int, int, list[int]]]:
     """``(position, mask, ply, values)`` of the game's non-terminal positions at ply >= ``min_ply``.
 
     Labelled backwards from the end of the game (its moves taken back one by one); ``values`` as in
@@ -176,7 +181,7 @@ def generate_shard(
     early_ply: int = 9,
     early_fraction: float = 0.2,
     balanced: bool = False,
-    log=print,
+    log: Callable[[str], object] = print,
 ) -> None:
     """Write ``size`` unique labelled positions to ``path`` (an ``.npz``; see the module docstring).
 

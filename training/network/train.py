@@ -327,7 +327,8 @@ def _record(
     record["vs_negamax"] = paired_score(agent, opponent("negamax", seed=state.step), STANDARD, empty)
     state.history.append(record)
     _log(out, json.dumps(record))
-    np.savez(out / "network.npz", **{k: v.astype(np.float16) for k, v in weights.items()})
+    half: dict[str, Any] = {k: v.astype(np.float16) for k, v in weights.items()}
+    np.savez(out / "network.npz", **half)
     with open(out / "history.json", "w") as f:
         json.dump(state.history, f, indent=1)
     plot_curves(state.history, out / "curves.png")
