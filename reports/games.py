@@ -77,7 +77,7 @@ def replay_data(records: Sequence[GameRecord], analysis: Analysis | None = None)
         if record.detail:
             game["d"] = record.detail
         judged = analysis.by_game.get(record.game_id, []) if analysis is not None else []
-        if [move.column - 1 for move in judged] == list(record.moves) and judged:
+        if analysis is not None and judged and [move.column - 1 for move in judged] == list(record.moves):
             game["j"] = _judgements(judged, analysis.decisive(record))
         games[str(record.game_id)] = game
     return {"agents": names, "games": games}
@@ -103,6 +103,7 @@ def _ending(record: GameRecord) -> str:
         return f"{record.task.inarow} in a row"
     if record.termination == Termination.DRAW:
         return "draw (board full)"
+    assert record.offender is not None  # neither won nor drawn: forfeited
     return f"{sides(record, record.offender)[0]} {record.termination}"
 
 

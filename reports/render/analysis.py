@@ -34,4 +34,5 @@ def accuracy_lines(accuracy: Sequence[AgentAccuracy]) -> list[str]:
     ]
     if not rows:
         return ["no agent moves to judge (every stored move was an opening move)"]
-    return pd.DataFrame(rows).to_string(index=False).splitlines()
+    table: str = pd.DataFrame(rows).to_string(index=False)
+    return table.splitlines()

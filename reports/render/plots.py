@@ -180,17 +180,21 @@ def progress_figure(
 def _progress_series(checkpoints: Sequence[Checkpoint], name: str) -> tuple[list[float], ...]:
     """``name``'s Elo, interval low and high, lower bound and upper bound at each checkpoint; nan
     where a value does not apply (a bound where the rating is finite, and so on)."""
-    elo, low, high, above, below = ([] for _ in range(5))
+    series: tuple[list[float], ...] = ([], [], [], [], [])
+    nan = np.nan
     for checkpoint in checkpoints:
         rating = next((r for r in checkpoint.ratings if r.name == name), None)
-        finite = rating is not None and rating.is_finite
-        elo.append(rating.elo if finite else np.nan)
-        low.append(rating.low if finite else np.nan)
-        high.append(rating.high if finite else np.nan)
-        unbounded = rating is not None and not finite and not np.isnan(rating.elo)
-        above.append(rating.low if unbounded and rating.elo > 0 else np.nan)
-        below.append(rating.high if unbounded and rating.elo < 0 else np.nan)
-    return elo, low, high, above, below
+        if rating is None:
+            values = (nan, nan, nan, nan, nan)
+        elif rating.is_finite:
+            values = (rating.elo, rating.low, rating.high, nan, nan)
+        else:
+            unbounded = not np.isnan(rating.elo)
+            above = rating.low if unbounded and rating.elo > 0 else nan
+            values = (nan, nan, nan, above, rating.high if unbounded and rating.elo < 0 else nan)
+        for values_of, value in zip(series, values, strict=True):
+            values_of.append(value)
+    return series
 
 
 def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title: str) -> Figure:
@@ -216,8 +220,8 @@ def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title
         labels.append(f"{name} ({', '.join(lost)})" if lost else name)
     scores = [[np.nan if value is None else value for value in row] for row in cross.score]
     fraction = np.ma.masked_invalid(np.array(scores, dtype=float).reshape(size, size))
-    name = 0.085 * max(map(len, labels), default=0)  # inches of the longest label, at 10 points
-    width, height = max(6.0, 2.2 + name + 1.0 * size), 1.6 + 0.5 * name + 0.8 * size
+    inches = 0.085 * max(map(len, labels), default=0)  # of the longest label, at 10 points
+    width, height = max(6.0, 2.2 + inches + 1.0 * size), 1.6 + 0.5 * inches + 0.8 * size
     fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.add_subplot()
     image = ax.imshow(fraction, cmap=colormaps[CROSSTABLE_CMAP].with_extremes(bad="0.88"), vmin=0.0, vmax=1.0)
@@ -256,7 +260,7 @@ def lengths_figure(records: Sequence[GameRecord], *, title: str) -> Figure:
         "forfeited": [Termination.INVALID, Termination.TIMEOUT, Termination.ERROR],
     }
     lengths = [len(record.moves) for record in records]
-    bins = np.arange(min(lengths, default=0), max(lengths, default=0) + 2) - 0.5
+    bins = list(np.arange(min(lengths, default=0), max(lengths, default=0) + 2) - 0.5)
     fig = Figure(figsize=(9, 3.2), layout="constrained")
     ax = fig.add_subplot()
     stacks = [[len(r.moves) for r in records if r.termination in kinds] for kinds in ends.values()]

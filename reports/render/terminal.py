@@ -57,7 +57,8 @@ def format_standings(standings: Sequence[Standing], versus: Mapping[str, Rating]
         }
         for line in standings
     ]
-    return pd.DataFrame(rows).to_string(index=False)
+    table: str = pd.DataFrame(rows).to_string(index=False)
+    return table
 
 
 def forfeit_summary(forfeits: Sequence[ForfeitRow]) -> list[str]:

@@ -134,7 +134,7 @@ class JudgedMove:
     def row(self) -> dict[str, str | int]:
         """The move as a ``moves.csv`` row (:data:`MOVES_COLUMNS`)."""
         best = " ".join(str(column) for column in self.best_columns)
-        values = (self.game, self.ply, self.agent, self.position, self.column)
+        values: tuple[int | str, ...] = (self.game, self.ply, self.agent, self.position, self.column)
         values += (self.value_before, self.value_after, best, str(self.verdict))
         return dict(zip(MOVES_COLUMNS, values, strict=True))
 

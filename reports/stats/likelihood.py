@@ -89,7 +89,8 @@ class Model:
             return value / scale, basis.T @ grad / scale
 
         def hessian(u: np.ndarray) -> np.ndarray:
-            return basis.T @ self.nll(base + basis @ u, keep)[2] @ basis / scale
+            second: np.ndarray = basis.T @ self.nll(base + basis @ u, keep)[2] @ basis / scale
+            return second
 
         u0 = basis.T @ (np.where(np.isfinite(start), start, 0.0) - base)
         result = minimize(objective, u0, jac=True, hess=hessian, method="trust-ncg", options={"gtol": 1e-10})
@@ -160,7 +161,9 @@ class Fit:
             return 0.0, 0.0  # the anchor itself
 
         def excess(c: float) -> float:
-            return self._profile(self.pool, self.keep, k, c, self.theta) - self.best - phi * CHI2_95 / 2
+            profile = self._profile(self.pool, self.keep, k, c, self.theta)
+            above: float = profile - self.best - phi * CHI2_95 / 2
+            return above
 
         return _root(excess, value, -1.0), _root(excess, value, +1.0)
 
@@ -190,7 +193,8 @@ class Fit:
         values[-1] = c
         begin = np.where(members & np.isfinite(start), start, 0.0)
         begin[k] = c
-        return self.model.minimise(keep, rows, values, begin)[1]
+        minimum: float = self.model.minimise(keep, rows, values, begin)[1]
+        return minimum
 
     def _bound(self, k: int, phi: float) -> float:
         """One-sided 95 % bound of an unbounded player ``k`` (see :mod:`reports.stats.ratings`).
@@ -221,7 +225,8 @@ class Fit:
         start = np.where(self.pool, self.theta, sign * (edge + 2.0 * np.abs(level)))
 
         def excess(c: float) -> float:
-            return self._profile(members, keep, k, c, start) - supremum - phi * BOUND_95 / 2
+            above: float = self._profile(members, keep, k, c, start) - supremum - phi * BOUND_95 / 2
+            return above
 
         far = sign * (edge + _REACH * abs(level[k]))
         return _root(excess, far, -sign, reach=2 * abs(far), beyond=math.nan)
@@ -270,7 +275,8 @@ def _levels(scored: coo_array, label: np.ndarray, pool: np.ndarray) -> np.ndarra
             up[g] = max(up[g], up[h] + 1)
             down[h] = max(down[h], down[g] + 1)
     level = np.where(up > 0, up, np.where(down > 0, -down, 0.0))
-    return level[label]
+    levels: np.ndarray = level[label]
+    return levels
 
 
 def dispersion(

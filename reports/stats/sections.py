@@ -167,7 +167,7 @@ def time_use(results: Results) -> list[TimeUse]:
     times: dict[str, list[float]] = defaultdict(list)
     bank: dict[str, tuple[float, int | None]] = defaultdict(lambda: (0.0, None))
     for record in results.played:
-        overage: Counter[str] = Counter()
+        overage: defaultdict[str, float] = defaultdict(float)
         for mark, seconds in _calls(record):
             agent = sides(record, mark)[0]
             times[agent].append(seconds)

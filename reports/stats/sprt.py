@@ -94,7 +94,8 @@ def expected_score(elo: float) -> float:
     >>> expected_score(0.0), round(expected_score(100.0), 3)
     (0.5, 0.64)
     """
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    score: float = 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return score
 
 
 def _check(elo0: float, elo1: float, model: str) -> None:
@@ -127,7 +128,8 @@ def _secular(freq: np.ndarray, phi: np.ndarray) -> np.ndarray:
         xtol=1e-300,  # as close as floating point goes (brentq's rtol, 4 eps, is the limit)
         maxiter=500,
     )
-    return freq / (1.0 + theta * phi)
+    probabilities: np.ndarray = freq / (1.0 + theta * phi)
+    return probabilities
 
 
 def _mle_mean(freq: np.ndarray, mu: float) -> np.ndarray:
