@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from connectx.options import check_ranges
+from connectx.options import BOUNDS, check_ranges, workers_option
 from tournament.store import Store, StoreError
 
 __all__ = ["add_commands", "analyze_run"]
@@ -24,6 +24,7 @@ __all__ = ["add_commands", "analyze_run"]
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``analyze`` to the subcommands ``commands``."""
+    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     analyze = commands.add_parser(
         "analyze",
         help="judge every move of a stored tournament against perfect play (RUN/moves.csv)",
@@ -33,18 +34,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "inaccuracy, mistake). `connectx report RUN` then shows each agent's accuracy and worst moves.",
     )
     analyze.add_argument("dir", type=Path, metavar="RUN", help="a tournament directory")
-    analyze.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="processes that judge games at once (default: number of cores)",
-    )
+    workers_option(analyze, "games judged")
     analyze.set_defaults(handler=_analyze)
 
 
 def _analyze(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx analyze RUN``: exit 0 when judged, 2 when the run cannot be (one line)."""
-    check_ranges(args, parser, {"workers": (1, 256)})
+    check_ranges(args, parser, {"workers": BOUNDS["workers"]})
     try:
         store = Store.open(args.dir)
     except StoreError as error:

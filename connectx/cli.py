@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 
 from connectx import analyze, importing, listing, match, play, results, solve, submission, train
-from connectx.options import Parser
+from connectx.options import Handler, Parser
 from tournament.store import StoreError
 
 COMMANDS = "{run,sprt,play,import,report,analyze,agents,build,check,solve,train}"
 
 
-def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+def parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
     """The parser of the whole command and its subcommands (``.choices``: name -> parser); each
     subcommand sets ``handler(args, its parser) -> exit status``."""
     top = Parser(
@@ -42,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = top.parse_args(["run", *(argv or [])])
     command = commands.choices[args.command]  # its errors are one line naming it
+    handler: Handler = args.handler
     try:
-        return args.handler(args, command)
+        return handler(args, command)
     except StoreError as error:
         command.error(str(error))
     except OSError as error:  # writing a report or a file: a read-only directory, a full disk

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from connectx.options import out_option
 from tournament.episodes import (
     IMPORTED,
     Episode,
@@ -50,6 +51,7 @@ MAX_BYTES = 64 << 20
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``import`` to the subcommands ``commands``."""
+    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     command = commands.add_parser(
         "import",
         help="store episodes played on Kaggle (replay JSON) as the games of a run, for `connectx report`",
@@ -60,9 +62,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "Every file is checked before anything is written: a bad one stops the import, storing nothing.",
     )
     command.add_argument("files", nargs="+", type=Path, metavar="FILE", help="episode JSON files")
-    command.add_argument(
-        "--out", type=Path, required=True, metavar="RUN", help="the run directory the games are added to"
-    )
+    out_option(command, "the run directory the games are added to", required=True, metavar="RUN")
     command.add_argument(
         "--names",
         nargs=2,

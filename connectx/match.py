@@ -17,10 +17,23 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
 from connectx.judge import SprtStop
-from connectx.options import board_geometry, board_options, check_ranges
+from connectx.options import (
+    BOUNDS,
+    MAX_SECONDS,
+    act_timeout_option,
+    analyze_option,
+    board_geometry,
+    board_options,
+    check_ranges,
+    games_option,
+    out_option,
+    seed_option,
+    workers_option,
+)
 from connectx.results import write_report
 from reports.provenance import toolkit_version
 from reports.stats.sprt import Sprt
@@ -39,20 +52,16 @@ DEFAULT_GAMES = 2
 DEFAULT_SPRT_GAMES = 20000
 MAX_GAMES = 1_000_000
 """Most games one tournament may schedule (its schedule is built in memory: about 0.3 KB a game)."""
-MAX_SECONDS = 3600.0
-"""Longest ``--act-timeout`` and ``--hang-limit``, in seconds."""
 
 LIMITS: dict[str, tuple[float, float]] = {
     # destination: (lowest, highest) value; a lowest of 0.0 (a float) means "positive"
+    **BOUNDS,  # --act-timeout, --workers, --seed
     "games": (1, MAX_GAMES // 2),
     "max_games": (2, MAX_GAMES),
-    "workers": (1, 256),
     "rows": (1, 100),
     "columns": (1, 100),
     "inarow": (1, 100),
-    "act_timeout": (0.0, MAX_SECONDS),
     "hang_limit": (0.0, MAX_SECONDS),
-    "seed": (0, 2**63 - 1),
     "opening_plies": (0, 100 * 100),
     "agent_memory": (0, 1 << 24),  # MiB; 0: no limit
     "agent_processes": (1, 100_000),
@@ -72,12 +81,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="entrants: NAME, NAME:key=value[,key=value] or a .py file (default: every built-in agent; "
         "`connectx agents` lists them and their parameters)",
     )
-    run.add_argument(
-        "--games",
-        type=int,
-        default=DEFAULT_GAMES,
-        help=f"games per colour for every pairing, i.e. game pairs (default {DEFAULT_GAMES})",
-    )
+    games_option(run, "games per colour for every pairing, i.e. game pairs", DEFAULT_GAMES)
     run.add_argument(
         "--gauntlet",
         action="store_true",
@@ -108,37 +112,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
     """Options shared by ``run`` and ``sprt``: where (``--out``, by default ``out``), on what board,
     how fast, from which openings."""
-    command.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="games played at once, each in its own process (default: number of cores; with "
-        "--backend ray, games submitted to the cluster at once, default twice its CPUs)",
-    )
-    command.add_argument(
-        "--backend",
-        choices=("local", "ray"),
-        default="local",
-        help="play the games on this machine (default) or on a Ray cluster (needs the [ray] extra; "
-        "docs/cluster.md)",
-    )
-    command.add_argument(
-        "--address",
-        default=None,
-        metavar="ADDR",
-        help="with --backend ray: the cluster to join, 'auto' for the one `ray start` runs here or "
-        "HOST:PORT (default: start a cluster on this machine's cores for this run)",
-    )
-    command.add_argument(
-        "--out", type=Path, default=out, help=f"directory of the games and reports (default {out})"
-    )
+    _where_options(command, out)
     board_options(command)
-    command.add_argument(
-        "--act-timeout",
-        type=float,
-        default=2.0,
-        help="seconds per move before the 60 s overage bank is drawn on (Kaggle's actTimeout, default 2)",
-    )
+    act_timeout_option(command)
     command.add_argument(
         "--hang-limit",
         type=float,
@@ -146,7 +122,7 @@ def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
         help="score a move still running after this many seconds as TIMEOUT at once "
         "(default: Kaggle's limit, actTimeout plus the remaining bank)",
     )
-    command.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
+    seed_option(command, 1, "the tournament")
     command.add_argument(
         "--openings",
         default="auto",
@@ -163,6 +139,42 @@ def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
         metavar="N",
         help="play seeded random openings of N plies instead (no immediate win after them)",
     )
+    _agent_limits(command)
+    command.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="discard a different tournament stored in --out instead of refusing",
+    )
+    analyze_option(command)
+    command.set_defaults(handler=_run)
+
+
+def _where_options(command: argparse.ArgumentParser, out: Path) -> None:
+    """Where the games are played (workers, backend) and stored."""
+    workers_option(
+        command,
+        "games played",
+        "; with --backend ray, games submitted to the cluster at once, default twice its CPUs",
+    )
+    command.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="play the games on this machine (default) or on a Ray cluster (needs the [ray] extra; "
+        "docs/cluster.md)",
+    )
+    command.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the cluster to join, 'auto' for the one `ray start` runs here or "
+        "HOST:PORT (default: start a cluster on this machine's cores for this run)",
+    )
+    out_option(command, "directory of the games and reports", out)
+
+
+def _agent_limits(command: argparse.ArgumentParser) -> None:
+    """The limits of each agent's process."""
     command.add_argument(
         "--agent-memory",
         type=int,
@@ -178,18 +190,6 @@ def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
         help="processes and threads each agent may have, when agents run as users of their own "
         f"(the runner is root; default {Limits().processes})",
     )
-    command.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="discard a different tournament stored in --out instead of refusing",
-    )
-    command.add_argument(
-        "--analyze",
-        action="store_true",
-        help="at the end, judge every move against perfect play (as `connectx analyze`; 6x7 boards "
-        "with 4 in a row), so the reports show each agent's accuracy and worst moves",
-    )
-    command.set_defaults(handler=_run)
 
 
 def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
@@ -272,7 +272,8 @@ class _Progress:
     the SPRT's live line after it, and a warning for each game the referee failed on."""
 
     def __init__(self, out: Path, sprt: SprtStop | None) -> None:
-        self.out, self.sprt, self.bar = out, sprt, None
+        self.out, self.sprt = out, sprt
+        self.bar: Any = None  # a tqdm bar from the tournament's start on (tqdm has no type information)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Started):

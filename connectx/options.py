@@ -1,13 +1,32 @@
-"""What every ``connectx`` subcommand shares: a parser whose errors are one line, numeric bounds."""
+"""What every ``connectx`` subcommand shares: a parser whose errors are one line, numeric bounds, and
+the options of more than one subcommand, each defined once here (its flag, type, default and help).
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import NoReturn
 
 from agents.engine.board import Geometry, InvalidBoardError, geometry
+from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+
+MAX_SECONDS = 3600.0
+"""Longest ``--act-timeout``, in seconds."""
+BOUNDS: dict[str, tuple[float, float]] = {
+    "act_timeout": (0.0, MAX_SECONDS),
+    "workers": (1, 256),
+    "seed": (0, 2**63 - 1),
+}
+"""Bounds of the numeric options defined here (see :func:`check_ranges`), for the subcommands' own
+bounds to include."""
+
+
+Handler = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
+"""What each subcommand sets as ``handler``: it runs the command on the parsed arguments, with its
+own parser for one-line errors, and returns the exit status."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -61,3 +80,71 @@ def board_geometry(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
             f"win; use --inarow {max(args.rows, args.columns)} or less"
         )
     return geo
+
+
+def act_timeout_option(command: argparse.ArgumentParser) -> None:
+    """``--act-timeout SECONDS``: Kaggle's ``actTimeout`` of every game (default 2)."""
+    command.add_argument(
+        "--act-timeout",
+        type=float,
+        default=DEFAULT_ACT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"seconds an agent has per move before its {DEFAULT_OVERAGE:g} s overage bank is drawn on "
+        f"(Kaggle's actTimeout, default {DEFAULT_ACT_TIMEOUT:g})",
+    )
+
+
+def workers_option(command: argparse.ArgumentParser, what: str, default: str = "") -> None:
+    """``--workers N``: how many of ``what`` at once, each in its own process (default None: the
+    number of cores; ``default`` says more about it)."""
+    command.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help=f"{what} at once, each in its own process (default: number of cores{default})",
+    )
+
+
+def seed_option(command: argparse.ArgumentParser, default: int, of: str) -> None:
+    """``--seed N``: the seed of ``of``, ``default`` by default."""
+    command.add_argument("--seed", type=int, default=default, help=f"seed of {of} (default {default})")
+
+
+def out_option(
+    command: argparse.ArgumentParser,
+    what: str,
+    default: Path | None = None,
+    *,
+    required: bool = False,
+    metavar: str = "DIR",
+) -> None:
+    """``--out DIR``: the directory ``what`` says (``default``, else None or ``required``)."""
+    command.add_argument(
+        "--out",
+        type=Path,
+        default=default,
+        required=required,
+        metavar=metavar,
+        help=what if default is None else f"{what} (default {default})",
+    )
+
+
+def games_option(command: argparse.ArgumentParser, what: str, default: int | None = None) -> None:
+    """``--games N``: how many games ``what`` says, ``default`` by default, else required."""
+    command.add_argument(
+        "--games",
+        type=int,
+        default=default,
+        required=default is None,
+        help=what if default is None else f"{what} (default {default})",
+    )
+
+
+def analyze_option(command: argparse.ArgumentParser) -> None:
+    """``--analyze``: judge the moves against perfect play before the reports are written."""
+    command.add_argument(
+        "--analyze",
+        action="store_true",
+        help="judge every move against perfect play before writing the reports (as `connectx analyze`; "
+        "6x7 boards with 4 in a row), so they show each agent's accuracy and worst moves",
+    )

@@ -46,7 +46,7 @@ from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo
 from connectx.match import LIMITS
-from connectx.options import board_geometry, board_options, check_ranges
+from connectx.options import act_timeout_option, board_geometry, board_options, check_ranges, out_option
 from reports.provenance import toolkit_version
 from tournament.record import Forfeit, GameRecord, Termination
 from tournament.rules import judge
@@ -63,15 +63,16 @@ Say = Callable[[str], None]
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``play`` to the subcommands ``commands``."""
+    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     play = commands.add_parser(
         "play",
         help="play a game against an agent at the terminal, and store it",
         description="Play one game against AGENT at the terminal: type a column number to move, u to "
         "take back your last move and the agent's reply, q (or Ctrl-D) to quit. The agent is called "
-        "as on Kaggle, with actTimeout and a 60 s bank, in a process of its own confined as in a "
-        "tournament; it forfeits a move that is late, illegal or raises. A finished game is added to "
-        "--out, which `connectx report` replays; one directory holds the games of one agent, board "
-        "and actTimeout.",
+        "as on Kaggle, with actTimeout and a 60 s bank (you are not timed), in a process of its own "
+        "confined as in a tournament; it forfeits a move that is late, illegal or raises. A finished "
+        "game is added to --out, which `connectx report` replays; one directory holds the games of one "
+        "agent, board and actTimeout.",
     )
     play.add_argument(
         "agent", metavar="AGENT", help="the opponent: NAME, NAME:key=value[,key=value] or a .py file"
@@ -84,19 +85,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--second", dest="human_mark", action="store_const", const=2, help="the agent moves first"
     )
     board_options(play)
-    play.add_argument(
-        "--act-timeout",
-        type=float,
-        default=2.0,
-        help="seconds the agent has per move before its 60 s bank is drawn on (Kaggle's actTimeout, "
-        "default 2); you are not timed",
-    )
-    play.add_argument(
-        "--out",
-        type=Path,
-        default=DEFAULT_OUT,
-        help=f"where finished games are stored (default {DEFAULT_OUT})",
-    )
+    act_timeout_option(play)
+    out_option(play, "where finished games are stored", DEFAULT_OUT)
     play.set_defaults(handler=_play, human_mark=1)
 
 

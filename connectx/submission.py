@@ -21,9 +21,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+from agents.kit.adapter import DEFAULT_OVERAGE
 from agents.registry import SpecError
-from connectx.options import check_ranges
+from connectx.options import BOUNDS, act_timeout_option, check_ranges, games_option
 from submissions.build import BuildError, build_spec, write
 from submissions.check import TIME_POLICIES, CheckInputError, Terminated, check_file
 from submissions.report import format_report, headline
@@ -34,7 +34,7 @@ MAX_GAMES = 1000
 
 LIMITS: dict[str, tuple[float, float]] = {
     "games": (0, MAX_GAMES),
-    "act_timeout": (0.0, 3600.0),  # seconds
+    "act_timeout": BOUNDS["act_timeout"],
     "timeout": (0.0, 7 * 24 * 3600.0),  # seconds: a week
 }
 """Bounds of the numeric options (a lowest of 0.0 means positive), checked before anything is done."""
@@ -68,16 +68,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--games", type=int, default=2, help="games against each of kaggle's random and negamax (default 2)"
-    )
-    parser.add_argument(
-        "--act-timeout",
-        type=float,
-        default=DEFAULT_ACT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"Kaggle's actTimeout for every game (default {DEFAULT_ACT_TIMEOUT:g})",
-    )
+    games_option(parser, "games against each of kaggle's random and negamax", 2)
+    act_timeout_option(parser)
     parser.add_argument(
         "--timeout",
         type=float,

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from agents.engine.board import InvalidBoardError, geometry
-from connectx.options import board_options, check_ranges
+from connectx.options import BOUNDS, board_options, check_ranges, games_option, out_option, seed_option
 from training.driver import CHUNK, EVALUATIONS, Interrupted, RunError, TrainingSettings, run
 from training.learners import LEARNERS
 
@@ -33,7 +32,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "rows": (1, 16),
     "columns": (1, 16),
     "inarow": (1, 16),
-    "seed": (0, 2**63 - 1),
+    "seed": BOUNDS["seed"],
 }
 """Bounds of the numeric options, checked before anything is done."""
 
@@ -50,14 +49,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "Example: connectx train lms --games 2000 --out runs/lms",
     )
     command.add_argument("method", metavar="METHOD", help="what to train: " + ", ".join(LEARNERS))
-    command.add_argument(
-        "--games", type=int, required=True, help="training games in all, those before a resume included"
-    )
-    command.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory of the run")
+    games_option(command, "training games in all, those before a resume included")
+    out_option(command, "directory of the run", required=True)
     board_options(command)
-    command.add_argument(
-        "--seed", type=int, default=0, help="seed of the learner and the evaluations (default 0)"
-    )
+    seed_option(command, 0, "the learner and the evaluations")
     command.add_argument(
         "--eval-every",
         type=int,
