@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from connectx.options import analyze_option, out_option
 from tournament.store import Store, StoreError
 
 if TYPE_CHECKING:
@@ -26,12 +27,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "table' is the same command.",
     )
     report.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
-    report.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="with one DIR, where its reports go (default: DIR; give it for a read-only run); with "
-        "more, where the comparison goes (default: the first DIR)",
+    out_option(
+        report,
+        "with one DIR, where its reports go (default: DIR; give it for a read-only run); with more, "
+        "where the comparison goes (default: the first DIR)",
     )
     report.add_argument(
         "--pair",
@@ -42,12 +41,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="compare agent A of the first run with agent B of the next as two versions of one agent "
         "(names or specs; agents whose file names match are paired without it); repeatable",
     )
-    report.add_argument(
-        "--analyze",
-        action="store_true",
-        help="first judge every move against perfect play (as `connectx analyze`; 6x7 boards with 4 "
-        "in a row), so the reports show each agent's accuracy and worst moves",
-    )
+    analyze_option(report)
     report.set_defaults(handler=_reports)
 
 
@@ -120,6 +114,7 @@ def _pair(text: str) -> tuple[str, ...]:
 def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx report DIR [DIR ...] [--pair A=B]``: each DIR's reports, then the comparison of two or
     more."""
+    from reports.compare import PairError
     from reports.render.documents import write_comparison
 
     if args.pair and len(args.dirs) < 2:
@@ -144,11 +139,14 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             if len(args.dirs) > 1:
                 print()
     if len(args.dirs) > 1:
-        if any(report is None for report in reports):
+        written = [report for report in reports if report is not None]
+        if len(written) < len(reports):
             print("no comparison: a directory holds no games yet", file=sys.stderr)
             return 1
         try:
-            paths = write_comparison(reports, args.dirs, args.out or args.dirs[0], args.pair)
+            paths = write_comparison(written, args.dirs, args.out or args.dirs[0], args.pair)
+        except PairError as error:
+            parser.error(f"--pair {'='.join(error.pair)}: {error.problem}")
         except ValueError as error:
             parser.error(str(error))
         print("comparison: " + ", ".join(str(path) for path in paths.values()))

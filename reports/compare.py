@@ -8,8 +8,9 @@ each agent that all runs share.
 **Which agents are the same.** An agent is known across runs by its name, :func:`reports.header.short_names`
 of its entrant spec: ``bots/v1/mine.py`` in one run and ``bots/v2/mine.py`` in the next are two
 versions of ``mine``, and line up on one row. Versions whose names differ (``mine_v1.py``,
-``mine_v2.py``) are joined explicitly, ``connectx report RUN1 RUN2 --pair mine_v1=mine_v2``: each
-``--pair`` names one agent per run, by name or spec, and its row is labelled ``mine_v1 → mine_v2``.
+``mine_v2.py``) are joined explicitly by a pair, ``("mine_v1", "mine_v2")`` (``connectx report``
+takes it as an option): each pair names one agent per run, by name or spec, and its row is labelled
+``mine_v1 → mine_v2``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ from reports.stats.headtohead import WDL
 from reports.stats.standings import Standing
 from reports.stats.tally import oriented
 
-__all__ = ["AgentLine", "Comparison", "Run", "RunCell", "VersusRow", "compare"]
+__all__ = ["AgentLine", "Comparison", "PairError", "Run", "RunCell", "VersusRow", "compare"]
+
+
+class PairError(ValueError):
+    """One of the pairs given to :func:`compare` cannot join agents: ``pair`` its names, ``problem``
+    why."""
+
+    def __init__(self, pair: Sequence[str], problem: str) -> None:
+        super().__init__(f"pair {'='.join(pair)}: {problem}")
+        self.pair, self.problem = tuple(pair), problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +108,9 @@ def compare(
     names or specs (``("mine_v1", "mine_v2")``) that are one agent, at most one of them in each run.
 
     Raises:
-        ValueError: fewer than two reports, or not one directory per report; a pair naming no agent,
-            naming an agent that another pair names, or two agents of one run.
+        ValueError: fewer than two reports, or not one directory per report.
+        PairError: a pair naming no agent, naming an agent that another pair names, or two agents of
+            one run.
     """
     if len(reports) < 2 or len(reports) != len(directories):
         raise ValueError("compare needs two reports or more, one directory each")
@@ -117,7 +128,7 @@ def compare(
     lineups = [_lineup(report, pairs) for report in reports]  # run -> {name: spec}, standings order
     for pair in pairs:
         if not any(" → ".join(dict.fromkeys(pair)) in lineup for lineup in lineups):
-            raise ValueError(f"--pair {'='.join(pair)}: no run has an agent of those names")
+            raise PairError(pair, "no run has an agent of those names")
     shared = [name for name in lineups[0] if all(name in lineup for lineup in lineups[1:])]
     others = [name for lineup in lineups for name in lineup if name not in shared]
     agents = []
@@ -142,16 +153,16 @@ def compare(
 def _lineup(report: Report, pairs: Sequence[Sequence[str]]) -> dict[str, str]:
     """Each agent of ``report`` by the name it is compared under, in standings order.
 
-    Raises ValueError for a pair naming two agents of the run, or an agent two pairs name."""
+    Raises :class:`PairError` for a pair naming two agents of the run, or an agent two pairs name."""
     specs = [line.agent for line in report.standings]
     names = short_names(specs)
     paired: set[str] = set()
     for pair in pairs:
         matched = [spec for spec in specs if spec in pair or names[spec] in pair]
         if len(matched) > 1:
-            raise ValueError(f"--pair {'='.join(pair)} names {len(matched)} agents of {report.header.name}")
+            raise PairError(pair, f"it names {len(matched)} agents of {report.header.name}")
         if matched and matched[0] in paired:
-            raise ValueError(f"{matched[0]} of {report.header.name} is in two --pair options")
+            raise PairError(pair, f"it names {matched[0]} of {report.header.name}, as another pair does")
         paired.update(matched)
         for spec in matched:
             names[spec] = " → ".join(dict.fromkeys(pair))

@@ -263,6 +263,8 @@ def render_comparison(comparison: Comparison) -> str:
             [(f"[{r.name}]({r.link})", r.games, r.openings, r.time_control, r.scale) for r in runs],
         ),
         "",
+        # The one option name below the CLI: the document tells its reader how versions were joined,
+        # and `connectx report` is the only writer of comparisons.
         "Elo is relative to each run's own zero (its scale above); scores against the same opponents compare "
         "directly. Agents are known by name (a file agent by its file name); `A → B` are versions joined "
         "by `--pair A=B`.",
