@@ -22,9 +22,7 @@ def run_lock(directory: Path) -> int:
     Raises :class:`StoreError` when another run holds it, or the directory cannot be written.
     """
     path = directory / LOCK_NAME
-    with failures(path, "create the lock file"):
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    holder = flock_or_holder(fd, fcntl.LOCK_EX)
+    fd, holder = _take(path, os.O_RDWR | os.O_CREAT, fcntl.LOCK_EX, "create the lock file")
     if holder is not None:
         raise StoreError(
             f"{directory} is in use by another run (process {holder}); "
@@ -59,15 +57,23 @@ def reader_lock(path: Path) -> int | None:
     lock_path = directory / LOCK_NAME
     if not lock_path.exists():
         return None
-    with failures(lock_path, "read"):
-        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
-    holder = flock_or_holder(fd, fcntl.LOCK_SH)
+    fd, holder = _take(lock_path, os.O_RDONLY, fcntl.LOCK_SH, "read")
     if holder is not None:
         raise StoreError(
             f"{directory} is being written by a run (process {holder}) and cannot be read safely while it "
             "runs, since it cannot be written here; wait for the run to end"
         ) from None
     return fd
+
+
+def _take(path: Path, flags: int, mode: int, doing: str) -> tuple[int, str | None]:
+    """Open the lock file ``path`` (``os.open`` ``flags``; created ``0644``) and take the lock ``mode``
+    on it without waiting (:func:`flock_or_holder`): its file descriptor, and the holder's pid when
+    another process holds it (the descriptor closed then). Raises :class:`StoreError` when ``doing``,
+    opening it, fails."""
+    with failures(path, doing):
+        fd = os.open(path, flags | os.O_CLOEXEC, 0o644)
+    return fd, flock_or_holder(fd, mode)
 
 
 def flock_or_holder(fd: int, mode: int) -> str | None:
