@@ -28,15 +28,17 @@ of ``s'`` for its side to move, discounted by ``GAMMA`` a ply (:class:`training.
 ``Q*(s, a) = -GAMMA * V*(s')``. Each transition is stored with it when the solver finds it within
 its node bound, and the update regresses on it instead of the bootstrapped target; transitions
 without it (positions of fewer than :data:`~training.learners.exact.FIRST_PLY` plies, or past the
-bound) keep the Double DQN target above.
+bound) keep the Double DQN target above. Since the game's model is known, a position of a training
+game enters the buffer with every legal action, not only the one played: the transition of an
+action not taken is as real as that of the action taken, and the greedy agent compares them all.
 
 Learning is DQN's (Mnih et al., *Nature* 518, 2015): transitions go into a replay buffer of
 :data:`BUFFER` transitions (the oldest overwritten), updates use uniform minibatches of
 :data:`BATCH` with the mean squared TD error, Adam at :data:`LEARNING_RATE` (optax), and the target
 network is copied from the online one every :data:`TARGET_EVERY` updates. After each game,
-:data:`UPDATES_PER_MOVE` updates per move played are owed and run in jitted blocks of :data:`BLOCK`
-(``jax.lax.scan``). Every transition is stored with its left-right mirror too (Connect Four's
-symmetry: a mirrored position has the mirrored values).
+:data:`UPDATES_PER_MOVE` updates per move played (the opening's moves not counted) are owed and run
+in jitted blocks of :data:`BLOCK` (``jax.lax.scan``). Every transition is stored with its left-right
+mirror too (Connect Four's symmetry: a mirrored position has the mirrored values).
 
 Exploration: self-play through :func:`training.selfplay.play`, both sides the same epsilon-greedy
 player -- a uniformly random legal column with probability epsilon, else the legal column of
@@ -63,6 +65,7 @@ import numpy as np
 import optax
 
 from agents import weights as weights_file
+from agents.afterstates import afterstates
 from agents.engine.board import Board, Geometry
 from agents.features import planes
 from agents.kit.adapter import Clock
@@ -79,21 +82,22 @@ GAMMA = 0.99
 """Discount a ply: a quicker win is worth more."""
 LEARNING_RATE = 1e-3
 """Adam's step size."""
-BUFFER = 50_000
+BUFFER = 200_000
 """Transitions the replay buffer keeps (mirrors included)."""
 BATCH = 128
 """Transitions a minibatch."""
 TARGET_EVERY = 500
 """Updates between copies of the online network into the target network."""
-UPDATES_PER_MOVE = 1.0
+UPDATES_PER_MOVE = 2.0
 """Updates owed per move played."""
 BLOCK = 16
 """Updates a jitted call runs."""
-EPSILON_START, EPSILON_END, EPSILON_GAMES = 1.0, 0.2, 2000
+EPSILON_START, EPSILON_END, EPSILON_GAMES = 1.0, 0.2, 500
 """The exploration schedule: epsilon from START to END, linearly over GAMES games. The floor of 0.2
-keeps the buffer full of positions after imperfect moves: on 6x7 (seed 0, 5000 games) a floor of
-0.05 scored 0.89-0.96 against ``random`` once reached (100 games every 500), 0.2 scored 0.93-0.96
-(200 games every 1000)."""
+keeps the buffer full of positions after imperfect moves: on 6x7 (seed 0, 5000 games, played moves
+only and no exact targets) a floor of 0.05 scored 0.89-0.96 against ``random`` once reached (100
+games every 500), 0.2 scored 0.93-0.96 (200 games every 1000). With every action of a position
+stored, a game teaches several times as much, and the floor comes after 500 games."""
 
 _BUFFER_FIELDS = ("cells", "next_cells", "next_legal", "action", "reward", "done", "exact")
 
@@ -269,33 +273,49 @@ class Learner:
         return [(np.asarray(params[f"w{i}"]), np.asarray(params[f"b{i}"])) for i in range(len(params) // 2)]
 
     def _store(self, game: Trajectory, start: tuple[int, ...]) -> np.ndarray:
-        """Put the transitions of ``game``, played from the opening ``start``, and their mirrors
-        into the buffer; returns whether each transition has an exact target."""
+        """Put every legal action of every position of ``game``, played from the opening ``start``,
+        into the buffer as a transition, each with its mirror; returns whether each has an exact
+        target."""
         geo = self.geo
         board = Board(geo.rows, geo.columns, geo.inarow)
         for column in start:
             board.push(column)
-        positions, masks = (board.position, *game.positions), (board.mask, *game.masks)
-        x = np.stack([planes(p, m, geo) for p, m in zip(positions, masks, strict=True)]).astype(bool)
-        legal = np.array([[not m & top for top in geo.top_cells] for m in masks[1:]], bool)
-        n = len(game.moves)
-        action = np.array(game.moves, np.int16)
-        done = np.zeros(n, bool)
-        done[-1] = True
-        reward = np.zeros(n, np.float32)
-        reward[-1] = 1.0 if game.winner else 0.0
-        exact = np.append(
-            -GAMMA * self.oracle.values(positions[1:-1], masks[1:-1], game.plies[:-1]), reward[-1]
-        )
+        cells: list[np.ndarray] = []
+        next_cells: list[np.ndarray] = []
+        legal: list[list[bool]] = []
+        action: list[int] = []
+        reward: list[float] = []
+        done: list[bool] = []
+        unknown: list[tuple[int, int, int, int]] = []  # (row, position, mask, ply) to solve
+        for move in game.moves:
+            here = planes(board.position, board.mask, geo)
+            after = afterstates(board)
+            for column, result, position, mask in zip(
+                after.columns, after.results, after.positions, after.masks, strict=True
+            ):
+                if result is None:
+                    unknown.append((len(action), position, mask, board.ply + 1))
+                cells.append(here)
+                next_cells.append(planes(position, mask, geo))
+                legal.append([not mask & top for top in geo.top_cells])
+                action.append(column)
+                reward.append(result or 0.0)
+                done.append(result is not None)
+            board.push(move)
+        exact = np.array(reward, np.float32)
+        if unknown:
+            rows, positions, masks, plies = zip(*unknown, strict=True)
+            exact[list(rows)] = -GAMMA * self.oracle.values(positions, masks, plies)
+        x, x_next = np.array(cells, bool), np.array(next_cells, bool)
+        legal_next, actions = np.array(legal, bool), np.array(action, np.int16)
         for flip in (False, True):
-            cells = x[:, self._mirror] if flip else x
             self._append(
-                cells=np.packbits(cells[:-1], axis=1),
-                next_cells=np.packbits(cells[1:], axis=1),
-                next_legal=legal[:, ::-1] if flip else legal,
-                action=geo.columns - 1 - action if flip else action,
-                reward=reward,
-                done=done,
+                cells=np.packbits(x[:, self._mirror] if flip else x, axis=1),
+                next_cells=np.packbits(x_next[:, self._mirror] if flip else x_next, axis=1),
+                next_legal=legal_next[:, ::-1] if flip else legal_next,
+                action=geo.columns - 1 - actions if flip else actions,
+                reward=np.array(reward, np.float32),
+                done=np.array(done, bool),
                 exact=exact,
             )
         solved: np.ndarray = ~np.isnan(exact)
