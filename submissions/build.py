@@ -27,7 +27,7 @@ file and line (see :mod:`submissions.runtime`), whereas a module-level failure i
 ``get_last_callable`` to a one-line ``InvalidArgument("Invalid raw Python: ...")``. It also keeps
 executing the file cheap for tools that only want its last callable. (So ``check``'s "loading"
 time of a built file is its ~2 ms of module level; the modules and ``make_agent`` show in its first
-move, which ``check`` reports and, with ``--time-policy strict``, holds to ``actTimeout``.)
+move, which ``check`` reports and, under the strict time policy, holds to ``actTimeout``.)
 
 Building is deterministic: the same tree and spec give the same bytes apart from the ``Built:``
 line (which honours ``SOURCE_DATE_EPOCH``).

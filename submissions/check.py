@@ -250,54 +250,63 @@ def check_file(
     size = source.stat().st_size
     text = source.read_bytes()
     origin = provenance(text.decode("utf-8", errors="replace"))
-    base = {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}
-    warnings = tuple(filter(None, [size_warning(size)]))
-    failed = {**base, "passed": False, "forfeit": True, "time_policy": time_policy, "warnings": warnings}
-    try:
-        compile(text, str(source), "exec", dont_inherit=True)
-    except SyntaxError as error:
-        reason = (f"the file does not compile: {type(error).__name__} at line {error.lineno}: {error.msg}; "
-                  f"Kaggle's loader fails alike at the first move")
-        return CheckReport(**failed, reasons=(reason,), seconds=time.perf_counter() - started)
-    except ValueError as error:  # e.g. a null byte
-        reason = f"the file does not compile: {error}; Kaggle's loader fails alike at the first move"
-        return CheckReport(**failed, reasons=(reason,), seconds=time.perf_counter() - started)
+    reason = _compile_failure(text, source)
+    if reason:
+        return CheckReport(
+            path=str(source), size=size, act_timeout=act_timeout, origin=origin, passed=False,
+            forfeit=True, time_policy=time_policy, warnings=tuple(filter(None, [size_warning(size)])),
+            reasons=(reason,), seconds=time.perf_counter() - started,
+        )  # fmt: skip
     del text
     longest = default_timeout(games, act_timeout)
     timeout = longest if timeout is None else timeout
+    request = {
+        "act_timeout": act_timeout,
+        "games": games,
+        "opponents": list(OPPONENTS),
+        "project_root": str(PROJECT_ROOT),
+        "packages": sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file()),
+        "seed": seed,
+        "stop_over": act_timeout if time_policy == "strict" else None,
+    }
+    events, stage = _probe(source, request, timeout, longest)
+    return verdict(
+        {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}, events,
+        time_policy=time_policy, crash=stage.crash, hung=stage.hung, timeout=stage.timeout,
+        started=started, hang_forfeits=stage.forfeits,
+    )  # fmt: skip
+
+
+def _compile_failure(text: bytes, source: Path) -> str:
+    """Why the file's ``text`` does not compile, as a reason ("" when it does)."""
+    try:
+        compile(text, str(source), "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return (f"the file does not compile: {type(error).__name__} at line {error.lineno}: {error.msg}; "
+                f"Kaggle's loader fails alike at the first move")  # fmt: skip
+    except ValueError as error:  # e.g. a null byte
+        return f"the file does not compile: {error}; Kaggle's loader fails alike at the first move"
+    return ""
+
+
+def _probe(source: Path, request: dict, timeout: float, longest: float) -> tuple[list[dict], _Stage]:
+    """Run the probe on a copy of ``source`` in a temporary directory: the load stage, then the games
+    when they should follow it (``request`` without the copy's path); the events of both, and the
+    last stage run."""
     deadline = time.monotonic() + timeout
-    packages = sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file())
     with _sigterm_raises(), tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
         work = Path(tmp)
         (work / "submission").mkdir()
         target = work / "submission" / source.name
         shutil.copyfile(source, target)
         shutil.copyfile(probe.__file__, work / "probe.py")
-        request = {
-            "path": str(target),
-            "act_timeout": act_timeout,
-            "games": games,
-            "opponents": list(OPPONENTS),
-            "project_root": str(PROJECT_ROOT),
-            "packages": packages,
-            "seed": seed,
-            "stop_over": act_timeout if time_policy == "strict" else None,
-        }
+        request = {"path": str(target), **request}
         stage = _run_stage("load", request, work, deadline, timeout, longest)
         events = list(stage.events)
-        if _play_games(stage, act_timeout):
+        if _play_games(stage, request["act_timeout"]):
             stage = _run_stage("games", request, work, deadline, timeout, longest)
             events += stage.events
-    return verdict(
-        base,
-        events,
-        time_policy=time_policy,
-        crash=stage.crash,
-        hung=stage.hung,
-        timeout=stage.timeout,
-        started=started,
-        hang_forfeits=stage.forfeits,
-    )
+    return events, stage
 
 
 def _play_games(load: _Stage, act_timeout: float) -> bool:

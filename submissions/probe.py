@@ -41,18 +41,25 @@ import random
 import sys
 import time
 import traceback
+from collections.abc import Callable
+from typing import Any
 
 BAD = ("ERROR", "INVALID", "TIMEOUT")
 
+Emit = Callable[..., None]
+"""Writes one event, its keyword arguments, as a JSON line of ``out``."""
+# kaggle_environments has no type information: its environments, steps and agents are Any here, and
+# the request and the events are JSON objects.
 
-def _within(path, root):
+
+def _within(path: str, root: str) -> bool:
     try:
         return os.path.commonpath([os.path.realpath(path), root]) == root
     except (TypeError, ValueError):
         return False
 
 
-def project_path(path, root):
+def project_path(path: str, root: str) -> bool:
     """``path`` lies in the project tree and not in the interpreter's own (the virtualenv may live
     inside the project directory)."""
     return _within(path, root) and not any(
@@ -60,11 +67,11 @@ def project_path(path, root):
     )
 
 
-def isolate(root, packages):
+def isolate(root: str, packages: list[str]) -> list[str]:
     """Remove whatever makes ``packages`` importable from ``root``; return what was removed."""
     removed = []
 
-    def reaches_root(finder):
+    def reaches_root(finder: Any) -> bool:  # any meta path finder
         if (getattr(finder, "__module__", "") or "").startswith("__editable__"):
             return True
         for name in packages:
@@ -95,7 +102,7 @@ def isolate(root, packages):
     return removed
 
 
-def _durations(env, index):
+def _durations(env: Any, index: int) -> list[float]:
     out = []
     for step in env.logs:
         if step and index < len(step) and step[index] and "duration" in step[index]:
@@ -103,14 +110,15 @@ def _durations(env, index):
     return out
 
 
-def _stderr(env, index):
+def _stderr(env: Any, index: int) -> str:
     for step in reversed(env.logs):
         if step and index < len(step) and step[index] and step[index].get("stderr"):
-            return step[index]["stderr"][-4000:]
+            text: str = step[index]["stderr"][-4000:]
+            return text
     return ""
 
 
-def encode(action):
+def encode(action: object) -> dict[str, object]:
     """``action`` as JSON, tagged with its Python type, in the format of
     ``tournament.replies.encode`` (which the probe cannot import; the tests check that the two
     agree): ``{"type": "None"}``, ``{"type": "int", "value": 3}``, ``{"type": "numpy.int64", "value":
@@ -119,14 +127,14 @@ def encode(action):
     if action is None:
         return {"type": "None"}
     if kind in (bool, int, float, str):
-        return {"type": kind.__name__, "value": action if kind is not str else action[:1000]}
+        return {"type": kind.__name__, "value": action[:1000] if isinstance(action, str) else action}
     numpy = sys.modules.get("numpy")
     if numpy is not None and isinstance(action, (numpy.bool_, numpy.integer, numpy.floating)):
         return {"type": f"numpy.{kind.__name__}", "value": action.item()}
     return {"type": f"{kind.__module__}.{kind.__qualname__}", "repr": repr(action)[:200]}
 
 
-def _replay(path, steps, index, configuration):
+def _replay(path: str, steps: list[Any], index: int, configuration: Any) -> dict[str, object] | None:
     """What the file returns for the observation of the call Kaggle found INVALID (a fresh load):
     ``action`` (:func:`encode`), with the ``board`` it was shown, its ``mark`` and the board's
     ``rows``, ``columns`` and ``inarow``; ``error`` when the replay raised; None without a step."""
@@ -149,7 +157,7 @@ def _replay(path, steps, index, configuration):
     return {"action": encode(action), "board": obs["board"], "mark": obs["mark"], **board}
 
 
-def _load(request, emit):
+def _load(request: dict[str, Any], emit: Emit) -> None:
     """The ``load`` stage: read the file, then time Kaggle's loader on it (see the module docstring)."""
     from kaggle_environments.agent import get_last_callable
     from kaggle_environments.utils import read_file
@@ -166,7 +174,7 @@ def _load(request, emit):
         emit(event="load", name=getattr(last, "__name__", repr(last)), seconds=time.perf_counter() - started)
 
 
-def _games(request, emit, make):
+def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> None:
     """The ``games`` stage (see the module docstring)."""
     path = request["path"]
     games = [("validation episode (the file against itself)", [path, path], [0, 1])]
@@ -192,7 +200,7 @@ def _games(request, emit, make):
         steps = env.run(agents)
         final = steps[-1]
         statuses = [state.status for state in final]
-        event = {
+        event: dict[str, Any] = {
             "game": number,
             "label": label,
             "agents": agents,
@@ -215,11 +223,11 @@ def _games(request, emit, make):
             break
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     request = json.loads(argv[1])
     out = open(request["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open for the whole run
 
-    def emit(**event):
+    def emit(**event: object) -> None:
         out.write(json.dumps(event) + "\n")
         out.flush()
 

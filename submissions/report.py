@@ -103,7 +103,7 @@ def headline(report: CheckReport) -> str:
     if report.forfeit is None:
         return f"FAIL: the check could not tell whether Kaggle would forfeit this agent: {reason}"
     return (
-        f"FAIL: Kaggle would not forfeit this agent in these games, but --time-policy "
+        f"FAIL: Kaggle would not forfeit this agent in these games, but the time policy "
         f"{report.time_policy} fails it: {reason}"
     )
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from agents.engine.board import Board, BoardError
 from agents.kit.adapter import DEFAULT_OVERAGE
@@ -146,8 +148,42 @@ def _game(event: dict, problem: str) -> CheckedGame:
     )
 
 
+class FileFacts(TypedDict):
+    """What a report says of the file before any game: its ``path``, ``size`` in bytes, the
+    ``act_timeout`` it was checked with, and its ``origin`` (:func:`submissions.check.provenance`)."""
+
+    path: str
+    size: int
+    act_timeout: float
+    origin: str
+
+
+@dataclass
+class _Reasons:
+    """Why the file fails, by kind in the module docstring's order, and the detail lines."""
+
+    forfeits: list[str] = field(default_factory=list)
+    unsure: list[str] = field(default_factory=list)
+    policy: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Probed:
+    """What the probe's events say: its games, whether it was isolated and what leaked, the load,
+    and what it was ``running`` when its output ends (a game's label, :data:`LOADING`, or "")."""
+
+    games: list[CheckedGame] = field(default_factory=list)
+    isolated: bool | None = None
+    leaks: set[str] = field(default_factory=set)
+    last_callable: str = ""
+    load: float | None = None
+    running: str = ""
+    stage_open: bool = False  # an isolation event (a stage's first) not followed by its done
+
+
 def verdict(
-    base: dict,
+    base: FileFacts,
     events: list[dict],
     *,
     time_policy: str,
@@ -165,103 +201,130 @@ def verdict(
     ``timeout`` was at least the longest Kaggle lets the load or the games last, so a hang is one
     Kaggle would time out."""
     act_timeout = base["act_timeout"]
-    limit = timing.load_limit(act_timeout)
-    first_move = (  # the rule both load reasons cite
+    reasons = _Reasons()
+    probed = _read(events, act_timeout, time_policy, reasons)
+    if probed.leaks:
+        leaked = sorted(probed.leaks)
+        reasons.unsure.append(f"modules of the project were imported during the check: {leaked}")
+    if hung:
+        _hung(probed.running, act_timeout, timeout, hang_forfeits, reasons)
+    else:
+        _ended(probed, crash, bool(events), reasons)
+    times = timing.move_times(probed.games, act_timeout)
+    failures = reasons.forfeits + reasons.unsure + reasons.policy
+    warnings = [size_warning(base["size"]), *timing.warnings(times, act_timeout, DEFAULT_OVERAGE)]
+    return CheckReport(
+        **base,
+        passed=not failures,
+        forfeit=True if reasons.forfeits else None if reasons.unsure else False,
+        time_policy=time_policy,
+        reasons=tuple(failures),
+        warnings=tuple(warning for warning in warnings if warning),
+        games=tuple(probed.games),
+        times=times,
+        last_callable=probed.last_callable,
+        load=probed.load,
+        isolated=probed.isolated,
+        details=tuple(reasons.details),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _first_move(act_timeout: float) -> str:
+    """The rule both reasons for a slow load cite."""
+    return (
         f"that Kaggle lets the first move take (actTimeout {act_timeout:g} s plus the {DEFAULT_OVERAGE:g} s "
         f"overage bank; Kaggle loads the file inside the first move), so Kaggle would end it with TIMEOUT "
         f"at its first move"
     )
-    forfeits: list[str] = []  # the kinds of reason, in the module docstring's order
-    unsure: list[str] = []
-    policy: list[str] = []
-    details: list[str] = []
-    results: list[CheckedGame] = []
-    isolated: bool | None = None
-    leaks: set[str] = set()
-    last_callable = ""
-    load: float | None = None
-    running = ""
-    stage_open = False  # an isolation event (a stage's first) not followed by its done
+
+
+def _read(events: list[dict], act_timeout: float, time_policy: str, reasons: _Reasons) -> _Probed:
+    """What ``events`` say, adding the reasons they give to ``reasons``."""
+    probed = _Probed()
     for event in events:
         kind = event["event"]
         if kind == "isolation":
-            stage_open = True
+            probed.stage_open = True
             found = [name for name, yes in event["importable"].items() if yes]
-            if found and isolated is not False:
-                unsure.append(f"could not make the project's packages unimportable in the probe: {found}")
-            isolated = not found and isolated is not False
+            if found and probed.isolated is not False:
+                reasons.unsure.append(
+                    f"could not make the project's packages unimportable in the probe: {found}"
+                )
+            probed.isolated = not found and probed.isolated is not False
         elif kind == "loading":
-            running = LOADING
+            probed.running = LOADING
         elif kind == "load":
-            running = ""
+            probed.running = ""
             if "error" in event:
                 continue  # the games show Kaggle's verdict and traceback
-            load = event["seconds"]
-            last_callable = event.get("name", "")
-            if load > limit:
-                forfeits.append(
-                    f"it takes too long to load: loading the file took {load:.1f} s, more than the "
-                    f"{limit:g} s {first_move}"
-                )
-            elif time_policy != "bank" and load > act_timeout:
-                policy.append(
-                    f"loading the file (its module level, run by Kaggle's loader) took {load:.3f} s, over "
-                    f"actTimeout {act_timeout:g} s: Kaggle runs it inside the first move"
-                )
+            probed.load = event["seconds"]
+            probed.last_callable = event.get("name", "")
+            _slow_load(event["seconds"], act_timeout, time_policy, reasons)
         elif kind == "start":
-            running = event["label"]
+            probed.running = event["label"]
         elif kind == "game":
-            running = ""
+            probed.running = ""
             problem, more = game_problem(event, act_timeout, time_policy)
-            details += more
+            reasons.details += more
             if problem:
                 bad = any(event["statuses"][index] in BAD for index in event["ours"])
-                (forfeits if bad else policy).append(problem)
-            results.append(_game(event, problem))
+                (reasons.forfeits if bad else reasons.policy).append(problem)
+            probed.games.append(_game(event, problem))
         elif kind == "done":
-            stage_open = False
-            leaks.update(event["leaks"])
-    if leaks:
-        unsure.append(f"modules of the project were imported during the check: {sorted(leaks)}")
-    where = f" while {LOADING}" if running == LOADING else f" during the game {running!r}" if running else ""
-    if hung and running == LOADING and hang_forfeits:
-        forfeits.append(
+            probed.stage_open = False
+            probed.leaks.update(event["leaks"])
+    return probed
+
+
+def _slow_load(load: float, act_timeout: float, time_policy: str, reasons: _Reasons) -> None:
+    """The reason a load of ``load`` seconds fails the file, if it does."""
+    limit = timing.load_limit(act_timeout)
+    if load > limit:
+        reasons.forfeits.append(
+            f"it takes too long to load: loading the file took {load:.1f} s, more than the "
+            f"{limit:g} s {_first_move(act_timeout)}"
+        )
+    elif time_policy != "bank" and load > act_timeout:
+        reasons.policy.append(
+            f"loading the file (its module level, run by Kaggle's loader) took {load:.3f} s, over "
+            f"actTimeout {act_timeout:g} s: Kaggle runs it inside the first move"
+        )
+
+
+def _where(running: str) -> str:
+    """`` while loading the file``, `` during the game 'LABEL'``, or "": what the probe was doing."""
+    return f" while {LOADING}" if running == LOADING else f" during the game {running!r}" if running else ""
+
+
+def _hung(running: str, act_timeout: float, timeout: float, hang_forfeits: bool, reasons: _Reasons) -> None:
+    """The reason of a check killed after ``timeout`` seconds while ``running``."""
+    if running == LOADING and hang_forfeits:
+        reasons.forfeits.append(
             f"it takes too long to load: loading the file did not finish within the {timeout:g} s "
-            f"{first_move}"
+            f"{_first_move(act_timeout)}"
         )
-    elif hung and running == LOADING:
-        unsure.append(
-            f"the check did not finish within {timeout:.0f} s while loading the file, before the {limit:g} s "
-            f"Kaggle lets it take: give --timeout more to tell"
+    elif running == LOADING:
+        reasons.unsure.append(
+            f"the check did not finish within {timeout:.0f} s while loading the file, before the "
+            f"{timing.load_limit(act_timeout):g} s Kaggle lets it take: give the check a longer "
+            "timeout to tell"
         )
-    elif hung:
-        (forfeits if hang_forfeits else unsure).append(
-            f"the check did not finish within {timeout:.0f} s{where}: an agent call that never "
+    else:
+        (reasons.forfeits if hang_forfeits else reasons.unsure).append(
+            f"the check did not finish within {timeout:.0f} s{_where(running)}: an agent call that never "
             f"returns hangs Kaggle's referee"
         )
-    elif crash:
-        unsure.append(f"the check's process died{where}: " + crash.splitlines()[-1])
-        details.append(crash)
-    elif stage_open or not events:
-        unsure.append(
-            f"the check's process ended without a result{where}: did the file end the process "
-            f"(sys.exit, os._exit)?"
+
+
+def _ended(probed: _Probed, crash: str, any_events: bool, reasons: _Reasons) -> None:
+    """The reason of a probe that was not killed but died (its stderr ``crash``) or ended without a
+    result."""
+    if crash:
+        reasons.unsure.append(f"the check's process died{_where(probed.running)}: " + crash.splitlines()[-1])
+        reasons.details.append(crash)
+    elif probed.stage_open or not any_events:
+        reasons.unsure.append(
+            f"the check's process ended without a result{_where(probed.running)}: did the file end the "
+            f"process (sys.exit, os._exit)?"
         )
-    times = timing.move_times(results, act_timeout)
-    reasons = forfeits + unsure + policy
-    warnings = [size_warning(base["size"]), *timing.warnings(times, act_timeout, DEFAULT_OVERAGE)]
-    return CheckReport(
-        **base,
-        passed=not reasons,
-        forfeit=True if forfeits else None if unsure else False,
-        time_policy=time_policy,
-        reasons=tuple(reasons),
-        warnings=tuple(warning for warning in warnings if warning),
-        games=tuple(results),
-        times=times,
-        last_callable=last_callable,
-        load=load,
-        isolated=isolated,
-        details=tuple(details),
-        seconds=time.perf_counter() - started,
-    )
