@@ -27,8 +27,13 @@ Why module objects and a private ``__import__`` rather than one rewritten namesp
 
 # ---- COPY BELOW: the built file's loader (standard library only) ----
 
+import builtins
+import linecache
+import sys
+import types
 
-def _load(prefix, modules, entry):
+
+def _load(prefix: str, modules: tuple[tuple[str, bool, str], ...], entry: str) -> types.ModuleType:
     """Execute module ``entry`` of ``modules`` (tuples ``(name, is_package, source)``) and return it.
 
     The modules become ``types.ModuleType`` objects named ``prefix + "." + name`` (registered in
@@ -36,58 +41,68 @@ def _load(prefix, modules, entry):
     through a private ``__import__``. Raises ``ModuleNotFoundError`` for a module of the inlined
     package that was not inlined, and whatever a module raises while executing.
     """
-    import builtins
-    import linecache
-    import sys
-    import types
+    return _Inlined(prefix, modules).module(entry)
 
-    table = {name: (is_package, source) for name, is_package, source in modules}
-    tops = {name.partition(".")[0] for name in table}
-    loaded = {}
 
-    def module(name):
-        if name in loaded:
-            return loaded[name]
-        if name not in table:
+class _Inlined:
+    """The inlined modules of one file, each executed at its first import."""
+
+    def __init__(self, prefix: str, modules: tuple[tuple[str, bool, str], ...]) -> None:
+        self.prefix = prefix
+        self.table = {name: (is_package, source) for name, is_package, source in modules}
+        self.tops = {name.partition(".")[0] for name in self.table}
+        self.loaded: dict[str, types.ModuleType] = {}
+        self.builtins = dict(vars(builtins))
+        self.builtins["__import__"] = self.import_
+
+    def module(self, name: str) -> types.ModuleType:
+        """Inlined module ``name``, executed (after its parent package) at its first import."""
+        if name in self.loaded:
+            return self.loaded[name]
+        if name not in self.table:
             raise ModuleNotFoundError(f"No module named {name!r} in this submission", name=name)
         parent, _, child = name.rpartition(".")
         if parent:
-            module(parent)
-        is_package, source = table[name]
+            self.module(parent)
+        is_package, source = self.table[name]
         filename = "<submission>/" + name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
-        mod = types.ModuleType(f"{prefix}.{name}")
-        mod.__dict__["__builtins__"] = private_builtins
+        mod = types.ModuleType(f"{self.prefix}.{name}")
+        mod.__dict__["__builtins__"] = self.builtins
         mod.__file__ = filename  # names no file on disk: data is read through the resources module
         mod.__package__ = name if is_package else parent
         if is_package:
             mod.__path__ = []
-        loaded[name] = sys.modules[mod.__name__] = mod
+        self.loaded[name] = sys.modules[mod.__name__] = mod
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         try:
             exec(compile(source, filename, "exec", dont_inherit=True), mod.__dict__)
         except BaseException:
-            del loaded[name]
+            del self.loaded[name]
             sys.modules.pop(mod.__name__, None)
             raise
         if parent:
-            setattr(loaded[parent], child, mod)
+            setattr(self.loaded[parent], child, mod)
         return mod
 
-    def private_import(name, globals=None, locals=None, fromlist=(), level=0):
+    def import_(
+        self,
+        name: str,
+        globals: dict[str, object] | None = None,
+        locals: dict[str, object] | None = None,
+        fromlist: tuple[str, ...] = (),
+        level: int = 0,
+    ) -> types.ModuleType:
+        """The modules' ``__import__``: the inlined package from here, the rest from Python's."""
         if level:
-            package = (globals or {}).get("__package__") or ""
+            package = str((globals or {}).get("__package__") or "")
             base = package.rsplit(".", level - 1)[0] if level > 1 else package
             name = f"{base}.{name}" if name else base
-        elif name.partition(".")[0] not in tops:
+        elif name.partition(".")[0] not in self.tops:
             return builtins.__import__(name, globals, locals, fromlist, level)
-        mod = module(name)
+        mod = self.module(name)
         if not fromlist:
-            return loaded[name.partition(".")[0]]
+            return self.loaded[name.partition(".")[0]]
         for attr in fromlist:
-            if attr != "*" and not hasattr(mod, attr) and f"{name}.{attr}" in table:
-                module(f"{name}.{attr}")
+            if attr != "*" and not hasattr(mod, attr) and f"{name}.{attr}" in self.table:
+                self.module(f"{name}.{attr}")
         return mod
-
-    private_builtins = dict(vars(builtins))
-    private_builtins["__import__"] = private_import
-    return module(entry)
