@@ -3,12 +3,13 @@
 The network (a multilayer perceptron, numpy forward pass here) takes
 :func:`agents.features.planes` of a position -- ``2 * rows * columns`` 0/1 inputs, the side to move's
 stones first -- through ``tanh`` hidden layers to one ``tanh`` output: the position's value in
-(-1, 1) for its side to move, trained on final game results (``training.learners.value_net``). The
-agent plays the legal move whose afterstate is worth the most to the mover
-(:mod:`agents.afterstates`: a winning move is worth 1, a move filling the board 0, any other minus
-the network's value of the position after it), valuing all afterstates of a move in one forward
-pass. This is the value network of the classic tic-tac-toe exercise (a 9-18-9-3-1 bipolar-sigmoid
-network trained on game results against itself and a random player) on a ConnectX board.
+(-1, 1) for its side to move, trained on the solver's exact values of positions, discounted a ply
+(``training.learners.value_net``). The agent plays the legal move whose afterstate is worth the
+most to the mover (:mod:`agents.afterstates`: a winning move is worth 1, a move filling the board 0,
+any other minus the network's value of the position after it), valuing all afterstates of a move
+in one forward pass. This is the value network of the classic tic-tac-toe exercise (a 9-18-9-3-1
+bipolar-sigmoid network trained on game results against itself and a random player) on a ConnectX
+board, its targets exact.
 
 Weights: ``agents/data/value_net.npz`` (:mod:`agents.weights`: layer ``i`` as ``w{i}`` of shape
 ``(inputs, outputs)`` and ``b{i}`` of shape ``(outputs,)``), read through

@@ -47,16 +47,22 @@ from training.selfplay import Trajectory, play
 
 __all__ = ["EPSILON", "GAMMA", "HIDDEN", "LEARNING_RATE", "STEPS", "Learner", "forward"]
 
-HIDDEN = (64, 32)
-"""Hidden layer widths (84-64-32-1 on 6x7)."""
+HIDDEN = (128, 64)
+"""Hidden layer widths (84-128-64-1 on 6x7)."""
 LEARNING_RATE = 1e-3
 """Adam's step size."""
 EPSILON = 0.1
 """Chance that a self-play move is a uniformly random legal column."""
 STEPS = 4
-"""Adam steps on each game's examples (solving them costs far more than a step)."""
-GAMMA = 0.95
-"""Discount a ply of the targets: a win in ``n`` plies is worth ``GAMMA ** (n - 1)``."""
+"""Adam steps on each game's examples (solving them costs far more than a step). 16 fitted each
+game too closely: over 800 games its driver evaluations against ``random`` scored 0.75-0.85, those
+of 4 0.85-1.0."""
+GAMMA = 0.8
+"""Discount a ply of the targets: a win in ``n`` plies is worth ``GAMMA ** (n - 1)``. A steep one
+makes the targets mostly about the next few plies, what a 1-ply player must see: with 0.95 (and
+hidden layers of 64 and 32) the net's mean squared error stayed at 0.22 and it scored 92.5 %
+against ``random`` from the balanced suite (80 games), the seed's score; most of its lost games
+left a threat unblocked."""
 
 
 def forward(params: list[dict[str, jax.Array]], x: jax.Array) -> jax.Array:
