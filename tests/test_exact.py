@@ -62,9 +62,9 @@ def test_a_shard_holds_unique_balanced_play_positions_in_its_plies(tmp_path, sol
 
 
 def test_shards_resume_without_rewriting(tmp_path) -> None:
-    first = ensure_exact_shards(tmp_path, "book", 2, 30, seed=1, progress=False)
+    first = ensure_exact_shards(tmp_path, "book", 2, seed=1, size=30, progress=False)
     stamps = [p.stat().st_mtime_ns for p in first]
     first[1].unlink()
-    again = ensure_exact_shards(tmp_path, "book", 2, 30, seed=1, progress=False)
+    again = ensure_exact_shards(tmp_path, "book", 2, seed=1, size=30, progress=False)
     assert again == first and first[0].stat().st_mtime_ns == stamps[0] and first[1].exists()
     assert sorted(p.name for p in (tmp_path / "book").iterdir()) == ["shard-0000.npz", "shard-0001.npz"]

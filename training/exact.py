@@ -22,19 +22,23 @@ Positions are those that decide games between good agents:
 A shard is an ``.npz`` in the format of :mod:`training.network.data` (``position``, ``mask`` int64
 bitboards of :mod:`agents.engine.board`; ``ply`` int8; ``values`` int8 ``(n, 7)``: 2 wins at once,
 1 / 0 / -1 win / draw / loss for the mover, -2 full, -3 not solved because another move wins at once),
-so :mod:`training.network.train` reads both, plus ``scores`` int8 ``(n, 7)``: the move's exact score in
-Pons' convention (from the mover's side: ``+k`` wins with the mover's ``(43 - ply) // 2 - k + 1``-th
-stone from now, counting this move... see :mod:`agents.engine.solver`) where it is known exactly, i.e.
-at plies up to 11 (the children lie at or above the databases' 12 stones), else :data:`NO_SCORE`.
-Positions are unique within a shard up to mirror images.
+so :mod:`training.network.train` reads both, plus ``scores`` int8 ``(n, 7)``: each move's exact score in
+Pons' convention, from the mover's side (positive: a win, the larger the sooner; 0 a draw; negative
+a loss; see :mod:`agents.engine.solver`), where it is known exactly, i.e. at plies up to 11, whose
+children lie at or above the databases' 12 stones; else :data:`NO_SCORE`. Positions are unique
+within a shard up to mirror images.
 
-Command (resumable: shards are written whole under a temporary name and renamed; the same command
-again generates only the missing ones; a progress bar counts positions)::
+The set has two parts (:data:`PARTS`), each a folder of shards: ``book`` (plies 0-11, scored exactly
+through the databases: about 135 positions a second a core once the first plies are remembered) and
+``deep`` (plies 12-22, weak-solved by the numba kernel: a few positions a second). Command (resumable:
+shards are written whole under a temporary name and renamed; the same command again generates only
+the missing ones; a progress bar counts positions)::
 
-    python -m training.exact --out DIR [--shards K] [--shard-size N] [--seed S] [--workers W]
+    python -m training.exact --out DIR [--book-shards K] [--deep-shards K] [--seed S] [--workers W]
 
-The defaults (``--shards 100 --shard-size 3000``: 300,000 positions) take about N minutes on two
-cores; see ``agents/data/network.md``. Needs the databases (a dependency of the package) and numba.
+The defaults (:data:`SHARDS` of :data:`SHARD_SIZES`: 180,000 and 8,000 positions) took 16 min for
+the book part on two busy cores and 25 min for the deep part on one (``agents/data/network.md``).
+Needs the databases (a dependency of the package) and numba.
 """
 
 from __future__ import annotations
@@ -55,13 +59,27 @@ from agents.engine.solver.databases import DATABASE_PLY
 from agents.network.features import COLUMNS, ROWS
 from training.network.data import FULL, UNSOLVED, balanced_opening, build_shards, suite_keys
 
-__all__ = ["EPSILONS", "NO_SCORE", "PARTS", "ensure_exact_shards", "generate_shard", "label_position", "main"]
+__all__ = [
+    "EPSILONS",
+    "NO_SCORE",
+    "PARTS",
+    "SHARDS",
+    "SHARD_SIZES",
+    "ensure_exact_shards",
+    "generate_shard",
+    "label_position",
+    "main",
+]
 
 EPSILONS = (0.03, 0.1, 0.2)
 """Per-game probability of a random move instead of a best one."""
 PARTS = {"book": (0, DATABASE_PLY - 1), "deep": (DATABASE_PLY, 22)}
 """The data set's two parts and their plies: the book part is scored exactly through the databases
 (milliseconds a position), the deep part by the numba solver past them (a tenth of a second or so)."""
+SHARD_SIZES = {"book": 3000, "deep": 1000}
+"""Positions a shard of each part."""
+SHARDS = {"book": 60, "deep": 8}
+"""Shards of each part by default: the set the shipped network was fine-tuned on."""
 MEMO_PLY = 6
 """Labels of positions up to this ply are remembered within a process (every game passes some)."""
 NO_SCORE = -128
@@ -186,16 +204,18 @@ def ensure_exact_shards(
     directory: Path,
     part: str,
     count: int,
-    size: int,
     seed: int,
     *,
+    size: int | None = None,
     workers: int = 1,
     progress: bool = True,
 ) -> list[Path]:
     """Paths of ``directory/PART/shard-0000.npz`` .. ``count - 1`` for a part of :data:`PARTS`, the
-    missing ones generated (shard ``k`` seeded ``seed * 100_003 + k``, plus 1 for the deep part) by
+    missing ones generated with ``size`` positions (default :data:`SHARD_SIZES`; shard ``k`` seeded
+    ``seed * 100_003 + 2 * k``, plus 1 for the deep part) by
     :func:`training.network.data.build_shards`. Raises ``KeyError`` for an unknown part."""
     plies = PARTS[part]
+    size = SHARD_SIZES[part] if size is None else size
     write = functools.partial(_write, size=size, seed=seed * 100_003 + (part == "deep"), plies=plies)
     return build_shards(directory / part, count, write, workers=workers, unit_size=size, progress=progress)
 
@@ -212,16 +232,20 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m training.exact`` (module docstring); returns 0, or 2 on bad options."""
     parser = argparse.ArgumentParser(prog="python -m training.exact", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="directory of the data set")
-    parser.add_argument("--book-shards", type=int, default=80, help="shards of plies 0-11 (default 80)")
-    parser.add_argument("--deep-shards", type=int, default=20, help="shards of plies 12-22 (default 20)")
-    parser.add_argument("--shard-size", type=int, default=3000, help="positions a shard (default 3000)")
+    for part, (first, last) in PARTS.items():
+        parser.add_argument(
+            f"--{part}-shards",
+            type=int,
+            default=SHARDS[part],
+            help=f"shards of {SHARD_SIZES[part]} positions of plies {first}-{last} (default {SHARDS[part]})",
+        )
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     args = parser.parse_args(argv)
-    if min(args.shard_size, args.workers) < 1 or min(args.book_shards, args.deep_shards) < 0:
-        parser.error("--shard-size and --workers must be >= 1, the shard counts >= 0")
+    if args.workers < 1 or min(args.book_shards, args.deep_shards) < 0:
+        parser.error("--workers must be >= 1, the shard counts >= 0")
     for part, count in (("book", args.book_shards), ("deep", args.deep_shards)):
-        ensure_exact_shards(args.out, part, count, args.shard_size, args.seed, workers=args.workers)
+        ensure_exact_shards(args.out, part, count, args.seed, workers=args.workers)
     return 0
 
 

@@ -94,7 +94,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--exact-book-shards", type=int, default=60, help="its shards of plies 0-11")
     parser.add_argument("--exact-deep-shards", type=int, default=8, help="its shards of plies 12-22")
-    parser.add_argument("--exact-shard-size", type=int, default=3000, help="positions an exact shard")
     parser.add_argument(
         "--exact-fraction", type=float, default=0.75, help="share of labelled examples drawn from it"
     )
@@ -198,7 +197,8 @@ def _load_data(args: argparse.Namespace, out: Path) -> Data:
         parts = []
         for part, count in (("book", args.exact_book_shards), ("deep", args.exact_deep_shards)):
             if count > 1:
-                shards = ensure_exact_shards(args.exact, part, count, args.exact_shard_size, args.seed)
+                size = 100 if args.smoke else None
+                shards = ensure_exact_shards(args.exact, part, count, args.seed, size=size)
                 parts.append(load_shards(shards[:-1]))
                 held_out[f"exact_{part}"] = load_shards(shards[-1:])
         exact = Source.of(
@@ -350,7 +350,7 @@ def _smoke(args: argparse.Namespace) -> None:
     args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
     args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
     args.channels, args.blocks = 16, 1
-    args.exact_book_shards, args.exact_deep_shards, args.exact_shard_size = 2, 0, 100
+    args.exact_book_shards, args.exact_deep_shards = 2, 0
 
 
 def main(argv: list[str] | None = None) -> int:
