@@ -294,7 +294,8 @@ def _read_checkpoint(path: Path, settings: TrainingSettings) -> dict[str, Any] |
             f"{key} {stored[key]} (asked {wanted[key]})" for key in IDENTITY if stored[key] != wanted[key]
         )
         raise RunError(f"{path.parent} holds another training run: {differ}; use another --out")
-    return saved
+    checkpoint: dict[str, Any] = saved
+    return checkpoint
 
 
 def _checkpointed(path: Path) -> int:

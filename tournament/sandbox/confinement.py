@@ -119,7 +119,8 @@ def empty_bounding_set(keep_read: bool = False) -> None:
 
 def _drop_from_bounding_set(capability: int) -> bool:
     """False once ``capability`` is past the last the kernel knows (EINVAL), or may not be dropped."""
-    return _libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) == 0
+    dropped: bool = _libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) == 0
+    return dropped
 
 
 def drop_privileges(uid: int | None, limits: Limits, *, keep_read: bool = False) -> None:

@@ -70,7 +70,8 @@ def _load(spec_text: str, seed: int) -> Callable[..., Any]:
         raw = load_agent(parse_spec(spec_text), seed=seed)
         if callable(raw):
             return raw
-        return build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
+        built: Callable[..., Any] = build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
+        return built
     except Exception as error:  # noqa: BLE001 - the agent's ERROR, reported at its first move
         failure = error
 

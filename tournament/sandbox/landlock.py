@@ -74,7 +74,7 @@ class Rule(ctypes.Structure):
 
 def _syscall(number: int, *args: object) -> int:
     """``syscall(number, *args)``; raises OSError when it fails."""
-    result = _libc.syscall(ctypes.c_long(number), *args)
+    result: int = _libc.syscall(ctypes.c_long(number), *args)
     if result < 0:
         error = ctypes.get_errno()
         raise OSError(error, f"Landlock system call {number}: {os.strerror(error)}")

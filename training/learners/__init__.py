@@ -64,4 +64,5 @@ class Learner(Protocol):
 def learner(method: str, geo: Geometry, seed: int) -> Learner:
     """A new trainer of ``method`` (a key of :data:`LEARNERS`; ``KeyError`` otherwise)."""
     module = importlib.import_module(LEARNERS[method])
-    return module.Learner(geo, seed)
+    made: Learner = module.Learner(geo, seed)
+    return made

@@ -71,13 +71,14 @@ class Learner:
         masks = (0, *game.masks)
         last = len(game.moves) - 1
         errors = []
-        x = inputs(positions[0], masks[0], self.geo)
+        x: np.ndarray | None = inputs(positions[0], masks[0], self.geo)
         for i in range(len(game.moves)):
+            assert x is not None  # a successor is None only after the last move
             successor = None if i == last else inputs(positions[i + 1], masks[i + 1], self.geo)
             if not explored[i]:
                 value = np.tanh(self.w @ x)
-                end = successor is None
-                target = game.result_for(game.mover(i)) if end else -np.tanh(self.w @ successor)
+                won = game.result_for(game.mover(i))
+                target = won if successor is None else -np.tanh(self.w @ successor)
                 error = target - value
                 self.w += ETA * error * (1.0 - value * value) * x
                 errors.append(float(error))

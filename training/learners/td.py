@@ -65,7 +65,7 @@ def _td_update(
     delta = jnp.where(steps < count, following - u, 0.0)
     signed_grads = jax.tree_util.tree_map(lambda g: g * sign.reshape((-1,) + (1,) * (g.ndim - 1)), grads)
 
-    def step(carry, inputs):
+    def step(carry: tuple[Any, Any], inputs: tuple[Any, Any]) -> tuple[tuple[Any, Any], None]:
         trace, total = carry
         grad, d = inputs
         trace = jax.tree_util.tree_map(lambda e, g: lam * e + g, trace, grad)
