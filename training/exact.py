@@ -50,14 +50,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 from agents.engine.board import Board
 from agents.engine.book import canonical
 from agents.engine.solver import Solver
 from agents.engine.solver.databases import DATABASE_PLY
 from agents.network.features import COLUMNS, ROWS
-from training.network.data import FULL, UNSOLVED, balanced_opening, build_shards, suite_keys
+from training.network.data import FULL, UNSOLVED, balanced_opening, build_shards, save_shard, suite_keys
 
 __all__ = [
     "EPSILONS",
@@ -177,7 +175,8 @@ def generate_shard(
     label = _labeller()
     exclude = suite_keys()
     seen: set[int] = set()
-    rows: list[tuple[int, int, int, list[int], list[int]]] = []
+    rows: list[tuple[int, int, int, list[int]]] = []
+    scores_of: list[list[int]] = []
     start = time.perf_counter()
     games = 0
     while len(rows) < size:
@@ -187,16 +186,9 @@ def generate_shard(
             if board.ply < plies[0] or key in seen:
                 continue
             seen.add(key)
-            rows.append((board.position, board.mask, board.ply, values, scores))
-    rows = rows[:size]
-    np.savez_compressed(
-        path,
-        position=np.array([r[0] for r in rows], dtype=np.int64),
-        mask=np.array([r[1] for r in rows], dtype=np.int64),
-        ply=np.array([r[2] for r in rows], dtype=np.int8),
-        values=np.array([r[3] for r in rows], dtype=np.int8),
-        scores=np.array([r[4] for r in rows], dtype=np.int8),
-    )
+            rows.append((board.position, board.mask, board.ply, values))
+            scores_of.append(scores)
+    save_shard(path, rows[:size], scores=scores_of[:size])
     log(f"{path.name}: {size} positions from {games} games in {time.perf_counter() - start:.1f} s")
 
 

@@ -37,6 +37,7 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +62,7 @@ __all__ = [
     "generate_shard",
     "label_game",
     "load_shards",
+    "save_shard",
     "noisy_game",
     "shards_from_args",
 ]
@@ -213,15 +215,22 @@ def generate_shard(
                         f"  {path.name}: {len(rows)}/{size} positions, {games} games, "
                         f"{time.perf_counter() - start:.0f} s"
                     )
-    rows = rows[:size]
+    save_shard(path, rows[:size])
+    log(f"shard {path.name}: {size} positions from {games} games in {time.perf_counter() - start:.1f} s")
+
+
+def save_shard(path: Path, rows: list[tuple[int, int, int, list[int]]], **per_move: list[list[int]]) -> None:
+    """Write labelled positions ``(position, mask, ply, values)`` to the shard ``path`` (the module
+    docstring's format), with more int8 ``(n, 7)`` per-move arrays by name (``per_move``)."""
+    extra: dict[str, Any] = {name: np.array(table, dtype=np.int8) for name, table in per_move.items()}
     np.savez_compressed(
         path,
         position=np.array([r[0] for r in rows], dtype=np.int64),
         mask=np.array([r[1] for r in rows], dtype=np.int64),
         ply=np.array([r[2] for r in rows], dtype=np.int8),
         values=np.array([r[3] for r in rows], dtype=np.int8),
+        **extra,
     )
-    log(f"shard {path.name}: {size} positions from {games} games in {time.perf_counter() - start:.1f} s")
 
 
 def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
