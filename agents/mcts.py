@@ -115,15 +115,7 @@ class Mcts(Strategy):
             result = self._search.run(board, deadline=start + max(0.01, seconds))
         else:
             result = self._search.run(board, visits=self.rollouts)
-        return MoveRecord.since(
-            start,
-            board,
-            "search",
-            result.column,
-            visits=result.visits,
-            reused=result.reused,
-            simulations=result.simulations,
-        )
+        return MoveRecord.of_tree_search(start, board, "search", result)
 
 
 def make_agent(

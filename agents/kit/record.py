@@ -8,10 +8,28 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 from agents.engine.board import Board
 
-__all__ = ["MoveRecord"]
+__all__ = ["MoveRecord", "TreeSearchResult"]
+
+
+class TreeSearchResult(Protocol):
+    """What a tree search reports of its move (as :class:`agents.engine.puct.PuctResult` does): the
+    ``column`` chosen, the root's ``visits``, those ``reused`` from the last tree, ``simulations`` run."""
+
+    @property
+    def column(self) -> int: ...
+
+    @property
+    def visits(self) -> int: ...
+
+    @property
+    def reused(self) -> int: ...
+
+    @property
+    def simulations(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,4 +72,18 @@ class MoveRecord:
         ``start`` (``time.perf_counter()`` seconds) and ending now."""
         return cls(
             stage, board.ply, column, time.perf_counter() - start, depth, nodes, visits, reused, simulations
+        )
+
+    @classmethod
+    def of_tree_search(cls, start: float, board: Board, stage: str, result: TreeSearchResult) -> MoveRecord:
+        """:meth:`since` for the move of a tree search (``result``, e.g. of
+        :class:`agents.engine.puct.Puct`), with its root's visits, those reused and the simulations run."""
+        return cls.since(
+            start,
+            board,
+            stage,
+            result.column,
+            visits=result.visits,
+            reused=result.reused,
+            simulations=result.simulations,
         )

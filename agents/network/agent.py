@@ -250,15 +250,7 @@ class Network:
         else:
             deadline = budget.search_deadline(start, after_solving=allowed is not None)
         result = self._puct.run(board, deadline=deadline, visits=self.visits or None, allowed=allowed)
-        return MoveRecord.since(
-            start,
-            board,
-            "puct",
-            result.column,
-            visits=result.visits,
-            reused=result.reused,
-            simulations=result.simulations,
-        )
+        return MoveRecord.of_tree_search(start, board, "puct", result)
 
 
 def make_agent_from_weights(weights: Mapping[str, np.ndarray] | None, **params: Any) -> Agent:
