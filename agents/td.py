@@ -121,6 +121,7 @@ class Td(Strategy):
         self.margin = float(margin)
         self._searches: dict[Geometry, Search] = {}
 
+    # Like negamax's: the kit's tactics first, then this agent's own search (its evaluation differs).
     def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
         move = tactical_move(board)
         if move is not None:

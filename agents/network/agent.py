@@ -281,6 +281,7 @@ def make_agent(
     value. The shipped weights are read at the first move (``FileNotFoundError`` if the file is
     missing); a ``weights`` file at once (``FileNotFoundError``, or ``ValueError`` when it is not one).
     """
+    # Each parameter passed on by name: a call of the same shape as other keyword calls, no shared logic.
     return make_agent_from_weights(
         None if weights is None else load_weights(Path(weights).read_bytes()),
         search=search,

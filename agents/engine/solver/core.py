@@ -197,6 +197,8 @@ class Solver:
         but before the database's ply when the database holds only wins, draws and losses."""
         return self.database is None or self.database.exact or ply > self.database.ply
 
+    # choose and refine keep the signatures of the functions of choice.py that they hand over to: the
+    # methods are what agents.kit.solved calls (and tests fake), the functions hold the steps.
     def choose(
         self,
         position: int,

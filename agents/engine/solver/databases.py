@@ -111,6 +111,8 @@ class Database:
     5 bytes an entry resident (21 MB for the distance book).
     """
 
+    # Sorted key and value arrays with a length, as agents.engine.book.Book holds them: two file
+    # formats of different contents, the same container shape.
     def __init__(self, codes: np.ndarray, scores: np.ndarray, *, exact: bool, absent: int | None) -> None:
         self.codes = codes
         self.scores = scores

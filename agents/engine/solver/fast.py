@@ -106,6 +106,8 @@ def _negamax(
         if alpha >= beta:
             return alpha
     high = (size - 1 - ply) // 2
+    # The table's bounds narrow the window as in the pure-Python kernel (kernel.py's negamax): this is
+    # its compiled twin, so the same steps stand in both on purpose (module docstring).
     key = cur + msk
     slot = key % _U(tt.shape[0])
     e = tt[slot]
