@@ -201,27 +201,12 @@ def _loop(
             history.append(row)
             if not evaluate:
                 continue
-            trainer.save(out / f"{settings.method}.npz")
-            scores = _evaluate(settings, out, openings, getattr(trainer, "EVAL_PARAMS", {}))
-            row |= {f"score_{name}": s for name, s in scores.items()}
+            scores = _save_and_score(settings, out, trainer, history, openings)
             row["seconds"] = round(seconds + time.perf_counter() - began, 3)
-            title = f"{settings.method} on {_board(settings.geo)}, seed {settings.seed}"
-            curve.write(history, out, title=title)
-            _write_checkpoint(
-                out / CHECKPOINT,
-                {
-                    "format": FORMAT,
-                    "settings": settings.identity()
-                    | {"games": settings.games, "eval_every": every, "eval_pairs": settings.eval_pairs},
-                    "games": done,
-                    "history": history,
-                    "learner": trainer.state(),
-                    "python_random": random.getstate(),
-                    "numpy_random": np.random.get_state(),
-                    "seconds": row["seconds"],
-                    "train_seconds": train_seconds,
-                },
+            curve.write(
+                history, out, title=f"{settings.method} on {_board(settings.geo)}, seed {settings.seed}"
             )
+            _write_checkpoint(out / CHECKPOINT, _checkpoint(settings, trainer, history, train_seconds))
             bar.set_postfix_str(", ".join(f"{name} {s:.2f}" for name, s in scores.items()))
     return _summary(
         settings,
@@ -233,6 +218,39 @@ def _loop(
             "train_seconds": train_seconds,
         },
     )
+
+
+def _save_and_score(
+    settings: TrainingSettings,
+    out: Path,
+    trainer: Learner,
+    history: list[dict[str, float]],
+    openings: tuple[tuple[int, ...], ...],
+) -> dict[str, float]:
+    """Save the weights and score them (:func:`_evaluate`) into the last row of ``history``; returns
+    the scores by opponent."""
+    trainer.save(out / f"{settings.method}.npz")
+    scores = _evaluate(settings, out, openings, getattr(trainer, "EVAL_PARAMS", {}))
+    history[-1] |= {f"score_{name}": s for name, s in scores.items()}
+    return scores
+
+
+def _checkpoint(
+    settings: TrainingSettings, trainer: Learner, history: list[dict[str, float]], train_seconds: float
+) -> dict[str, Any]:
+    """The checkpoint's contents after the games of ``history``'s last row."""
+    return {
+        "format": FORMAT,
+        "settings": settings.identity()
+        | {"games": settings.games, "eval_every": settings.every(), "eval_pairs": settings.eval_pairs},
+        "games": history[-1]["games"],
+        "history": history,
+        "learner": trainer.state(),
+        "python_random": random.getstate(),
+        "numpy_random": np.random.get_state(),
+        "seconds": history[-1]["seconds"],
+        "train_seconds": train_seconds,
+    }
 
 
 def _evaluate(

@@ -55,7 +55,8 @@ from agents.engine.book import canonical
 from agents.engine.solver import Solver
 from agents.engine.solver.databases import DATABASE_PLY
 from agents.network.features import COLUMNS, ROWS
-from training.network.data import FULL, UNSOLVED, balanced_opening, build_shards, save_shard, suite_keys
+from training.network.data import FULL, UNSOLVED, balanced_opening, suite_keys
+from training.shards import build_shards, save_shard
 
 __all__ = [
     "EPSILONS",
@@ -205,7 +206,7 @@ def ensure_exact_shards(
     """Paths of ``directory/PART/shard-0000.npz`` .. ``count - 1`` for a part of :data:`PARTS`, the
     missing ones generated with ``size`` positions (default :data:`SHARD_SIZES`; shard ``k`` seeded
     ``seed * 100_003 + 2 * k``, plus 1 for the deep part) by
-    :func:`training.network.data.build_shards`. Raises ``KeyError`` for an unknown part."""
+    :func:`training.shards.build_shards`. Raises ``KeyError`` for an unknown part."""
     plies = PARTS[part]
     size = SHARD_SIZES[part] if size is None else size
     write = functools.partial(_write, size=size, seed=seed * 100_003 + (part == "deep"), plies=plies)

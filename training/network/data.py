@@ -37,15 +37,13 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from agents.engine.board import Board, geometry
 from agents.engine.book import mirror
 from agents.kit.adapter import Clock
 from agents.kit.player import play_game
 from agents.network.features import COLUMNS, ROWS
+from training.shards import build_shards, save_shard
 from training.solvers import WeakSolver, weak_solver
 
 __all__ = [
@@ -61,8 +59,6 @@ __all__ = [
     "ensure_shards",
     "generate_shard",
     "label_game",
-    "load_shards",
-    "save_shard",
     "noisy_game",
     "shards_from_args",
 ]
@@ -219,31 +215,6 @@ def generate_shard(
     log(f"shard {path.name}: {size} positions from {games} games in {time.perf_counter() - start:.1f} s")
 
 
-def save_shard(path: Path, rows: list[tuple[int, int, int, list[int]]], **per_move: list[list[int]]) -> None:
-    """Write labelled positions ``(position, mask, ply, values)`` to the shard ``path`` (the module
-    docstring's format), with more int8 ``(n, 7)`` per-move arrays by name (``per_move``)."""
-    extra: dict[str, Any] = {name: np.array(table, dtype=np.int8) for name, table in per_move.items()}
-    np.savez_compressed(
-        path,
-        position=np.array([r[0] for r in rows], dtype=np.int64),
-        mask=np.array([r[1] for r in rows], dtype=np.int64),
-        ply=np.array([r[2] for r in rows], dtype=np.int8),
-        values=np.array([r[3] for r in rows], dtype=np.int8),
-        **extra,
-    )
-
-
-def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
-    """Concatenate shards: ``position``, ``mask`` (uint64), ``ply`` (int8), ``values`` (int8 ``(n, 7)``)."""
-    parts = [np.load(p) for p in paths]
-    return {
-        "position": np.concatenate([p["position"] for p in parts]).astype(np.uint64),
-        "mask": np.concatenate([p["mask"] for p in parts]).astype(np.uint64),
-        "ply": np.concatenate([p["ply"] for p in parts]),
-        "values": np.concatenate([p["values"] for p in parts]),
-    }
-
-
 def _write_shard(
     path: Path,
     k: int,
@@ -266,65 +237,6 @@ def _write_shard(
         balanced=balanced,
         log=_quiet,
     )
-
-
-def build_shards(
-    directory: Path,
-    count: int,
-    write: Callable[[Path, int], None],
-    *,
-    workers: int = 1,
-    unit_size: int = 1,
-    progress: bool = True,
-) -> list[Path]:
-    """Paths of shards ``directory/shard-0000.npz`` .. ``count - 1`` (``directory`` created if needed),
-    the missing ones written by ``write(path, k)``.
-
-    Each shard is written under a temporary name and renamed, so it is whole or absent and an
-    interrupted run resumes at the missing shards. With ``workers > 1`` they are written in that many
-    spawned processes (``concurrent.futures``; ``write`` must pickle, e.g. a ``functools.partial`` of
-    a module-level function). Spawned, not forked: the caller may hold threads (JAX's) that a fork
-    would copy in a bad state. A tqdm bar on stderr counts ``unit_size`` (positions) a shard when
-    ``progress``. Raises ``ValueError`` when ``workers < 1``.
-    """
-    if workers < 1:
-        raise ValueError("workers must be >= 1")
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = [directory / f"shard-{k:04d}.npz" for k in range(count)]
-    missing = [k for k, path in enumerate(paths) if not path.exists()]
-    from tqdm import tqdm
-
-    bar = tqdm(
-        total=count * unit_size,
-        initial=(count - len(missing)) * unit_size,
-        unit="pos" if unit_size > 1 else "shard",
-        unit_scale=True,
-        desc=directory.name,
-        disable=not progress,
-    )
-    with bar:
-        if workers == 1 or len(missing) <= 1:
-            for k in missing:
-                _write_atomically(write, paths[k], k)
-                bar.update(unit_size)
-            return paths
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
-        ) as pool:
-            futures = [pool.submit(_write_atomically, write, paths[k], k) for k in missing]
-            for future in as_completed(futures):
-                future.result()
-                bar.update(unit_size)
-    return paths
-
-
-def _write_atomically(write: Callable[[Path, int], None], path: Path, k: int) -> None:
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    write(tmp, k)
-    tmp.rename(path)
 
 
 def ensure_shards(

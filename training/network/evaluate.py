@@ -27,7 +27,7 @@ def accuracy_by_ply(
     """The network's agreement with the solver on labelled positions, per :data:`PLY_BUCKETS` range.
 
     ``weights`` as :func:`agents.network.numpy_forward.load_weights` returns; ``data`` as
-    :func:`training.network.data.load_shards` returns. One dict per range that holds positions, in
+    :func:`training.shards.load_shards` returns. One dict per range that holds positions, in
     order: ``first``, ``last`` (plies), ``positions``, ``policy`` (share whose policy argmax over the
     legal columns is one of the solver's best moves), ``value`` (share whose value argmax is the
     position's class: loss / draw / win for the side to move) and ``draws`` (share of drawn positions).
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from agents.network.numpy_forward import load_weights
-    from training.network.data import load_shards
+    from training.shards import load_shards
 
     parser = argparse.ArgumentParser(
         prog="python -m training.network.evaluate",

@@ -1,6 +1,6 @@
 """Training examples from labelled positions: policy and value targets, value-only children, the book.
 
-Inputs are the arrays of :func:`training.network.data.load_shards` (``position``, ``mask`` uint64
+Inputs are the arrays of :func:`training.shards.load_shards` (``position``, ``mask`` uint64
 bitboards of 6x7 boards, :mod:`agents.network.features`; ``ply``; per-move labels ``values``).
 Value classes are 0 loss, 1 draw, 2 win for the side to move (the network's ``[loss, draw, win]``).
 """
@@ -62,7 +62,7 @@ def book_examples() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The opening book (:mod:`agents.engine.book`, 6x7) as training examples, in two parts.
 
     ``labelled``: the positions with a move (won or drawn), as
-    :func:`training.network.data.load_shards` returns them, where ``values`` holds the book's weak
+    :func:`training.shards.load_shards` returns them, where ``values`` holds the book's weak
     value at its column and ``UNSOLVED`` at the other legal columns (other moves may be as good: the
     book keeps one). ``lost``: the lost positions (no move stored) as
     value-only examples, ``position``, ``mask`` and ``value`` (class 0, loss). Positions come in the

@@ -46,12 +46,12 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import geometry
-from agents.network.features import COLUMNS, PLANES, ROWS, encode_batch, legal_mask_batch
+from agents.network.features import COLUMNS, PLANES, ROWS
 from agents.network.numpy_forward import load_weights
 from training.evaluation import opponent, paired_score
-from training.network.data import add_shard_arguments, load_shards, shards_from_args
+from training.network.batches import Data, Examples, load_data, sample_batch
+from training.network.data import add_shard_arguments
 from training.network.evaluate import plot_curves
-from training.network.examples import book_examples, child_examples, targets
 
 __all__ = ["main"]
 
@@ -105,125 +105,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--data", type=Path, help="directory of the data shards (default OUT/data)")
     parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
     return parser
-
-
-@dataclass
-class Examples:
-    """Encoded examples: ``planes`` ``(n, 6, 7, 3)`` float32, ``legal`` ``(n, 7)`` bool, ``policy``
-    ``(n, 7)`` float32 (all zero for value-only examples), ``value`` ``(n,)`` int32 class."""
-
-    planes: np.ndarray
-    legal: np.ndarray
-    policy: np.ndarray
-    value: np.ndarray
-
-    @classmethod
-    def labelled(cls, data: dict[str, np.ndarray]) -> Examples:
-        """From labelled positions (:func:`training.network.data.load_shards`)."""
-        policy, value = targets(data["values"])
-        return cls(
-            encode_batch(data["position"], data["mask"]), legal_mask_batch(data["mask"]), policy, value
-        )
-
-    @classmethod
-    def value_only(cls, data: dict[str, np.ndarray]) -> Examples:
-        """From value-only positions (``position``, ``mask``, ``value``)."""
-        n = len(data["value"])
-        planes = encode_batch(data["position"], data["mask"])
-        policy = np.zeros((n, COLUMNS), np.float32)
-        return cls(planes, legal_mask_batch(data["mask"]), policy, data["value"].astype(np.int32))
-
-    def __len__(self) -> int:
-        return len(self.value)
-
-    def take(self, idx: np.ndarray) -> Examples:
-        return Examples(self.planes[idx], self.legal[idx], self.policy[idx], self.value[idx])
-
-    @staticmethod
-    def join(parts: list[Examples]) -> Examples:
-        return Examples(
-            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("planes", "legal", "policy", "value"))
-        )
-
-
-@dataclass
-class Source:
-    """Training examples of one origin: ``labelled`` positions and the ``children`` (value-only)."""
-
-    labelled: Examples
-    children: Examples
-
-    @classmethod
-    def of(
-        cls, labelled: dict[str, np.ndarray], extra_children: dict[str, np.ndarray] | None = None
-    ) -> Source:
-        """From labelled positions (:func:`training.network.data.load_shards`); their solved moves'
-        children (:func:`training.network.examples.child_examples`) plus ``extra_children``."""
-        children = child_examples(labelled)
-        if extra_children is not None:
-            children = {key: np.concatenate([children[key], extra_children[key]]) for key in children}
-        return cls(Examples.labelled(labelled), Examples.value_only(children))
-
-    def sample(self, rng: np.random.Generator, labelled: int, children: int) -> list[Examples]:
-        return [
-            self.labelled.take(rng.integers(0, len(self.labelled), labelled)),
-            self.children.take(rng.integers(0, len(self.children), children)),
-        ]
-
-
-@dataclass
-class Data:
-    """What a run trains on: the noisy shards (with the book when asked), the exact set (None without
-    ``--exact``), and the held-out labelled sets by name."""
-
-    noisy: Source
-    exact: Source | None
-    held_out: dict[str, Examples]
-
-
-def _load_data(args: argparse.Namespace, out: Path) -> Data:
-    """The shards (generated when missing), the book and the exact set, as :class:`Data`."""
-    paths = shards_from_args(args, args.data or out / "data")
-    noisy = load_shards(paths[:-1])
-    lost = None
-    if args.book:
-        labelled, lost = book_examples()
-        noisy = {key: np.concatenate([noisy[key], labelled[key]]) for key in noisy}
-    held_out = {"val": load_shards(paths[-1:])}
-    exact = None
-    if args.exact is not None:
-        from training.exact import ensure_exact_shards
-
-        parts = []
-        for part, count in (("book", args.exact_book_shards), ("deep", args.exact_deep_shards)):
-            if count > 1:
-                size = 100 if args.smoke else None
-                shards = ensure_exact_shards(args.exact, part, count, args.seed, size=size)
-                parts.append(load_shards(shards[:-1]))
-                held_out[f"exact_{part}"] = load_shards(shards[-1:])
-        exact = Source.of(
-            {key: np.concatenate([p[key] for p in parts]) for key in ("position", "mask", "ply", "values")}
-        )
-    return Data(Source.of(noisy, lost), exact, {name: Examples.labelled(d) for name, d in held_out.items()})
-
-
-def _batch(rng: np.random.Generator, data: Data, size: int, exact_fraction: float) -> Examples:
-    """Half labelled examples, half value-only children, ``exact_fraction`` of each half from the
-    exact set; mirrored left-right with probability 1/2 (the game's symmetry)."""
-    half, rest = size // 2, size - size // 2
-    if data.exact is None:
-        parts = data.noisy.sample(rng, half, rest)
-    else:
-        labelled, children = rng.binomial(half, exact_fraction), rng.binomial(rest, exact_fraction)
-        parts = data.exact.sample(rng, labelled, children) + data.noisy.sample(
-            rng, half - labelled, rest - children
-        )
-    batch = Examples.join(parts)
-    if rng.random() < 0.5:
-        batch = Examples(
-            batch.planes[:, :, ::-1, :], batch.legal[:, ::-1], batch.policy[:, ::-1], batch.value
-        )
-    return batch
 
 
 @dataclass
@@ -370,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
-    data = _load_data(args, out)
+    data = load_data(args, out)
     sources = [data.noisy] + ([] if data.exact is None else [data.exact])
     _log(
         out,
@@ -406,7 +287,7 @@ def _train(
     start = time.perf_counter()
     with tqdm(total=args.steps, initial=state.step, desc="train", unit="step", smoothing=0.05) as bar:
         while state.step < args.steps:
-            b = _batch(rng, data, args.batch, args.exact_fraction)
+            b = sample_batch(rng, data, args.batch, args.exact_fraction)
             state.params, state.opt_state, loss = train_step(
                 state.params, state.opt_state, b.planes, b.legal, b.policy, b.value
             )
