@@ -152,6 +152,12 @@ def test_with_two_workers_each_game_runs_on_its_own_share_of_the_cpus(tmp_path) 
     assert first | second == set(cpus)
 
 
+def _new_children(others: set[int]) -> list[int]:
+    """This process's children but ``others`` (those earlier tests left, such as multiprocessing's
+    resource tracker): the runner's game processes."""
+    return [pid for pid in sandbox.children() if pid not in others]
+
+
 def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
     """The runner keeps the moves it saw: a game process killed mid-game is stored with them (here in
     its second game: nothing of the first game's moves is counted)."""
@@ -162,8 +168,9 @@ def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
         "    time.sleep(0.4)\n"
         "    return [c for c in range(config.columns) if obs.board[c] == 0][-1]\n"
     )
+    others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games([_task(0, "leftmost", "leftmost"), _task(1, str(slow), "leftmost")], workers=1)
-    timer = threading.Timer(1.2, lambda: [os.kill(pid, signal.SIGKILL) for pid in sandbox.children()])
+    timer = threading.Timer(1.2, lambda: [os.kill(pid, signal.SIGKILL) for pid in _new_children(others)])
     timer.start()
     first, record = games
     timer.join()
@@ -175,9 +182,10 @@ def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
 
 def test_a_game_process_that_dies_between_games_is_replaced():
     tasks = [_task(0, "leftmost", "leftmost"), _task(1, "random", "leftmost")]
+    others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games(tasks, workers=1)
     first = next(games)  # its game process now waits for the next game, which it will not get
-    (pid,) = sandbox.children()
+    (pid,) = _new_children(others)
     os.kill(pid, signal.SIGKILL)
     while Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z":  # until it has died
         time.sleep(0.01)
@@ -190,9 +198,10 @@ def test_a_game_process_whose_zygote_died_starts_another():
     """The zygote that forks a game process's hosts is replaced when it dies between games (an agent
     without a user of its own could kill it), and the next game is played as usual."""
     tasks = [_task(0, "leftmost", "leftmost"), _task(1, "random", "leftmost")]
+    others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games(tasks, workers=1)
     first = next(games)  # its game process now waits for the next game
-    (game_process,) = sandbox.children()
+    (game_process,) = _new_children(others)
     (zygote,) = Path(f"/proc/{game_process}/task/{game_process}/children").read_text().split()
     os.kill(int(zygote), signal.SIGKILL)
     while Path(f"/proc/{zygote}/stat").read_text().split(")")[-1].split()[0] != "Z":  # until it has died
@@ -222,8 +231,9 @@ def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tm
     )
     task = GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, 0.5, seed=7)
     before = set(Path(tempfile.gettempdir()).glob("connectx-*"))
+    others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games([task], workers=1)
-    timer = threading.Timer(1.0, lambda: [os.kill(pid, signal.SIGSTOP) for pid in sandbox.children()])
+    timer = threading.Timer(1.0, lambda: [os.kill(pid, signal.SIGSTOP) for pid in _new_children(others)])
     timer.start()
     (record,) = games
     timer.join()
