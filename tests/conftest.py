@@ -88,6 +88,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     for report in _child_reports(item):
         item.ihook.pytest_runtest_logreport(report=report)
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    # What the tests before it set up and the next one does not need (a module, its fixtures) is torn
+    # down here, as pytest's own protocol does after a test: else the next test's setup finds it.
+    item.session._setupstate.teardown_exact(nextitem)
     return True
 
 
