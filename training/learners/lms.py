@@ -77,8 +77,7 @@ class Learner:
             successor = None if i == last else inputs(positions[i + 1], masks[i + 1], self.geo)
             if not explored[i]:
                 value = np.tanh(self.w @ x)
-                won = game.result_for(game.mover(i))
-                target = won if successor is None else -np.tanh(self.w @ successor)
+                target = game.result_for(game.mover(i)) if successor is None else -np.tanh(self.w @ successor)
                 error = target - value
                 self.w += ETA * error * (1.0 - value * value) * x
                 errors.append(float(error))
