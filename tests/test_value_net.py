@@ -103,3 +103,19 @@ def test_shipped_weights_beat_random():
         players = [me, opponent] if game % 2 == 0 else [opponent, me]
         wins += play_game(players).outcome.winner == 1 + game % 2
     assert wins >= 7
+
+
+@pytest.mark.jax
+def test_the_replay_buffer_holds_each_example_with_its_mirror():
+    from training.learners.value_net import Learner
+
+    geo = geometry(5, 4, 3)
+    learner = Learner(geo, seed=2)
+    learner.train(1)
+    n = learner.size
+    assert n > 0 and n % 2 == 0 and learner.head == n
+    cells = np.unpackbits(learner.cells[:n], axis=1, count=2 * geo.size).reshape(n, 2, geo.rows, geo.columns)
+    half = n // 2
+    assert np.array_equal(cells[half:], cells[:half, :, :, ::-1])
+    assert np.array_equal(learner.targets[half:n], learner.targets[:half])
+    assert np.all(np.abs(learner.targets[:n]) <= 1)

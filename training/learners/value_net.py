@@ -12,9 +12,15 @@ result for its side to move, discounted by :data:`GAMMA` a ply until the end (+1
 next move, ``GAMMA ** (n - 1)`` for a win in ``n`` plies, 0 for a draw). Where the solver runs out of
 nodes, the afterstate actually played keeps the Monte-Carlo target of the seed learner -- the game's
 final result for its side to move, discounted alike (Sutton & Barto, ch. 5) -- and the siblings not
-played get no target. After each game :data:`STEPS` Adam steps (:data:`LEARNING_RATE`; Kingma & Ba
-2015) lower the mean squared error over the game's examples, jitted with JAX, padded to ``rows * columns *
-columns`` rows so that it compiles once.
+played get no target.
+
+Each example with a target enters a replay buffer of :data:`BUFFER` examples (the oldest
+overwritten), with its left-right mirror (Connect Four's symmetry: a mirrored position has the same
+value), as in :mod:`training.learners.q_net`: the position as its planes packed to bits
+(``numpy.packbits``, ``ceil(2 * rows * columns / 8)`` bytes, 11 on 6x7) and the target. After each
+game :data:`STEPS` Adam steps (:data:`LEARNING_RATE`; Kingma & Ba 2015), jitted with JAX, lower the
+mean squared error over uniform minibatches of :data:`BATCH` examples from the buffer. The buffer
+is part of :meth:`Learner.state`, so a resumed run continues bit for bit.
 
 The games cycle as in the classic tic-tac-toe value-network exercise (a 9-18-9-3-1 tanh network
 trained on games against itself and a random player): of every three games the first is self-play
@@ -45,7 +51,7 @@ from training.learners.exact import Oracle, opening
 from training.learners.explore import EpsilonGreedy
 from training.selfplay import Trajectory, play
 
-__all__ = ["EPSILON", "GAMMA", "HIDDEN", "LEARNING_RATE", "STEPS", "Learner", "forward"]
+__all__ = ["BATCH", "BUFFER", "EPSILON", "GAMMA", "HIDDEN", "LEARNING_RATE", "STEPS", "Learner", "forward"]
 
 HIDDEN = (128, 64)
 """Hidden layer widths (84-128-64-1 on 6x7)."""
@@ -53,10 +59,16 @@ LEARNING_RATE = 1e-3
 """Adam's step size."""
 EPSILON = 0.1
 """Chance that a self-play move is a uniformly random legal column."""
-STEPS = 4
-"""Adam steps on each game's examples (solving them costs far more than a step). 16 fitted each
-game too closely: over 800 games its driver evaluations against ``random`` scored 0.75-0.85, those
-of 4 0.85-1.0."""
+STEPS = 16
+"""Adam steps after each game, each on a minibatch from the replay buffer (solving a game's
+examples costs far more than a step). Without the buffer, 16 steps on the game's own examples fitted
+each game too closely (over 800 games the driver's evaluations against ``random`` scored 0.75-0.85,
+those of 4 steps 0.85-1.0)."""
+BATCH = 256
+"""Examples a minibatch."""
+BUFFER = 100_000
+"""Examples the replay buffer keeps, mirrors included (on 6x7 a training game adds about 140, so
+it holds the last 700 games or so)."""
 GAMMA = 0.8
 """Discount a ply of the targets: a win in ``n`` plies is worth ``GAMMA ** (n - 1)``. A steep one
 makes the targets mostly about the next few plies, what a 1-ply player must see: with 0.95 (and
@@ -77,26 +89,26 @@ def _loss(params: list[dict[str, jax.Array]], x: jax.Array, y: jax.Array, weight
     return jnp.sum(weight * (forward(params, x) - y) ** 2) / jnp.maximum(jnp.sum(weight), 1.0)
 
 
+_game_loss = jax.jit(_loss)
+
+
 _OPTIMIZER = optax.adam(LEARNING_RATE)
 
 
 @jax.jit
 def _step(
-    params: list[dict[str, jax.Array]],
-    opt_state: optax.OptState,
-    x: jax.Array,
-    y: jax.Array,
-    weight: jax.Array,
-) -> tuple[list[dict[str, jax.Array]], optax.OptState, jax.Array]:
-    loss, grads = jax.value_and_grad(_loss)(params, x, y, weight)
+    params: list[dict[str, jax.Array]], opt_state: optax.OptState, x: jax.Array, y: jax.Array
+) -> tuple[list[dict[str, jax.Array]], optax.OptState]:
+    """One Adam step on the minibatch ``x`` ``(BATCH, inputs)``, targets ``y`` ``(BATCH,)``."""
+    grads = jax.grad(_loss)(params, x, y, jnp.ones_like(y))
     updates, opt_state = _OPTIMIZER.update(grads, opt_state, params)
-    return optax.apply_updates(params, updates), opt_state, loss
+    return optax.apply_updates(params, updates), opt_state
 
 
 class Learner:
     """The ``value_net`` trainer on the board ``geo`` (:class:`training.learners.Learner`). The
     initial weights come from ``jax.random.key(seed)`` (scaled normal, variance 1/inputs), the games'
-    draws (openings included) from ``numpy.random.default_rng(seed)``."""
+    draws (openings included) and the minibatches from ``numpy.random.default_rng(seed)``."""
 
     def __init__(self, geo: Geometry, seed: int) -> None:
         self.geo = geo
@@ -110,6 +122,13 @@ class Learner:
         self.rng = np.random.default_rng(seed)
         self.oracle = Oracle(geo, GAMMA)
         self.games = 0
+        self.inputs = 2 * geo.size
+        self.cells = np.zeros((BUFFER, (self.inputs + 7) // 8), np.uint8)
+        self.targets = np.zeros(BUFFER, np.float32)
+        self.size = 0
+        self.head = 0
+        half = np.arange(geo.size).reshape(geo.rows, geo.columns)[:, ::-1].reshape(-1)
+        self._mirror = np.concatenate([half, half + geo.size])
         self._player = OnePly(lambda geo: self._evaluate)
         self._refresh()
 
@@ -123,8 +142,9 @@ class Learner:
     def train(self, games: int) -> dict[str, float]:
         """Play and learn from ``games`` games (the cycle of the module docstring). Metrics:
         ``good``, the share of good games; ``won_random``, the share of games against random won;
-        ``drawn_self``, the share of self-play games drawn; ``loss``, the mean squared error of the
-        games before their step; ``exact``, the share of examples with an exact target."""
+        ``drawn_self``, the share of self-play games drawn; ``loss``, the mean squared error on each
+        game's examples before the steps after it (on positions not yet learnt from); ``exact``, the
+        share of examples with an exact target."""
         good = won = drawn = random_games = 0
         losses, exact = [], []
         for _ in range(games):
@@ -180,11 +200,12 @@ class Learner:
         return examples, returns
 
     def _learn(self, game: Trajectory, start: tuple[int, ...]) -> tuple[float, float]:
-        """:data:`STEPS` steps on the afterstates of ``game`` played from ``start``; returns the loss
-        before them and the share of the afterstates with an exact target."""
+        """Store the afterstates of ``game`` played from ``start`` and their mirrors in the buffer and
+        take :data:`STEPS` steps on minibatches from it; returns the loss on the game's examples
+        before the steps and the share of the afterstates with an exact target."""
         examples, returns = self._examples(game, start)
-        size = self.geo.size * self.geo.columns
-        x = np.zeros((size, 2 * self.geo.size), np.float32)
+        size = self.geo.size * self.geo.columns  # padded to at most the afterstates of a game: one compile
+        x = np.zeros((size, self.inputs), np.float32)
         y = np.zeros(size, np.float32)
         weight = np.zeros(size, np.float32)
         n = len(examples)
@@ -195,12 +216,25 @@ class Learner:
             x[:n] = [planes(p, m, self.geo) for p, m in zip(positions, masks, strict=True)]
             y[:n] = np.nan_to_num(target)
             weight[:n] = ~np.isnan(target)
-        losses = []
-        for _ in range(STEPS):
-            self.params, self.opt_state, loss = _step(self.params, self.opt_state, x, y, weight)
-            losses.append(loss)
+            known = weight[:n] > 0
+            cells = x[:n][known].astype(bool)
+            for flip in (False, True):
+                self._append(np.packbits(cells[:, self._mirror] if flip else cells, axis=1), y[:n][known])
+        loss = float(_game_loss(self.params, x, y, weight))
+        if self.size:
+            for _ in range(STEPS):
+                index = self.rng.integers(0, self.size, BATCH)
+                batch = np.unpackbits(self.cells[index], axis=1, count=self.inputs).astype(np.float32)
+                self.params, self.opt_state = _step(self.params, self.opt_state, batch, self.targets[index])
         self._refresh()
-        return float(losses[0]), float(np.mean(~np.isnan(exact))) if n else 0.0
+        return loss, float(np.mean(~np.isnan(exact))) if n else 0.0
+
+    def _append(self, cells: np.ndarray, targets: np.ndarray) -> None:
+        """Put the packed positions ``cells`` and their ``targets`` into the buffer."""
+        slots = (self.head + np.arange(len(targets))) % BUFFER
+        self.cells[slots], self.targets[slots] = cells, targets
+        self.head = (self.head + len(targets)) % BUFFER
+        self.size = min(BUFFER, self.size + len(targets))
 
     def save(self, path: Path) -> None:
         """Write the layers as the weights file :mod:`agents.value_net` reads (float32)."""
@@ -210,12 +244,17 @@ class Learner:
         weights.save(path, arrays, self.geo)
 
     def state(self) -> dict[str, Any]:
-        """Weights, Adam's state, generator state and games played, as numpy values."""
+        """Weights, Adam's state, generator state, games played and the replay buffer, as numpy
+        values."""
         return {
             "params": jax.tree_util.tree_map(np.asarray, self.params),
             "opt_state": jax.tree_util.tree_map(np.asarray, self.opt_state),
             "rng": self.rng.bit_generator.state,
             "games": self.games,
+            "cells": self.cells.copy(),
+            "targets": self.targets.copy(),
+            "size": self.size,
+            "head": self.head,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -224,4 +263,6 @@ class Learner:
         self.opt_state = jax.tree_util.tree_map(jnp.asarray, state["opt_state"])
         self.rng.bit_generator.state = state["rng"]
         self.games = int(state["games"])
+        self.cells, self.targets = state["cells"].copy(), state["targets"].copy()
+        self.size, self.head = int(state["size"]), int(state["head"])
         self._refresh()
