@@ -63,7 +63,11 @@ STEPS = 16
 """Adam steps after each game, each on a minibatch from the replay buffer (solving a game's
 examples costs far more than a step). Without the buffer, 16 steps on the game's own examples fitted
 each game too closely (over 800 games the driver's evaluations against ``random`` scored 0.75-0.85,
-those of 4 steps 0.85-1.0)."""
+those of 4 steps 0.85-1.0). On 6x7, seed 0, 3000 games: 4 steps on each game's own examples scored
+91-92 % against ``random`` from the balanced suite (100 games, tournament seeds 1 and 2), most lost
+games leaving a threat unblocked; the buffer 96-99 % (seeds 1-3), its loss on fresh games 0.07-0.09
+against 0.17-0.23. A net of 256 and 128 units, 32 steps and a buffer of 500,000 scored 94-97 % after
+1050 games, no better for its cost."""
 BATCH = 256
 """Examples a minibatch."""
 BUFFER = 100_000
