@@ -112,10 +112,11 @@ def test_the_replay_buffer_holds_each_example_with_its_mirror():
     geo = geometry(5, 4, 3)
     learner = Learner(geo, seed=2)
     learner.train(1)
-    n = learner.size
-    assert n > 0 and n % 2 == 0 and learner.head == n
-    cells = np.unpackbits(learner.cells[:n], axis=1, count=2 * geo.size).reshape(n, 2, geo.rows, geo.columns)
+    n = len(learner.replay)
+    assert n > 0 and n % 2 == 0 and learner.replay.head == n
+    kept = learner.replay.arrays
+    cells = np.unpackbits(kept["cells"][:n], axis=1, count=2 * geo.size).reshape(n, 2, geo.rows, geo.columns)
     half = n // 2
     assert np.array_equal(cells[half:], cells[:half, :, :, ::-1])
-    assert np.array_equal(learner.targets[half:n], learner.targets[:half])
-    assert np.all(np.abs(learner.targets[:n]) <= 1)
+    assert np.array_equal(kept["target"][half:n], kept["target"][:half])
+    assert np.all(np.abs(kept["target"][:n]) <= 1)

@@ -16,11 +16,12 @@ played get no target.
 
 Each example with a target enters a replay buffer of :data:`BUFFER` examples (the oldest
 overwritten), with its left-right mirror (Connect Four's symmetry: a mirrored position has the same
-value), as in :mod:`training.learners.q_net`: the position as its planes packed to bits
-(``numpy.packbits``, ``ceil(2 * rows * columns / 8)`` bytes, 11 on 6x7) and the target. After each
-game :data:`STEPS` Adam steps (:data:`LEARNING_RATE`; Kingma & Ba 2015), jitted with JAX, lower the
-mean squared error over uniform minibatches of :data:`BATCH` examples from the buffer. The buffer
-is part of :meth:`Learner.state`, so a resumed run continues bit for bit.
+value), as in :mod:`training.learners.q_net` (:class:`training.learners.replay.ReplayBuffer`): the
+position as its planes packed to bits (``numpy.packbits``, ``ceil(2 * rows * columns / 8)`` bytes, 11
+on 6x7) and the target. After each game :data:`STEPS` Adam steps (:data:`LEARNING_RATE`; Kingma &
+Ba 2015), jitted with JAX, lower the mean squared error over uniform minibatches of :data:`BATCH`
+examples from the buffer. The buffer is part of :meth:`Learner.state`, so a resumed run continues
+bit for bit.
 
 The games cycle as in the classic tic-tac-toe value-network exercise (a 9-18-9-3-1 tanh network
 trained on games against itself and a random player): of every three games the first is self-play
@@ -49,6 +50,7 @@ from agents.kit.adapter import as_player
 from agents.value_net import evaluator
 from training.learners.exact import Oracle, opening
 from training.learners.explore import EpsilonGreedy
+from training.learners.replay import ReplayBuffer, mirror_permutation, pack, packed_width, unpack
 from training.selfplay import Trajectory, play
 
 __all__ = ["BATCH", "BUFFER", "EPSILON", "GAMMA", "HIDDEN", "LEARNING_RATE", "STEPS", "Learner", "forward"]
@@ -127,12 +129,11 @@ class Learner:
         self.oracle = Oracle(geo, GAMMA)
         self.games = 0
         self.inputs = 2 * geo.size
-        self.cells = np.zeros((BUFFER, (self.inputs + 7) // 8), np.uint8)
-        self.targets = np.zeros(BUFFER, np.float32)
-        self.size = 0
-        self.head = 0
-        half = np.arange(geo.size).reshape(geo.rows, geo.columns)[:, ::-1].reshape(-1)
-        self._mirror = np.concatenate([half, half + geo.size])
+        self.replay = ReplayBuffer(
+            BUFFER, {"cells": ((packed_width(self.inputs),), np.uint8), "target": ((), np.float32)}
+        )
+        """The examples learnt from: ``cells``, the afterstate's planes packed; ``target``, its value."""
+        self._mirror = mirror_permutation(geo)
         self._player = OnePly(lambda geo: self._evaluate)
         self._refresh()
 
@@ -223,22 +224,16 @@ class Learner:
             known = weight[:n] > 0
             cells = x[:n][known].astype(bool)
             for flip in (False, True):
-                self._append(np.packbits(cells[:, self._mirror] if flip else cells, axis=1), y[:n][known])
+                self.replay.append(cells=pack(cells[:, self._mirror] if flip else cells), target=y[:n][known])
         loss = float(_game_loss(self.params, x, y, weight))
-        if self.size:
+        if len(self.replay):
             for _ in range(STEPS):
-                index = self.rng.integers(0, self.size, BATCH)
-                batch = np.unpackbits(self.cells[index], axis=1, count=self.inputs).astype(np.float32)
-                self.params, self.opt_state = _step(self.params, self.opt_state, batch, self.targets[index])
+                batch = self.replay.sample(self.rng, BATCH)
+                self.params, self.opt_state = _step(
+                    self.params, self.opt_state, unpack(batch["cells"], self.inputs), batch["target"]
+                )
         self._refresh()
         return loss, float(np.mean(~np.isnan(exact))) if n else 0.0
-
-    def _append(self, cells: np.ndarray, targets: np.ndarray) -> None:
-        """Put the packed positions ``cells`` and their ``targets`` into the buffer."""
-        slots = (self.head + np.arange(len(targets))) % BUFFER
-        self.cells[slots], self.targets[slots] = cells, targets
-        self.head = (self.head + len(targets)) % BUFFER
-        self.size = min(BUFFER, self.size + len(targets))
 
     def save(self, path: Path) -> None:
         """Write the layers as the weights file :mod:`agents.value_net` reads (float32)."""
@@ -255,10 +250,7 @@ class Learner:
             "opt_state": jax.tree_util.tree_map(np.asarray, self.opt_state),
             "rng": self.rng.bit_generator.state,
             "games": self.games,
-            "cells": self.cells.copy(),
-            "targets": self.targets.copy(),
-            "size": self.size,
-            "head": self.head,
+            "replay": self.replay.state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -267,6 +259,5 @@ class Learner:
         self.opt_state = jax.tree_util.tree_map(jnp.asarray, state["opt_state"])
         self.rng.bit_generator.state = state["rng"]
         self.games = int(state["games"])
-        self.cells, self.targets = state["cells"].copy(), state["targets"].copy()
-        self.size, self.head = int(state["size"]), int(state["head"])
+        self.replay.load_state(state["replay"])
         self._refresh()
