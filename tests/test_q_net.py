@@ -111,7 +111,9 @@ def test_training_changes_the_weights_and_a_resumed_learner_continues_identicall
     assert resumed.train(6) == metrics
     for name, value in _params(learner).items():
         assert np.array_equal(value, _params(resumed)[name])
-    assert all(np.array_equal(v, resumed.buffer[k], equal_nan=True) for k, v in learner.buffer.items())
+    assert len(resumed.replay) == len(learner.replay) and resumed.replay.head == learner.replay.head
+    kept = learner.replay.arrays
+    assert all(np.array_equal(v, resumed.replay.arrays[k], equal_nan=True) for k, v in kept.items())
 
 
 def test_the_shipped_weights_beat_random() -> None:

@@ -50,8 +50,9 @@ empty board. Epsilon falls linearly from :data:`EPSILON_START` to :data:`EPSILON
 The replay buffer holds each position as its :func:`~agents.features.planes` packed to bits
 (``numpy.packbits``: ``ceil(2 * rows * columns / 8)`` bytes, 11 on 6x7), with the action, reward,
 end flag, exact target (NaN when unknown) and the legal columns of the next position: a compact
-numpy record on any board size (raw bitboards would not fit 64-bit integers beyond 8x7). It is
-part of :meth:`Learner.state`, so a resumed run continues bit for bit.
+numpy record on any board size (raw bitboards would not fit 64-bit integers beyond 8x7), kept in a
+:class:`training.learners.replay.ReplayBuffer`. It is part of :meth:`Learner.state`, so a resumed
+run continues bit for bit.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ from agents.kit.adapter import Clock
 from agents.q_net import q_values
 from agents.weights import Layers
 from training.learners.exact import Oracle, opening
+from training.learners.replay import ReplayBuffer, mirror_permutation, pack, packed_width, unpack
 from training.selfplay import Trajectory, play
 
 __all__ = ["Learner"]
@@ -98,8 +100,6 @@ keeps the buffer full of positions after imperfect moves: on 6x7 (seed 0, 5000 g
 only and no exact targets) a floor of 0.05 scored 0.89-0.96 against ``random`` once reached (100
 games every 500), 0.2 scored 0.93-0.96 (200 games every 1000). With every action of a position
 stored, a game teaches several times as much, and the floor comes after 500 games."""
-
-_BUFFER_FIELDS = ("cells", "next_cells", "next_legal", "action", "reward", "done", "exact")
 
 
 def _forward(params: dict[str, jax.Array], x: jax.Array) -> jax.Array:
@@ -184,24 +184,26 @@ class Learner:
         self.inputs = 2 * geo.size
         params = {k: jnp.asarray(v) for k, v in _initial(geo, self.rng).items()}
         self.carry = (params, params, _OPTIMISER.init(params), jnp.zeros((), jnp.int32))
-        width = (self.inputs + 7) // 8
-        self.buffer = {
-            "cells": np.zeros((BUFFER, width), np.uint8),
-            "next_cells": np.zeros((BUFFER, width), np.uint8),
-            "next_legal": np.zeros((BUFFER, geo.columns), bool),
-            "action": np.zeros(BUFFER, np.int16),
-            "reward": np.zeros(BUFFER, np.float32),
-            "done": np.zeros(BUFFER, bool),
-            "exact": np.zeros(BUFFER, np.float32),
-        }
+        width = packed_width(self.inputs)
+        self.replay = ReplayBuffer(
+            BUFFER,
+            {
+                "cells": ((width,), np.uint8),
+                "next_cells": ((width,), np.uint8),
+                "next_legal": ((geo.columns,), bool),
+                "action": ((), np.int16),
+                "reward": ((), np.float32),
+                "done": ((), bool),
+                "exact": ((), np.float32),
+            },
+        )
+        """The transitions (see the module docstring): the position and the next one packed, the
+        next one's legal columns, the action, reward, end flag and exact target (NaN: unknown)."""
         self.oracle = Oracle(geo, GAMMA)
-        self.size = 0
-        self.head = 0
         self.games = 0
         self.owed = 0.0
         self.explorer = _Explorer(self)
-        half = np.arange(geo.size).reshape(geo.rows, geo.columns)[:, ::-1].reshape(-1)
-        self._mirror = np.concatenate([half, half + geo.size])
+        self._mirror = mirror_permutation(geo)
 
     # --- the protocol ------------------------------------------------------------------------
 
@@ -223,7 +225,7 @@ class Learner:
             self.games += 1
             plies += len(game.moves)
             self.owed += UPDATES_PER_MOVE * len(game.moves)
-            while self.owed >= BLOCK and self.size >= BATCH:
+            while self.owed >= BLOCK and len(self.replay) >= BATCH:
                 losses.append(self._block())
                 self.owed -= BLOCK
         return {
@@ -246,9 +248,7 @@ class Learner:
             "target": {k: np.array(v) for k, v in target.items()},
             "optimiser": [np.array(leaf) for leaf in jax.tree_util.tree_leaves(opt_state)],
             "step": int(step),
-            "buffer": {k: v.copy() for k, v in self.buffer.items()},
-            "size": self.size,
-            "head": self.head,
+            "replay": self.replay.state(),
             "games": self.games,
             "owed": self.owed,
             "rng": self.rng.bit_generator.state,
@@ -261,8 +261,7 @@ class Learner:
         treedef = jax.tree_util.tree_structure(_OPTIMISER.init(params))
         opt_state = jax.tree_util.tree_unflatten(treedef, [jnp.asarray(v) for v in state["optimiser"]])
         self.carry = (params, target, opt_state, jnp.asarray(state["step"], jnp.int32))
-        self.buffer = {k: state["buffer"][k].copy() for k in _BUFFER_FIELDS}
-        self.size, self.head = state["size"], state["head"]
+        self.replay.load_state(state["replay"])
         self.games, self.owed = state["games"], state["owed"]
         self.rng.bit_generator.state = state["rng"]
 
@@ -309,9 +308,9 @@ class Learner:
         x, x_next = np.array(cells, bool), np.array(next_cells, bool)
         legal_next, actions = np.array(legal, bool), np.array(action, np.int16)
         for flip in (False, True):
-            self._append(
-                cells=np.packbits(x[:, self._mirror] if flip else x, axis=1),
-                next_cells=np.packbits(x_next[:, self._mirror] if flip else x_next, axis=1),
+            self.replay.append(
+                cells=pack(x[:, self._mirror] if flip else x),
+                next_cells=pack(x_next[:, self._mirror] if flip else x_next),
                 next_legal=legal_next[:, ::-1] if flip else legal_next,
                 action=geo.columns - 1 - actions if flip else actions,
                 reward=np.array(reward, np.float32),
@@ -321,30 +320,17 @@ class Learner:
         solved: np.ndarray = ~np.isnan(exact)
         return solved
 
-    def _append(self, **rows: np.ndarray) -> None:
-        n = len(rows["action"])
-        slots = (self.head + np.arange(n)) % BUFFER
-        for name, values in rows.items():
-            self.buffer[name][slots] = values
-        self.head = (self.head + n) % BUFFER
-        self.size = min(BUFFER, self.size + n)
-
     def _block(self) -> np.ndarray:
         """Run :data:`BLOCK` updates on uniform minibatches; their losses."""
-        index = self.rng.integers(0, self.size, (BLOCK, BATCH))
-        b = self.buffer
-
-        def unpack(cells: np.ndarray) -> np.ndarray:
-            return np.unpackbits(cells, axis=-1, count=self.inputs).astype(np.float32)
-
+        b = self.replay.sample(self.rng, (BLOCK, BATCH))
         batches = (
-            unpack(b["cells"][index]),
-            b["action"][index].astype(np.int32),
-            b["reward"][index],
-            b["done"][index],
-            unpack(b["next_cells"][index]),
-            b["next_legal"][index],
-            b["exact"][index],
+            unpack(b["cells"], self.inputs),
+            b["action"].astype(np.int32),
+            b["reward"],
+            b["done"],
+            unpack(b["next_cells"], self.inputs),
+            b["next_legal"],
+            b["exact"],
         )
         self.carry, losses = _run_block(self.carry, batches)
         return np.asarray(losses)
