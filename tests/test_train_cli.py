@@ -204,6 +204,24 @@ def test_another_run_in_the_same_directory_is_refused_untouched(fake, tmp_path, 
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
+def test_a_checkpoint_of_an_older_layout_is_refused_untouched(fake, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _train(out, "--games", "10") == 0
+    with open(out / "checkpoint.pkl", "rb") as handle:
+        saved = pickle.load(handle)
+    saved["format"] -= 1
+    with open(out / "checkpoint.pkl", "wb") as handle:
+        pickle.dump(saved, handle)
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        _train(out, "--games", "20")
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "checkpoint format" in error
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

@@ -68,8 +68,9 @@ OPENING_PLIES = 2
 """Plies of the evaluation openings."""
 
 CHECKPOINT = "checkpoint.pkl"
-FORMAT = 1
-"""Version of the checkpoint's layout."""
+FORMAT = 2
+"""Version of the checkpoint's layout (2: ``value_net`` and ``q_net`` keep their replay buffer under
+``learner["replay"]``, :class:`training.learners.replay.ReplayBuffer`)."""
 
 IDENTITY = ("method", "rows", "columns", "inarow", "seed", "chunk")
 """The settings a resumed run must share with its checkpoint."""
