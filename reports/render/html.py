@@ -14,13 +14,19 @@ Why it looks the way it does:
   round-robin makes a page of well under 10 MB (the README gives the measured size).
 * Kaggle's own renderer (``env.render(mode="html")``) was not used: its page for one game of two
   random agents is 630 KB (its player and the episode's every step), which is 630 MB for 1,000 games.
+* Long names: an agent's name is its spec (``network:search=none,weights=/tmp/exp/old.npz``), and
+  the tables show it whole, wrappable after its ``:``, ``,`` and ``/`` (the ``agent`` filter), and
+  scroll sideways inside their own box when still too wide; the figures shorten names
+  (:func:`reports.render.plots.short_names`) and sit beside or above the tables that give them whole.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
@@ -67,7 +73,15 @@ def _environment() -> Environment:
     environment.filters["seconds"] = format_seconds
     environment.filters["wdl"] = _wdl
     environment.filters["shade"] = _shade
+    environment.filters["agent"] = _agent
     return environment
+
+
+def _agent(name: str) -> Markup:
+    """An agent's name, escaped, with a ``<wbr>`` (a line break allowed, nothing shown or copied)
+    after each ``:``, ``,`` and ``/``, so that a spec wraps between its parts in a narrow column
+    (``network:<wbr>search=none,<wbr>weights=/<wbr>tmp/…``); a name without them is left as it is."""
+    return Markup(re.sub(r"([:,/])", r"\1<wbr>", str(escape(name))))
 
 
 def _wdl(wdl: WDL | None) -> str:

@@ -10,13 +10,15 @@ report.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import matplotlib
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -34,6 +36,7 @@ __all__ = [
     "plot_elo",
     "plot_progress",
     "progress_figure",
+    "short_names",
     "to_svg",
 ]
 
@@ -41,7 +44,66 @@ CROSSTABLE_CMAP = "RdBu"
 """Red (score 0) through white (1/2) to blue (1): a diverging map that ColorBrewer rates safe for
 colour-blind readers, unlike red-green, and whose ends stay apart in grey print."""
 
+NAME_LIMIT = 24
+"""The most characters of an agent's name a figure shows (:func:`short_names`): at the figures' 9 and
+10 points, about 1.7 inches, so a name fits beside a panel, a row or a column of its own."""
+
+_SEPARATORS = ":,=/_-. "  # where the parts of a name meet (kind:key=value,key=path/to/file.npz)
+
 _FORFEIT_ABBREVIATIONS = {Termination.INVALID: "inv", Termination.TIMEOUT: "t/o", Termination.ERROR: "err"}
+
+
+def short_names(names: Iterable[str], *, limit: int = NAME_LIMIT) -> dict[str, str]:
+    """Each name's label in a figure: the one way the report shortens an agent's name.
+
+    A name of at most ``limit`` characters is its own label (``negamax``, ``one_step``). A longer one,
+    such as a spec ``network:search=none,weights=/tmp/exp/old.npz``, keeps its start and its end (the
+    kind and the file) around an ellipsis, ``limit`` characters in all: ``network:sea…/exp/old.npz``.
+    Where that would label two of ``names`` alike (specs that differ only inside), each of those keeps
+    instead the part where they differ, whole from one separator (``:,=/``) to the next, between
+    ellipses, and may exceed ``limit``: ``netw…book=false…final.npz`` and ``netw…book=true…final.npz``.
+    The full names are in the report's tables; a figure's rows are in the standings' order.
+
+    Returns:
+        ``{name: label}`` for every distinct name, in the order given.
+    """
+    distinct = list(dict.fromkeys(names))
+    labels = {name: _shorten(name, limit) for name in distinct}
+    groups: dict[str, list[str]] = {}
+    for name in distinct:
+        groups.setdefault(labels[name], []).append(name)
+    for group in groups.values():
+        if len(group) > 1:
+            labels.update(_distinguish(group, limit))
+    return labels
+
+
+def _shorten(name: str, limit: int) -> str:
+    if len(name) <= limit:
+        return name
+    head = (limit - 1) // 2
+    return name[:head] + "…" + name[len(name) - (limit - 1 - head) :]
+
+
+def _distinguish(names: list[str], limit: int) -> dict[str, str]:
+    """Labels for long names whose :func:`_shorten` labels coincide: the common start and end cut
+    down around the part where the names differ, widened to whole parts between separators."""
+    prefix = len(os.path.commonprefix(names))
+    suffix = len(os.path.commonprefix([name[prefix:][::-1] for name in names]))
+    common_start, common_end = names[0][:prefix], names[0][len(names[0]) - suffix :]
+    cut = max(common_start.rfind(c) for c in _SEPARATORS) + 1  # 0: no separator, keep the part whole
+    prefix = cut if cut else prefix
+    cut = min((i for i in map(common_end.find, _SEPARATORS) if i >= 0), default=0)
+    suffix -= cut
+    budget = max(limit - max(len(name) - suffix - prefix for name in names) - 2, 8)  # for start and end
+    head, tail = budget // 2, budget - budget // 2
+    labels = {}
+    for name in names:
+        middle = name[prefix : len(name) - suffix]
+        start = name[:prefix] if prefix <= head else name[:head] + "…"
+        end = name[len(name) - suffix :] if suffix <= tail else "…" + name[len(name) - tail :]
+        labels[name] = start + middle + end
+    return labels
 
 
 def plot_elo(ratings: Sequence[Rating], path: Path, *, title: str, scale: str = "Elo") -> None:
@@ -77,7 +139,8 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, sc
     ``scale`` (where its zero is, e.g. :attr:`reports.report.Report.scale`).
 
     With ``labels`` (for a figure on its own), each row is labelled with :meth:`Rating.label` and the
-    games played; without (beside a table that gives them), the figure is narrower. ``title`` goes on
+    games played; without (beside a table that gives them), the figure is narrower. Names longer than
+    :data:`NAME_LIMIT` are shortened (:func:`short_names`). ``title`` goes on
     top (e.g. the number of games and the configuration). A player whose rating is unbounded is drawn
     as an arrow from its one-sided bound; a missing interval is not drawn.
     """
@@ -87,7 +150,9 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, sc
     values = [v for r in ratings for v in (r.elo, r.low, r.high) if np.isfinite(v)] + bounds
     span = (max(values) - min(values)) if values else 100.0
     size = (9, 1.6 + 0.42 * len(ratings)) if labels else (5, 1.1 + 0.27 * len(ratings))
-    fig = Figure(figsize=size, layout="constrained")
+    # Constrained, with 0.1 inch (not 3 points) at the sides: a tick label at the axis' end stays inside
+    # in a browser's font too.
+    fig = Figure(figsize=size, layout=ConstrainedLayoutEngine(w_pad=0.1))
     ax = fig.add_subplot()
     ax.axvline(0, color="0.75", linewidth=1, zorder=0)
     for row, rating, ok in zip(y, ratings, finite, strict=True):
@@ -114,7 +179,8 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, sc
     ax.set_ylim(-0.7, len(ratings) - 0.3)
     if values:  # room for the arrows, which do not widen the axis by themselves
         ax.set_xlim(min(values) - 0.2 * span - 10, max(values) + 0.2 * span + 10)
-    ax.set_yticks(y, [r.name for r in ratings])
+    names = short_names(r.name for r in ratings)
+    ax.set_yticks(y, [names[r.name] for r in ratings])
     ax.set_xlabel(scale)
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
@@ -128,7 +194,8 @@ def progress_figure(
 ) -> Figure:
     """Small multiples of the Elo progression: one panel per player, in the last checkpoint's order
     (best first), ``columns`` panels a row, all on the same axes; ``scale`` (where the Elo scale's
-    zero is) goes after the title.
+    zero is) goes after the title. A panel is titled with its player's rank and name, shortened as
+    :func:`short_names` does.
 
     A panel draws its player's Elo against the games played, with the 95 % interval shaded, over the
     other players' lines in light grey for scale. At a checkpoint where the player's rating is
@@ -137,6 +204,7 @@ def progress_figure(
     undefeated throughout still has its line.
     """
     names = [r.name for r in checkpoints[-1].ratings] if checkpoints else []
+    labels = short_names(names)
     count = max(len(names), 1)
     width = min(count, columns)
     height = -(-count // width)
@@ -158,7 +226,7 @@ def progress_figure(
         ax.plot(games, above, "^--", color="tab:red", markersize=4, linewidth=1, zorder=3)
         ax.plot(games, below, "v--", color="tab:red", markersize=4, linewidth=1, zorder=3)
         ax.axhline(0, color="0.7", linewidth=0.8, zorder=0)
-        ax.set_title(f"{k + 1}. {name}", fontsize=9, loc="left")
+        ax.set_title(f"{k + 1}. {labels[name]}", fontsize=9, loc="left")
         ax.tick_params(labelsize=8)
         ax.grid(color="0.94")
         ax.spines[["top", "right"]].set_visible(False)
@@ -172,8 +240,9 @@ def progress_figure(
         Line2D([], [], color="tab:red", marker="^", linestyle="--", label="one-sided bound (no finite Elo)"),
         Line2D([], [], color="0.85", label="the other agents"),
     ]
-    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=8, frameon=False)
-    fig.suptitle(f"{title} · {scale}", fontsize=10, x=0.01, ha="left")
+    legend = 4 if width > 2 else width  # one or two panels: the legend in as many columns, to fit
+    fig.legend(handles=handles, loc="outside lower center", ncols=legend, fontsize=8, frameon=False)
+    fig.suptitle(f"{title} · {scale}", fontsize=10, x=0.01, ha="left", wrap=True)  # wrapped if too long
     return fig
 
 
@@ -205,11 +274,12 @@ def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title
     annotated with the row agent's wins-draws-losses, and under them its forfeits in those games
     (``2 inv 1 t/o``: invalid actions, time-outs, errors); pairings that never met are grey. Each
     row's label carries the agent's forfeits over all its games (from ``standings``), so a forfeiting
-    agent shows even where the cells are small.
+    agent shows even where the cells are small. Names are shortened as :func:`short_names` does.
     """
     order = cross.order
     size = len(order)
     totals = {line.agent: (line.invalid, line.timeouts, line.errors) for line in standings}
+    names = short_names(order)
     labels = []
     for name in order:
         lost = [
@@ -217,7 +287,7 @@ def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title
             for count, abbreviation in zip(totals[name], _FORFEIT_ABBREVIATIONS.values(), strict=True)
             if count
         ]
-        labels.append(f"{name} ({', '.join(lost)})" if lost else name)
+        labels.append(f"{names[name]} ({', '.join(lost)})" if lost else names[name])
     scores = [[np.nan if value is None else value for value in row] for row in cross.score]
     fraction = np.ma.masked_invalid(np.array(scores, dtype=float).reshape(size, size))
     inches = 0.085 * max(map(len, labels), default=0)  # of the longest label, at 10 points
@@ -232,22 +302,23 @@ def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title
                 continue
             dark = abs(fraction[i, j] - 0.5) > 0.3  # the saturated ends of the colour map
             colour = "white" if dark else "black"
-            lost = [
-                f"{count} {_FORFEIT_ABBREVIATIONS[kind]}" for kind, count in cross.forfeits[i][j].items()
-            ]
+            lost = [f"{count} {_FORFEIT_ABBREVIATIONS[kind]}" for kind, count in cross.forfeits[i][j].items()]
             text = f"{wdl.wins}-{wdl.draws}-{wdl.losses}"
             ax.text(j, i - (0.12 if lost else 0), text, ha="center", va="center", fontsize=9, color=colour)
             if lost:
                 ax.text(j, i + 0.22, " ".join(lost), ha="center", va="center", fontsize=7.5,
                         color=colour, fontweight="bold")  # fmt: skip
-    ax.set_xticks(range(size), order, rotation=35, ha="right", rotation_mode="anchor")
+    ax.set_xticks(
+        range(size), [names[name] for name in order], rotation=35, ha="right", rotation_mode="anchor"
+    )
     ax.set_yticks(range(size), labels)
     ax.set_xlabel("opponent")
     ax.tick_params(length=0)
     ax.spines[:].set_visible(False)
     fig.colorbar(image, ax=ax, shrink=0.8, label="score per game of the row agent")
-    ax.set_title(f"{title}\ncells: W-D-L of the row agent, then its forfeits (inv / t/o / err)", fontsize=10,
-                 loc="left")  # fmt: skip
+    # From the figure's left edge, not the heatmap's (which the row labels push right), so that it fits.
+    fig.suptitle(f"{title}\ncells: W-D-L of the row agent, then its forfeits (inv / t/o / err)", fontsize=10,
+                 x=0.01, ha="left", wrap=True)  # fmt: skip
     return fig
 
 
