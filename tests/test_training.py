@@ -15,7 +15,7 @@ from agents.kit.adapter import Clock
 from agents.network.agent import best_move
 from agents.network.numpy_forward import forward, load_weights
 from training.network.data import FULL, UNSOLVED, NoisyTactical, label_game, noisy_game
-from training.network.examples import book_examples, child_examples, targets
+from training.network.examples import book_examples, child_examples, targets, teacher_policy
 
 
 def test_noisy_games_are_whole_legal_games_from_the_seed() -> None:
@@ -97,6 +97,31 @@ def test_grown_net_computes_what_the_small_net_computes(random_weights) -> None:
         grow(export_weights(grown), random_weights(channels=8, blocks=2)[1])
 
 
+@pytest.mark.jax
+def test_teacher_policy_is_the_teachers_softmax_over_the_legal_columns(random_weights) -> None:
+    from agents.network.features import encode_batch, legal_mask_batch
+
+    _, _, weights = random_weights(channels=8, blocks=2)
+    boards = [Board.from_moves(moves) for moves in ("", "4444", "111111222")]
+    position = np.array([b.position for b in boards], dtype=np.uint64)
+    mask = np.array([b.mask for b in boards], dtype=np.uint64)
+    planes, legal = encode_batch(position, mask), legal_mask_batch(mask)
+    assert not legal[2, 0]  # column 1 is full
+    policy = teacher_policy(weights, planes, legal)
+    assert policy.shape == (3, 7) and policy.dtype == np.float32
+    np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-6)
+    assert (policy[~legal] == 0).all() and (policy[legal] > 0).all()
+    logits = forward(weights, planes)[0]
+    for row in range(3):
+        legal_logits = np.where(legal[row], logits[row], -np.inf)
+        assert policy[row].argmax() == legal_logits.argmax()
+        # The softmax's ratios are the teacher's: exp of the logit differences.
+        a, b = np.flatnonzero(legal[row])[:2]
+        np.testing.assert_allclose(
+            policy[row, a] / policy[row, b], np.exp(logits[row, a] - logits[row, b]), rtol=1e-4
+        )
+
+
 def test_targets_uniform_over_best_moves() -> None:
     values = np.array(
         [[FULL, -1, 1, 1, 0, -1, -1], [UNSOLVED, 2, UNSOLVED, 2, UNSOLVED, UNSOLVED, FULL], [-1] * 7],
@@ -160,9 +185,7 @@ def test_shards_from_worker_processes_equal_serial_ones(tmp_path) -> None:
     pytest.importorskip("numba")
     from training.network.data import ensure_shards
 
-    settings = dict(
-        count=2, size=40, seed=3, min_ply=30, early_ply=30, early_fraction=0.0, progress=False
-    )
+    settings = dict(count=2, size=40, seed=3, min_ply=30, early_ply=30, early_fraction=0.0, progress=False)
     serial = ensure_shards(tmp_path / "serial", workers=1, **settings)
     pooled = ensure_shards(tmp_path / "pooled", workers=2, **settings)
     for a, b in zip(serial, pooled, strict=True):
@@ -192,6 +215,16 @@ def test_train_refuses_missing_init_weights_before_touching_the_run(tmp_path, ca
         main(["--out", str(tmp_path / "run"), "--smoke", "--init-from", str(tmp_path / "missing.npz")])
     assert exit_info.value.code == 2
     assert "--init-from" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_refuses_missing_teacher_weights_before_touching_the_run(tmp_path, capsys) -> None:
+    from training.network.train import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(tmp_path / "run"), "--smoke", "--teacher", str(tmp_path / "missing.npz")])
+    assert exit_info.value.code == 2
+    assert "--teacher" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
 

@@ -12,6 +12,7 @@ set, mirrored left-right at random.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from agents.network.features import COLUMNS, encode_batch, legal_mask_batch
 from training.network.data import shards_from_args
-from training.network.examples import book_examples, child_examples, targets
+from training.network.examples import book_examples, child_examples, targets, teacher_policy
 from training.shards import load_shards
 
 __all__ = ["Data", "Examples", "Source", "load_data", "sample_batch"]
@@ -99,8 +100,14 @@ class Data:
     held_out: dict[str, Examples]
 
 
-def load_data(args: argparse.Namespace, out: Path) -> Data:
-    """The shards (generated when missing), the book and the exact set, as :class:`Data`."""
+def load_data(args: argparse.Namespace, out: Path, teacher: Mapping[str, np.ndarray] | None = None) -> Data:
+    """The shards (generated when missing), the book and the exact set, as :class:`Data`.
+
+    With ``teacher`` weights (:func:`agents.network.numpy_forward.load_weights`), the noisy positions
+    from ply ``args.teacher_ply`` on take their policy targets from that network instead of the solver
+    (:func:`training.network.examples.teacher_policy`); their values, their children and the exact set
+    keep the solver's labels.
+    """
     paths = shards_from_args(args, args.data or out / "data")
     noisy = load_shards(paths[:-1])
     lost = None
@@ -122,7 +129,12 @@ def load_data(args: argparse.Namespace, out: Path) -> Data:
         exact = Source.of(
             {key: np.concatenate([p[key] for p in parts]) for key in ("position", "mask", "ply", "values")}
         )
-    return Data(Source.of(noisy, lost), exact, {name: Examples.labelled(d) for name, d in held_out.items()})
+    source = Source.of(noisy, lost)
+    if teacher is not None:
+        late = noisy["ply"] >= args.teacher_ply
+        examples = source.labelled
+        examples.policy[late] = teacher_policy(teacher, examples.planes[late], examples.legal[late])
+    return Data(source, exact, {name: Examples.labelled(d) for name, d in held_out.items()})
 
 
 def sample_batch(rng: np.random.Generator, data: Data, size: int, exact_fraction: float) -> Examples:

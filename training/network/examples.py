@@ -7,13 +7,15 @@ Value classes are 0 loss, 1 draw, 2 win for the side to move (the network's ``[l
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from agents.engine.book import NO_MOVE, load_book
 from agents.network.features import COLUMNS, ROWS
 from training.network.data import FULL, UNSOLVED
 
-__all__ = ["book_examples", "child_examples", "targets"]
+__all__ = ["book_examples", "child_examples", "targets", "teacher_policy"]
 
 
 def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -30,6 +32,24 @@ def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     policy /= policy.sum(axis=1, keepdims=True)
     value = (np.minimum(best, 1) + 1).astype(np.int32)
     return policy, value
+
+
+def teacher_policy(weights: Mapping[str, np.ndarray], planes: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Policy targets from another network (knowledge distillation, Hinton, Vinyals & Dean 2015): its
+    softmax over the legal columns.
+
+    ``weights`` as :func:`agents.network.numpy_forward.load_weights` returns; ``planes`` ``(n, 6, 7, 3)``
+    and ``legal`` ``(n, 7)`` bool as :class:`training.network.batches.Examples` holds them. Returns
+    float32 ``(n, 7)``, each row summing to 1 over its legal columns (0 elsewhere).
+    """
+    from agents.network.numpy_forward import forward
+
+    rows = []
+    for i in range(0, len(planes), 512):
+        logits = np.where(legal[i : i + 512], forward(weights, planes[i : i + 512])[0], -np.inf)
+        logits -= logits.max(axis=1, keepdims=True)
+        rows.append(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True))
+    return np.concatenate(rows).astype(np.float32) if rows else np.zeros((0, COLUMNS), np.float32)
 
 
 def child_examples(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -12,7 +12,10 @@ book's 96 K positions (plies 0-16, one winning move each: a one-hot policy targe
 data, since early positions cost the solver minutes each. ``--exact DIR`` adds the exact data set of
 :mod:`training.exact` (balanced games, every move scored through the solved game's databases; built
 there when missing, its last shard of each part held out), drawn for ``--exact-fraction`` of the
-labelled half of every batch. Adam (Kingma & Ba 2015) with cosine decay.
+labelled half of every batch. ``--teacher FILE.npz`` makes another network's policy the target of the
+noisy positions from ``--teacher-ply`` on (knowledge distillation, Hinton, Vinyals & Dean 2015), so that
+a fine-tune on the exact set keeps the late-game moves of the weights it started from. Adam (Kingma &
+Ba 2015) with cosine decay.
 
 Command::
 
@@ -103,6 +106,12 @@ def _parser() -> argparse.ArgumentParser:
         help="start a new run from these weights (.npz), grown to --channels / --blocks (model.grow)",
     )
     parser.add_argument("--data", type=Path, help="directory of the data shards (default OUT/data)")
+    parser.add_argument(
+        "--teacher",
+        type=Path,
+        help="weights (.npz) whose policy is the target of the noisy positions from --teacher-ply on",
+    )
+    parser.add_argument("--teacher-ply", type=int, default=12, help="first ply taught by --teacher")
     parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
     return parser
 
@@ -244,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
             small = load_weights(args.init_from.read_bytes())
         except (OSError, ValueError) as exc:
             parser.error(f"--init-from {args.init_from}: {exc}")
+    teacher = None
+    if args.teacher is not None:
+        try:
+            teacher = load_weights(args.teacher.read_bytes())
+        except (OSError, ValueError) as exc:
+            parser.error(f"--teacher {args.teacher}: {exc}")
     if not 0 <= args.exact_fraction <= 1:
         parser.error("--exact-fraction must be between 0 and 1")
     if args.smoke:
@@ -251,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     _log(out, f"start: {' '.join(sys.argv if argv is None else argv)}")
-    data = load_data(args, out)
+    data = load_data(args, out, teacher)
     sources = [data.noisy] + ([] if data.exact is None else [data.exact])
     _log(
         out,
