@@ -208,23 +208,14 @@ def test_data_command_refuses_a_count_below_one(tmp_path, capsys, option: str) -
     assert not (tmp_path / "data").exists()
 
 
-def test_train_refuses_missing_init_weights_before_touching_the_run(tmp_path, capsys) -> None:
+@pytest.mark.parametrize("option", ["--init-from", "--teacher"])
+def test_train_refuses_missing_weights_before_touching_the_run(tmp_path, capsys, option: str) -> None:
     from training.network.train import main
 
     with pytest.raises(SystemExit) as exit_info:
-        main(["--out", str(tmp_path / "run"), "--smoke", "--init-from", str(tmp_path / "missing.npz")])
+        main(["--out", str(tmp_path / "run"), "--smoke", option, str(tmp_path / "missing.npz")])
     assert exit_info.value.code == 2
-    assert "--init-from" in capsys.readouterr().err
-    assert not (tmp_path / "run").exists()
-
-
-def test_train_refuses_missing_teacher_weights_before_touching_the_run(tmp_path, capsys) -> None:
-    from training.network.train import main
-
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--out", str(tmp_path / "run"), "--smoke", "--teacher", str(tmp_path / "missing.npz")])
-    assert exit_info.value.code == 2
-    assert "--teacher" in capsys.readouterr().err
+    assert option in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
 

@@ -243,22 +243,23 @@ def _smoke(args: argparse.Namespace) -> None:
     args.exact_book_shards, args.exact_deep_shards = 2, 0
 
 
+def _weights_option(parser: argparse.ArgumentParser, option: str, path: Path | None) -> Any:
+    """The weights file given to ``option`` (None when not given); exits 2 (``parser.error``) when it
+    cannot be read or is not a weights file, before the run's directory is touched."""
+    if path is None:
+        return None
+    try:
+        return load_weights(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        parser.error(f"{option} {path}: {exc}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line; see the module docstring. Returns 0; exits 2 on bad options."""
     parser = _parser()
     args = parser.parse_args(argv)
-    small = None
-    if args.init_from is not None:
-        try:
-            small = load_weights(args.init_from.read_bytes())
-        except (OSError, ValueError) as exc:
-            parser.error(f"--init-from {args.init_from}: {exc}")
-    teacher = None
-    if args.teacher is not None:
-        try:
-            teacher = load_weights(args.teacher.read_bytes())
-        except (OSError, ValueError) as exc:
-            parser.error(f"--teacher {args.teacher}: {exc}")
+    small = _weights_option(parser, "--init-from", args.init_from)
+    teacher = _weights_option(parser, "--teacher", args.teacher)
     if not 0 <= args.exact_fraction <= 1:
         parser.error("--exact-fraction must be between 0 and 1")
     if args.smoke:
