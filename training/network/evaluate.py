@@ -33,19 +33,13 @@ def accuracy_by_ply(
     position's class: loss / draw / win for the side to move) and ``draws`` (share of drawn positions).
     """
     from agents.network.features import encode_batch, legal_mask_batch
-    from agents.network.numpy_forward import forward
-    from training.network.examples import targets
+    from training.network.examples import forward_in_chunks, targets
 
     policy_target, value_target = targets(data["values"])
-    planes = encode_batch(data["position"], data["mask"])
-    logits, value_logits = [], []
-    for i in range(0, len(value_target), 512):
-        p, v = forward(weights, planes[i : i + 512])
-        logits.append(p)
-        value_logits.append(v)
-    choice = np.where(legal_mask_batch(data["mask"]), np.concatenate(logits), -np.inf).argmax(axis=1)
+    logits, value_logits = forward_in_chunks(weights, encode_batch(data["position"], data["mask"]))
+    choice = np.where(legal_mask_batch(data["mask"]), logits, -np.inf).argmax(axis=1)
     policy_hit = policy_target[np.arange(len(choice)), choice] > 0
-    value_hit = np.concatenate(value_logits).argmax(axis=1) == value_target
+    value_hit = value_logits.argmax(axis=1) == value_target
     ply = data["ply"].astype(int)
     rows = []
     for first, last in PLY_BUCKETS:

@@ -15,7 +15,14 @@ from agents.engine.book import NO_MOVE, load_book
 from agents.network.features import COLUMNS, ROWS
 from training.network.data import FULL, UNSOLVED
 
-__all__ = ["book_examples", "child_examples", "targets", "teacher_policy"]
+__all__ = [
+    "FORWARD_CHUNK",
+    "book_examples",
+    "child_examples",
+    "forward_in_chunks",
+    "targets",
+    "teacher_policy",
+]
 
 
 def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -34,6 +41,22 @@ def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return policy, value
 
 
+FORWARD_CHUNK = 512
+"""Positions a call of the numpy forward pass takes in :func:`forward_in_chunks` (bounds its memory)."""
+
+
+def forward_in_chunks(weights: Mapping[str, np.ndarray], planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`agents.network.numpy_forward.forward` over any number of positions,
+    :data:`FORWARD_CHUNK` at a time: ``planes`` ``(n, 6, 7, 3)`` float32 in, the policy logits
+    ``(n, 7)`` and the value logits ``(n, 3)`` ([loss, draw, win] of the side to move) out."""
+    from agents.network.numpy_forward import forward
+
+    parts = [forward(weights, planes[i : i + FORWARD_CHUNK]) for i in range(0, len(planes), FORWARD_CHUNK)]
+    if not parts:
+        return np.zeros((0, COLUMNS), np.float32), np.zeros((0, 3), np.float32)
+    return np.concatenate([p for p, _ in parts]), np.concatenate([v for _, v in parts])
+
+
 def teacher_policy(weights: Mapping[str, np.ndarray], planes: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Policy targets from another network (knowledge distillation, Hinton, Vinyals & Dean 2015): its
     softmax over the legal columns.
@@ -42,14 +65,10 @@ def teacher_policy(weights: Mapping[str, np.ndarray], planes: np.ndarray, legal:
     and ``legal`` ``(n, 7)`` bool as :class:`training.network.batches.Examples` holds them. Returns
     float32 ``(n, 7)``, each row summing to 1 over its legal columns (0 elsewhere).
     """
-    from agents.network.numpy_forward import forward
-
-    rows = []
-    for i in range(0, len(planes), 512):
-        logits = np.where(legal[i : i + 512], forward(weights, planes[i : i + 512])[0], -np.inf)
-        logits -= logits.max(axis=1, keepdims=True)
-        rows.append(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True))
-    return np.concatenate(rows).astype(np.float32) if rows else np.zeros((0, COLUMNS), np.float32)
+    logits = np.where(legal, forward_in_chunks(weights, planes)[0], -np.inf)
+    exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    policy: np.ndarray = (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+    return policy
 
 
 def child_examples(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
