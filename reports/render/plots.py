@@ -60,8 +60,9 @@ def short_names(names: Iterable[str], *, limit: int = NAME_LIMIT) -> dict[str, s
     such as a spec ``network:search=none,weights=/tmp/exp/old.npz``, keeps its start and its end (the
     kind and the file) around an ellipsis, ``limit`` characters in all: ``network:sea…/exp/old.npz``.
     Where that would label two of ``names`` alike (specs that differ only inside), each of those keeps
-    instead the part where they differ, whole from one separator (``:,=/``) to the next, between
-    ellipses, and may exceed ``limit``: ``netw…book=false…final.npz`` and ``netw…book=true…final.npz``.
+    instead the part where they differ, whole from one separator (one of ``:,=/_-.`` or a space) to
+    the next, between ellipses, and may exceed ``limit``: ``netw…book=false…final.npz`` and
+    ``netw…book=true…final.npz``.
     The full names are in the report's tables; a figure's rows are in the standings' order.
 
     Returns:
