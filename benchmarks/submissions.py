@@ -71,8 +71,16 @@ def split_first_move(path: Path, act_timeout: float) -> dict[str, float] | None:
         work = Path(tmp)
         shutil.copyfile(probe.__file__, work / "probe.py")
         (work / "split.py").write_text(SPLIT, encoding="utf-8")
-        command = [sys.executable, "-I", str(work / "split.py"), str(work), str(PROJECT_ROOT),
-                   json.dumps(packages), str(path), str(act_timeout)]
+        command = [
+            sys.executable,
+            "-I",
+            str(work / "split.py"),
+            str(work),
+            str(PROJECT_ROOT),
+            json.dumps(packages),
+            str(path),
+            str(act_timeout),
+        ]
         done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         return None
@@ -106,8 +114,10 @@ def main(argv: list[str] | None = None) -> int:
             print(rows[-1], file=sys.stderr, flush=True)
     print(f"actTimeout {args.act_timeout:g} s, {args.games} game(s) against each Kaggle opponent")
     print()
-    print("| spec | bytes | KB | first move (s, check) | exec / load / move (s) | slowest move (s) "
-          "| overage (s) | moves ≥ 80 % | check |")
+    print(
+        "| spec | bytes | KB | first move (s, check) | exec / load / move (s) | slowest move (s) "
+        "| overage (s) | moves ≥ 80 % | check |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     return 0

@@ -26,7 +26,6 @@ from tournament.schedule import HUMAN, Settings
 __all__ = ["Entrant", "Header", "entrant", "format_seconds", "header", "short_names"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class Header:
     """The facts of the run, each already formatted: :meth:`rows` lists them with their labels."""

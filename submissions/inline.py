@@ -152,8 +152,10 @@ class _ModuleScan:
         if top == "__future__" or top in sys.stdlib_module_names or top in ALLOWED_THIRD_PARTY:
             return False
         if id(node) in self._guarded:
-            self.notes.append(f"{self.where(node)}: optional import of {name!r} left to the interpreter "
-                              f"(it is inside try/except ImportError)")
+            self.notes.append(
+                f"{self.where(node)}: optional import of {name!r} left to the interpreter "
+                f"(it is inside try/except ImportError)"
+            )
             return False
         allowed = ", ".join(sorted(ALLOWED_THIRD_PARTY))
         raise BuildError(

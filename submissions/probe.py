@@ -212,8 +212,9 @@ def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> Non
             "plies": sum(1 for cell in final[0].observation.board if cell),
             "seconds": time.perf_counter() - started,
             "stderr": {str(i): _stderr(env, i) for i in ours if statuses[i] in BAD},
-            "invalid": {str(i): _replay(path, steps, i, env.configuration) for i in ours
-                        if statuses[i] == "INVALID"},
+            "invalid": {
+                str(i): _replay(path, steps, i, env.configuration) for i in ours if statuses[i] == "INVALID"
+            },
         }
         emit(event="game", **event)
         if any(statuses[i] in BAD for i in ours):
@@ -234,8 +235,14 @@ def main(argv: list[str]) -> int:
     root = os.path.realpath(request["project_root"])
     removed = isolate(root, request["packages"])
     importable = {name: importlib.util.find_spec(name) is not None for name in request["packages"]}
-    emit(event="isolation", removed=removed, importable=importable, cwd=os.getcwd(),
-         isolated=bool(sys.flags.isolated), python=sys.version.split()[0])
+    emit(
+        event="isolation",
+        removed=removed,
+        importable=importable,
+        cwd=os.getcwd(),
+        isolated=bool(sys.flags.isolated),
+        python=sys.version.split()[0],
+    )
     if any(importable.values()):
         emit(event="done", leaks=[])
         return 0
@@ -244,14 +251,18 @@ def main(argv: list[str]) -> int:
     import kaggle_environments
     from kaggle_environments import make
 
-    emit(event="kaggle", seconds=time.perf_counter() - started,
-         version=getattr(kaggle_environments, "__version__", "?"))
+    emit(
+        event="kaggle",
+        seconds=time.perf_counter() - started,
+        version=getattr(kaggle_environments, "__version__", "?"),
+    )
     if request["stage"] == "load":
         _load(request, emit)
     else:
         _games(request, emit, make)
     leaks = sorted(
-        name for name, module in list(sys.modules.items())
+        name
+        for name, module in list(sys.modules.items())
         if project_path(getattr(module, "__file__", None) or "", root)
     )
     emit(event="done", leaks=leaks)

@@ -37,7 +37,8 @@ class CheckedGame:
         if len(self.ours) > 1:
             if self.statuses != ("DONE", "DONE"):
                 return ", ".join(
-                    f"mark {index + 1} forfeit ({status})" for index, status in enumerate(self.statuses)
+                    f"mark {index + 1} forfeit ({status})"
+                    for index, status in enumerate(self.statuses)
                     if status != "DONE"
                 )
             if self.rewards[0] == self.rewards[1]:
@@ -135,15 +136,17 @@ def games_table(report: CheckReport) -> list[str]:
         for agent in agents:
             label = game.label if len(agents) == 1 else f"  the file as mark {agent.mark}"
             result = game.outcome() if len(agents) == 1 else ""
-            rows.append((
-                label,
-                result,
-                str(agent.moves),
-                "-" if agent.slowest is None else f"{agent.slowest:.3f} s",
-                str(agent.over_limit),
-                f"{agent.bank_used:.2f} s",
-                "overdrawn" if agent.overdrawn else f"{agent.bank_left:.2f} s",
-            ))
+            rows.append(
+                (
+                    label,
+                    result,
+                    str(agent.moves),
+                    "-" if agent.slowest is None else f"{agent.slowest:.3f} s",
+                    str(agent.over_limit),
+                    f"{agent.bank_used:.2f} s",
+                    "overdrawn" if agent.overdrawn else f"{agent.bank_left:.2f} s",
+                )
+            )
     widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header))]
 
     def line(row: tuple[str, ...]) -> str:

@@ -119,8 +119,10 @@ def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str,
             used = timing.bank_used(times, act_timeout)
             why = ""
             if used > DEFAULT_OVERAGE:
-                why = (f": its moves drew {used:.2f} s beyond actTimeout {act_timeout:g} s, more than the "
-                       f"{DEFAULT_OVERAGE:g} s overage bank")
+                why = (
+                    f": its moves drew {used:.2f} s beyond actTimeout {act_timeout:g} s, more than the "
+                    f"{DEFAULT_OVERAGE:g} s overage bank"
+                )
             return f"{where} TIMEOUT at its move {len(times)} ({max(times, default=0):.2f} s){why}", details
         if time_policy == "strict":
             for move, seconds in enumerate(times, start=1):

@@ -424,7 +424,7 @@ def test_a_perfect_agent_adds_each_agents_elo_relative_to_it_and_leaves_the_stan
     assert "vs perfect play" in terminal.splitlines()[0] and f"≤ {crashy.high:+.0f}" in terminal
     assert note in terminal
     page = html.render(report)
-    assert ">vs perfect<br>play</th>" in page and f"<td class=\"n\">{crashy.cell()}</td>" in page
+    assert ">vs perfect<br>play</th>" in page and f'<td class="n">{crashy.cell()}</td>' in page
 
 
 def test_an_undefeated_perfect_agent_bounds_everyone_else():

@@ -130,7 +130,8 @@ def test_provenance_tells_an_intact_built_file_from_an_edited_one(built):
 def test_inlined_modules_are_the_package_sources_verbatim(built):
     tree = ast.parse(built["minimax"].read_text(encoding="utf-8"))
     modules = next(
-        node.value for node in tree.body
+        node.value
+        for node in tree.body
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_MODULES"
     )
     names = []
@@ -422,14 +423,29 @@ def test_build_prints_only_what_the_user_can_act_on(tmp_path, capsys):
 ISOLATED = {"event": "isolation", "removed": [], "importable": {"agents": False}, "isolated": True}
 
 
-def game_event(label: str, ours: list[int], durations: list[list[float]], statuses=("DONE", "DONE"),
-               rewards=(1, -1), number: int = 0) -> dict:
+def game_event(
+    label: str,
+    ours: list[int],
+    durations: list[list[float]],
+    statuses=("DONE", "DONE"),
+    rewards=(1, -1),
+    number: int = 0,
+) -> dict:
     """A ``game`` event as :mod:`submissions.probe` writes it (seconds per call in ``durations``)."""
     agents = ["/tmp/main.py" if i in ours else "negamax" for i in range(2)]
     return {
-        "event": "game", "game": number, "label": label, "agents": agents, "ours": ours,
-        "statuses": list(statuses), "rewards": list(rewards), "durations": durations,
-        "plies": sum(len(d) for d in durations), "seconds": 1.0, "stderr": {}, "invalid": {},
+        "event": "game",
+        "game": number,
+        "label": label,
+        "agents": agents,
+        "ours": ours,
+        "statuses": list(statuses),
+        "rewards": list(rewards),
+        "durations": durations,
+        "plies": sum(len(d) for d in durations),
+        "seconds": 1.0,
+        "stderr": {},
+        "invalid": {},
     }
 
 
@@ -450,17 +466,33 @@ def probe_events(*games: dict, load: float = 0.01) -> list[dict]:
     return [*events, DONE]
 
 
-def judge(events: list[dict], *, time_policy: str = "load", crash: str = "", hung: bool = False,
-          hang_forfeits: bool = True, timeout: float = 100.0, size: int = 1000):
+def judge(
+    events: list[dict],
+    *,
+    time_policy: str = "load",
+    crash: str = "",
+    hung: bool = False,
+    hang_forfeits: bool = True,
+    timeout: float = 100.0,
+    size: int = 1000,
+):
     base = {"path": "/tmp/main.py", "size": size, "act_timeout": 2.0, "origin": ""}
-    return verdict(base, events, time_policy=time_policy, crash=crash, hung=hung, timeout=timeout,
-                   started=time.perf_counter(), hang_forfeits=hang_forfeits)
+    return verdict(
+        base,
+        events,
+        time_policy=time_policy,
+        crash=crash,
+        hung=hung,
+        timeout=timeout,
+        started=time.perf_counter(),
+        hang_forfeits=hang_forfeits,
+    )
 
 
 def row(printed: str, label: str) -> str:
     """The rest of the first line of ``printed`` that starts with ``label``, blanks squeezed to one."""
     line = next(line.strip() for line in printed.splitlines() if line.strip().startswith(label))
-    return " ".join(line[len(label):].split())
+    return " ".join(line[len(label) :].split())
 
 
 VALIDATION = "validation episode (the file against itself)"
@@ -469,8 +501,16 @@ QUICK = [0.1, 0.2, 0.1]
 
 def test_the_bank_follows_kaggles_rule_a_quicker_move_puts_nothing_back():
     assert timing.bank_used([0.5, 2.5, 3.0, 1.0], 2.0) == pytest.approx(1.5)
-    result = CheckedGame("g", ("/tmp/main.py", "negamax"), (0,), ("DONE", "DONE"), (1, -1),
-                         ((0.5, 2.5, 3.0, 1.0), (0.1,)), 5, 1.0)
+    result = CheckedGame(
+        "g",
+        ("/tmp/main.py", "negamax"),
+        (0,),
+        ("DONE", "DONE"),
+        (1, -1),
+        ((0.5, 2.5, 3.0, 1.0), (0.1,)),
+        5,
+        1.0,
+    )
     (mine,) = timing.agent_times(result, 2.0)
     assert (mine.mark, mine.moves, mine.slowest, mine.over_limit) == (1, 4, 3.0, 2)
     assert mine.bank_used == pytest.approx(1.5) and mine.bank_left == pytest.approx(58.5)
@@ -498,8 +538,10 @@ def test_the_report_states_each_games_bank_and_sums_them_up():
     assert row(printed, "the file as mark 2") == "3 3.000 s 1 1.00 s 59.00 s"
     assert row(printed, "vs kaggle-random, file first") == "win 2 0.100 s 0 0.00 s 60.00 s"
     assert row(printed, "vs kaggle-negamax, file second") == "win 3 0.200 s 0 0.00 s 60.00 s"
-    assert ("  summary:      slowest move 5.100 s; 2 of 11 moves (18.2 %) over actTimeout 2 s; most bank a "
-            "game used 3.10 s of 60 s (5.2 %)") in lines
+    assert (
+        "  summary:      slowest move 5.100 s; 2 of 11 moves (18.2 %) over actTimeout 2 s; most bank a "
+        "game used 3.10 s of 60 s (5.2 %)"
+    ) in lines
     assert report.times.overage_where == f"{VALIDATION}, mark 1"
     assert not any("more than half" in warning for warning in report.warnings)
 
@@ -522,8 +564,9 @@ def test_a_game_that_used_more_than_half_of_the_bank_is_a_warning_not_a_failure(
 
 def test_an_overdrawn_bank_is_a_forfeit_in_plain_words():
     over = [30.0, 30.0, 7.0]  # 28 + 28 + 5 = 61 s beyond actTimeout 2 s
-    event = game_event("vs kaggle-negamax, file first", [0], [over, QUICK], statuses=("TIMEOUT", "DONE"),
-                       rewards=(None, 1))
+    event = game_event(
+        "vs kaggle-negamax, file first", [0], [over, QUICK], statuses=("TIMEOUT", "DONE"), rewards=(None, 1)
+    )
     report = judge(probe_events(event))
     assert not report.passed and report.forfeit is True
     printed = format_report(report)
@@ -546,9 +589,13 @@ def test_failing_the_time_policy_alone_is_not_a_forfeit():
     assert judge(slow_load, time_policy="bank").passed
     strict = judge(probe_events(game_event(VALIDATION, [0, 1], [[0.1, 2.2], [0.1]])), time_policy="strict")
     assert strict.forfeit is False
-    assert format_report(strict).splitlines()[0].startswith(
-        "FAIL: Kaggle would not forfeit this agent in these games, but the time policy strict fails it: "
-        f"{VALIDATION}: mark 1 move 2 took 2.200 s"
+    assert (
+        format_report(strict)
+        .splitlines()[0]
+        .startswith(
+            "FAIL: Kaggle would not forfeit this agent in these games, but the time policy strict fails it: "
+            f"{VALIDATION}: mark 1 move 2 took 2.200 s"
+        )
     )
 
 
@@ -632,8 +679,13 @@ def test_a_file_over_5_mb_is_warned_about_not_failed():
 
 
 def invalid_game(replay: dict, moves: int) -> dict:
-    event = game_event(VALIDATION, [0, 1], [[0.1] * moves, [0.1] * (moves - 1)], statuses=("INVALID", "DONE"),
-                       rewards=(None, 1))
+    event = game_event(
+        VALIDATION,
+        [0, 1],
+        [[0.1] * moves, [0.1] * (moves - 1)],
+        statuses=("INVALID", "DONE"),
+        rewards=(None, 1),
+    )
     event["invalid"] = {"0": replay}
     return event
 
@@ -642,15 +694,23 @@ def invalid_game(replay: dict, moves: int) -> dict:
     ("moves", "action", "words"),
     [
         ("444444", 3, "mark 1 chose column 4, which is full (it returned 3, counting from 0)"),
-        ("", 7, "mark 1 returned 7: there is no column 8 on a 7-column board (columns are 0-6 to the agent, "
-                "1-7 here)"),
+        (
+            "",
+            7,
+            "mark 1 returned 7: there is no column 8 on a 7-column board (columns are 0-6 to the agent, "
+            "1-7 here)",
+        ),
         ("", -1, "mark 1 returned -1: a column is never negative (columns are 0-6 to the agent, 1-7 here)"),
         ("", "3", "mark 1 returned '3' (a str; an agent must return a Python int)"),
         ("", 3.0, "mark 1 returned 3.0 (a float; an agent must return a Python int)"),
         ("111111", None, "mark 1 returned None: Kaggle played its default action, column 1, which is full"),
         ("", [3], "mark 1 returned [3] (a list; an agent must return a Python int)"),
-        ("", 3, "the replay returned 3, a legal move: the agent is not deterministic, or its state "
-                "differs in the replay"),
+        (
+            "",
+            3,
+            "the replay returned 3, a legal move: the agent is not deterministic, or its state "
+            "differs in the replay",
+        ),
     ],
 )
 def test_an_invalid_move_is_told_in_the_tournaments_words(moves, action, words):
@@ -666,12 +726,25 @@ def test_an_invalid_move_is_told_in_the_tournaments_words(moves, action, words):
 
 @pytest.mark.parametrize(
     "action",
-    [None, True, 3, -1, 2.5, float("inf"), "3", "x" * 2000, np.int64(3), np.float32(1.5), np.bool_(True), [3],
-     {"column": 3}, object()],  # fmt: skip
+    [
+        None,
+        True,
+        3,
+        -1,
+        2.5,
+        float("inf"),
+        "3",
+        "x" * 2000,
+        np.int64(3),
+        np.float32(1.5),
+        np.bool_(True),
+        [3],
+        {"column": 3},
+        object(),
+    ],  # fmt: skip
 )
 def test_the_probe_tags_an_action_as_the_sandbox_does(action):
     assert json.loads(json.dumps(probe.encode(action))) == replies.encode(action)
-
 
 
 # ---- checks: each plays through kaggle-environments in a fresh `python -I` process ----
@@ -712,10 +785,18 @@ def test_negamax_passes_the_validation_episode(built):
     [
         ("syntax_error.py", "does not compile: SyntaxError at line 4", True),
         ("raises.py", "mark 1 ERROR at its move 1: RuntimeError: boom from the fixture", True),
-        ("numpy_int.py", "mark 1 INVALID at its move 1; replayed, mark 1 returned numpy.int64 3 (a numpy "
-                         "integer; an agent must return a Python int, e.g. int(column))", True),
-        ("full_column.py", "mark 1 INVALID at its move 4; replayed, mark 1 chose column 1, which is full (it "
-                           "returned 0, counting from 0)", True),
+        (
+            "numpy_int.py",
+            "mark 1 INVALID at its move 1; replayed, mark 1 returned numpy.int64 3 (a numpy "
+            "integer; an agent must return a Python int, e.g. int(column))",
+            True,
+        ),
+        (
+            "full_column.py",
+            "mark 1 INVALID at its move 4; replayed, mark 1 chose column 1, which is full (it "
+            "returned 0, counting from 0)",
+            True,
+        ),
         ("slow_module.py", "loading the file (its module level, run by Kaggle's loader) took 1.", False),
         ("exits.py", "exit status 3 and nothing on stderr: did the file end the process", None),
     ],
@@ -763,7 +844,7 @@ def test_a_built_file_is_a_tournament_entrant(built):
 
 # ---- loading, timing and stopping a check: real probes ----
 
-HANGS_AT_IMPORT = '''
+HANGS_AT_IMPORT = """
 import subprocess, sys, time
 
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{marker}"])  # a child of its own
@@ -773,7 +854,7 @@ while True:  # never done loading
 
 def agent(obs, config):
     return 0
-'''
+"""
 
 
 def processes_with(text: str) -> list[int]:

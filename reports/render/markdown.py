@@ -329,11 +329,22 @@ def _accuracy(review: Review) -> list[str]:
         "faster. The HTML report links each agent's worst moves to their replays.",
         "",
         _table(
-            ["agent", "moves", "best", "inaccuracies", "mistakes", "first mistake (median ply)",
-             "lost games decided by its own mistake"],  # fmt: skip
+            [
+                "agent",
+                "moves",
+                "best",
+                "inaccuracies",
+                "mistakes",
+                "first mistake (median ply)",
+                "lost games decided by its own mistake",
+            ],  # fmt: skip
             [
                 (
-                    a.agent, a.moves, f"{100 * a.best_share:.1f} %", a.inaccuracies, a.mistakes,
+                    a.agent,
+                    a.moves,
+                    f"{100 * a.best_share:.1f} %",
+                    a.inaccuracies,
+                    a.mistakes,
                     "-" if a.first_mistake_ply is None else f"{a.first_mistake_ply:g}",
                     f"{a.lost_by_own_mistake} of {a.lost}" if a.lost else "-",
                 )  # fmt: skip
@@ -348,13 +359,36 @@ def _standings(standings: Sequence[Standing], versus: Mapping[str, Rating]) -> s
     after the interval."""
     extra = ["vs perfect play"] if versus else []
     return _table(
-        ["#", "agent", "Elo", "95 % interval", *extra, "games", "W", "D", "L", "score", "invalid",
-         "timeouts", "errors"],  # fmt: skip
+        [
+            "#",
+            "agent",
+            "Elo",
+            "95 % interval",
+            *extra,
+            "games",
+            "W",
+            "D",
+            "L",
+            "score",
+            "invalid",
+            "timeouts",
+            "errors",
+        ],  # fmt: skip
         [
             (
-                s.rank, s.agent, s.rating.estimate(), s.rating.interval(),
-                *([versus[s.agent].cell()] if versus else []), s.games, s.wins, s.draws, s.losses,
-                f"{s.score_pct:.1f} %", s.invalid, s.timeouts, s.errors,
+                s.rank,
+                s.agent,
+                s.rating.estimate(),
+                s.rating.interval(),
+                *([versus[s.agent].cell()] if versus else []),
+                s.games,
+                s.wins,
+                s.draws,
+                s.losses,
+                f"{s.score_pct:.1f} %",
+                s.invalid,
+                s.timeouts,
+                s.errors,
             )  # fmt: skip
             for s in standings
         ],

@@ -83,4 +83,3 @@ def forfeit_summary(forfeits: Sequence[ForfeitRow]) -> list[str]:
         shown = ", ".join(map(str, games[:8])) + (", ..." if len(games) > 8 else "")
         lines.append(f"  {agent}: {len(games)} {kind} (game{'s' if len(games) > 1 else ''} {shown}): {text}")
     return lines
-

@@ -67,7 +67,6 @@ ELO_PER_NAT = 400 / math.log(10)
 """Elo points per unit of log-odds: the logistic Elo curve is ``expit(diff / ELO_PER_NAT)``."""
 
 
-
 @dataclass(frozen=True, slots=True)
 class Rating:
     """One player's rating.

@@ -123,7 +123,5 @@ def crosstable(
             [{kind: forfeits[a, b, kind] for kind in FORFEITS if forfeits[a, b, kind]} for b in order]
             for a in order
         ],
-        los=[
-            [None if math.isnan(los[i, j]) else float(los[i, j]) for j in range(size)] for i in range(size)
-        ],
+        los=[[None if math.isnan(los[i, j]) else float(los[i, j]) for j in range(size)] for i in range(size)],
     )

@@ -11,7 +11,9 @@ def agent(obs, config):
             for state in states or []:
                 board = getattr(getattr(state, "observation", None), "board", None)
                 if isinstance(board, list) and len(board) == config.rows * config.columns:
-                    for cell in range(config.columns * (config.rows - 1), config.columns * (config.rows - 1) + config.inarow):
+                    for cell in range(
+                        config.columns * (config.rows - 1), config.columns * (config.rows - 1) + config.inarow
+                    ):
                         board[cell] = obs.mark
         frame = frame.f_back
     return [c for c in range(config.columns) if obs.board[c] == 0][0]  # leftmost

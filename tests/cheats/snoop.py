@@ -79,7 +79,14 @@ def snoop(own):
     project = os.path.dirname(os.path.dirname(os.path.dirname(sys.executable)))  # .../.venv/bin/python
     for folder in (os.path.dirname(home), project, "/root", "/tmp"):
         _list(folder)
-    for folder in {*map(os.path.dirname, agents), *runs, os.path.dirname(own), os.path.dirname(home), project, "/tmp"}:
+    for folder in {
+        *map(os.path.dirname, agents),
+        *runs,
+        os.path.dirname(own),
+        os.path.dirname(home),
+        project,
+        "/tmp",
+    }:
         _write(folder)
 
 

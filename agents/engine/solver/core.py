@@ -38,7 +38,6 @@ class Solution:
     nodes: int
 
 
-
 class Solver:
     """Pons-style solver for one board geometry, with its own transposition table.
 
@@ -275,4 +274,3 @@ def _fast_solver(geo: Geometry) -> Any:  # FastSolver | None: naming it unguarde
 def _trunc_half(x: int) -> int:
     """``x / 2`` truncated toward zero (C semantics, as in Pons' bisection)."""
     return -((-x) // 2) if x < 0 else x // 2
-

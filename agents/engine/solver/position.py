@@ -25,7 +25,6 @@ def move_order(position: int, mask: int, geo: Geometry) -> list[int]:
     return [c for _, _, c in scored]
 
 
-
 def parse_position(moves: str | Iterable[int], geo: Geometry) -> Board:
     """The board after ``moves`` on ``geo``; the game must still be on.
 
