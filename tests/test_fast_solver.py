@@ -66,3 +66,26 @@ def test_the_solver_hands_the_positions_past_the_databases_to_the_numba_kernel()
     with pytest.raises(SearchAborted):  # a deadline that has passed allows the kernel no node
         solver.solve_bits(board.position, board.mask, board.ply, weak=True, deadline=time.perf_counter())
     assert solver.solve_bits(board.position, board.mask, board.ply, weak=True) == 1
+
+
+def test_a_process_that_forks_hosts_holds_the_kernel_compiled_before_its_first_host() -> None:
+    """A sandboxed host cannot write numba's cache, so it would compile the kernel inside its game:
+    ``fork_host`` has the forking process compile it first, and hosts inherit the machine code. A
+    fresh interpreter, since this one may have compiled it already."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, signal\n"
+        "from agents.engine.solver import fast\n"
+        "from tournament.sandbox.host import fork_host\n"
+        "before = len(fast._solve.signatures)\n"
+        "pid, conn = fork_host()\n"
+        "os.kill(pid, signal.SIGKILL)\n"
+        "os.waitpid(pid, 0)\n"
+        "print(before, len(fast._solve.signatures))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.split() == ["0", "1"], out.stderr

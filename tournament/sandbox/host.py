@@ -40,6 +40,7 @@ import numpy as np
 import numpy.random  # noqa: F401 - imported once here, not in every host (numpy imports it lazily)
 
 from agents.engine.board import Board
+from agents.engine.solver import warm_up
 from agents.registry import SpecError, files_of, load_agent, parse_spec
 from tournament.limits import Limits
 from tournament.referee import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
@@ -90,6 +91,7 @@ def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -
     without, the host builds them itself where it may. Returns its pid and the referee's end of its
     pipe. It dies with the process that forked it."""
     isolation.python_folders()  # computed once in the forking process, for every host to come
+    warm_up()  # the solver compiled here, once: a host cannot write numba's cache, and would compile it
     referee_end, host_end = Pipe()
     parent = os.getpid()
     pid = os.fork()

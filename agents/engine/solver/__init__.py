@@ -39,6 +39,7 @@ __all__ = [
     "move_order",
     "parse_position",
     "solve",
+    "warm_up",
 ]
 
 
@@ -50,6 +51,17 @@ def _default(rows: int, columns: int, inarow: int) -> Solver:
     if key not in _default_solvers:
         _default_solvers[key] = Solver(rows, columns, inarow)
     return _default_solvers[key]
+
+
+def warm_up() -> None:
+    """Compile the solver's numba kernel in this process now (:func:`agents.engine.solver.fast.warm_up`),
+    so that processes forked from it never compile it; nothing where numba does not import (a
+    single-file submission searches in pure Python)."""
+    try:
+        from agents.engine.solver.fast import warm_up as compile_kernel
+    except ImportError:
+        return
+    compile_kernel()
 
 
 def solve(

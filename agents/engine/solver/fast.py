@@ -24,13 +24,15 @@ project's functions of at most about 60 lines.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
 from agents.engine.board import Geometry, geometry
 from agents.engine.solver.kernel import SearchAborted
 
-__all__ = ["FastSolver"]
+__all__ = ["FastSolver", "warm_up"]
 
 _U = np.uint64
 
@@ -268,6 +270,21 @@ class FastSolver:
         if last[-3]:
             raise SearchAborted(f"search aborted after {self.nodes} nodes")
         return int(score)
+
+
+@functools.cache
+def warm_up() -> None:
+    """Have this process hold the kernel compiled, before it forks processes that search.
+
+    numba compiles on the first call of a signature, or loads the machine code from its cache, which
+    it reads only from a folder it can write to (the package's ``__pycache__``, else a user-wide
+    folder). A sandboxed agent host can write to neither, so a host that made the first call itself
+    compiled the kernel inside its game, for seconds. Called in the process that forks the hosts
+    (:func:`tournament.sandbox.host.fork_host`), it makes the one call that the solver's searches use
+    (:meth:`FastSolver.solve_window`'s types) on a small board; forked children inherit the compiled
+    code. Once a process; later calls return at once.
+    """
+    FastSolver(4, 4, 4, table_bits=4).solve_bits(0, 0, 0)
 
 
 def _next_prime(n: int) -> int:
