@@ -25,12 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agents.engine.solver.core import FAST_NODES_PER_SECOND, FAST_TABLE_BITS, Solution, Solver
+from agents.engine.solver.core import FAST_TABLE_BITS, Solution, Solver
 from agents.engine.solver.kernel import SearchAborted
 from agents.engine.solver.position import move_order, parse_position
 
 __all__ = [
-    "FAST_NODES_PER_SECOND",
     "FAST_TABLE_BITS",
     "SearchAborted",
     "Solution",

@@ -7,7 +7,6 @@ sources: :mod:`agents.engine.solver`.
 from __future__ import annotations
 
 import gc
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -19,12 +18,8 @@ from agents.engine.solver.databases import Database, load_database
 from agents.engine.solver.kernel import build_search
 from agents.engine.solver.position import parse_position
 
-__all__ = ["FAST_NODES_PER_SECOND", "FAST_TABLE_BITS", "Solution", "Solver"]
+__all__ = ["FAST_TABLE_BITS", "Solution", "Solver"]
 
-
-FAST_NODES_PER_SECOND = 3_000_000
-"""Nodes a second that a deadline allows the numba kernel: under half of the 8 M a second it searches
-on an idle core of the development machine, so that a busy machine still keeps the deadline."""
 
 FAST_TABLE_BITS = 21
 """The numba kernel's transposition table: about ``2**21`` slots of 8 bytes (16 MB)."""
@@ -179,14 +174,11 @@ class Solver:
         deadline: float,
         max_nodes: int,
     ) -> int:
-        """:meth:`solve_bits` by the numba kernel; the deadline becomes a node limit at
-        :data:`FAST_NODES_PER_SECOND` (the compiled search cannot read the clock)."""
+        """:meth:`solve_bits` by the numba kernel, which keeps the deadline by the clock
+        (:class:`~agents.engine.solver.fast.FastSolver`)."""
         assert self._fast is not None
-        if deadline != float("inf"):
-            seconds = max(0.0, deadline - time.perf_counter())
-            max_nodes = min(max_nodes, int(seconds * FAST_NODES_PER_SECOND))
         try:
-            return int(self._fast.solve_window(position, mask, ply, weak, *window, max_nodes))
+            return int(self._fast.solve_window(position, mask, ply, weak, *window, max_nodes, deadline))
         finally:
             self.nodes = self._fast.nodes
             self.searched += self.nodes
