@@ -19,7 +19,11 @@ move in ten over ``actTimeout``, none over 10 s, none that draws more than half 
 position is a one-move game) or more than all of it (Kaggle's timeout).
 
 By default every position of the six sets (1,000 each); ``--per-set N`` plays a seeded sample of
-N a set. Positions run in ``--workers`` processes (default: one per core this process may use),
+N a set. ``--busy K`` runs ``K`` spinning processes beside the agents for the whole benchmark
+(:func:`benchmarks.load.spinning`), as a busy machine would: ``--busy 2`` on 2 cores loads the agent's
+core and the other one. The solver is compiled before the workers fork
+(:func:`agents.engine.solver.warm_up`), so no move pays for numba's compilation.
+Positions run in ``--workers`` processes (default: one per core this process may use),
 each playing and then checking its position. Timing is fair only while each worker has a core
 of its own: with 2 workers on 2 cores, anything else running on the machine slows the moves
 measured (use fewer workers on a busy machine). ``--workers 0`` plays in this process.
@@ -28,6 +32,7 @@ measured (use fewer workers on a busy machine). ``--workers 0`` plays in this pr
     python -m benchmarks.mistakes --spec negamax --spec network --spec mcts --json runs/mistakes.json
     python -m benchmarks.mistakes --spec path/to/main.py --sets L1_R3
     python -m benchmarks.mistakes --spec network:search=none --sets L3_R1,L2_R1 --per-set 20
+    python -m benchmarks.mistakes --spec negamax --sets L1_R3,L2_R2 --per-set 400 --workers 1 --busy 2
 
 Reference mistake rates (%) on L3_R1 / L2_R1 / L2_R2 / L1_R1 / L1_R2 / L1_R3 (:data:`MINIMAX5`,
 :data:`ALPHAZERO_JL`): depth-5 minimax 1.7 / 0.7 / 1.4 / 7.3 / 9.2 / 23.5; AlphaZero.jl's agent about
@@ -48,10 +53,11 @@ from pathlib import Path
 from typing import Any
 
 from agents.engine.board import Board
-from agents.engine.solver import SearchAborted, solve
+from agents.engine.solver import SearchAborted, solve, warm_up
 from agents.kit.adapter import Clock, observation
 from agents.registry import AgentSpec, parse_spec
 from benchmarks.kaggle_call import close_players, cores, play
+from benchmarks.load import spinning
 from benchmarks.pons import DATA, SETS, read_set
 
 MINIMAX5 = {"L3_R1": 1.7, "L2_R1": 0.7, "L2_R2": 1.4, "L1_R1": 7.3, "L1_R2": 9.2, "L1_R3": 23.5}
@@ -271,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bank", type=float, default=60.0, help="overage bank of each position, seconds")
     parser.add_argument("--max-nodes", type=int, default=MAX_NODES, help="node limit of a check")
     parser.add_argument("--workers", type=int, default=cores(), help="processes (0: this one)")
+    parser.add_argument("--busy", type=int, default=0, help="spinning processes beside the agents (0)")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--json", type=Path, help="write the per-position results here")
     parser.add_argument("--verbose", action="store_true", help="print every mistake and failed move")
@@ -289,9 +296,10 @@ def main(argv: list[str] | None = None) -> int:
         f"act {args.act:g} s, bank {args.bank:g} s a position, "
         f"{'all' if args.per_set is None else args.per_set} positions a set (seed {args.seed}), "
         f"{args.workers or 'no'} workers on {cores()} cores (fair timing needs a core a worker), "
-        f"node limit {args.max_nodes:,}",
+        f"{args.busy} busy processes, node limit {args.max_nodes:,}",
         flush=True,
     )
+    warm_up()  # compiled once here, inherited by the workers: no move pays for it
     started = time.perf_counter()
     results: list[dict[str, Any] | None] = [None] * len(tasks)
     printed = 0  # tasks whose set's row is printed (tasks come spec by spec, set by set)
@@ -318,26 +326,27 @@ def main(argv: list[str] | None = None) -> int:
                 print(final_line(spec.text, mine, args.act, args.bank), flush=True)
 
     try:
-        if args.workers <= 0:
-            for k, task in enumerate(tasks):
-                results[k] = run_position(*task)
-                report()
-        else:
-            with ProcessPoolExecutor(max_workers=args.workers) as pool:
-                futures = {pool.submit(run_position, *task): k for k, task in enumerate(tasks)}
-                try:
-                    for future in as_completed(futures):
-                        results[futures[future]] = future.result()
-                        report()
-                except BaseException:
-                    for future in futures:
-                        future.cancel()
-                    raise
+        with spinning(args.busy):
+            if args.workers <= 0:
+                for k, task in enumerate(tasks):
+                    results[k] = run_position(*task)
+                    report()
+            else:
+                with ProcessPoolExecutor(max_workers=args.workers) as pool:
+                    futures = {pool.submit(run_position, *task): k for k, task in enumerate(tasks)}
+                    try:
+                        for future in as_completed(futures):
+                            results[futures[future]] = future.result()
+                            report()
+                    except BaseException:
+                        for future in futures:
+                            future.cancel()
+                        raise
     finally:
         close_players()
         if args.json:
             args.json.parent.mkdir(parents=True, exist_ok=True)
-            keys = ("act", "bank", "per_set", "seed", "workers", "max_nodes")
+            keys = ("act", "bank", "per_set", "seed", "workers", "busy", "max_nodes")
             out = {k: getattr(args, k) for k in keys} | {"specs": [s.text for s in specs], "sets": names}
             out["results"] = [r for r in results if r is not None]
             args.json.write_text(json.dumps(out))

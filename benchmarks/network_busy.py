@@ -20,18 +20,15 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
-import time
 
 from agents import random_agent
 from agents.engine.board import Board
 from agents.kit.adapter import as_player
 from agents.kit.player import play_game
 from agents.registry import load_agent, parse_spec
+from benchmarks.load import spinning
 from benchmarks.network import timed_move
-
-SPIN = "while True:\n    pass\n"
 
 
 def positions(count: int, seed: int) -> list[Board]:
@@ -71,14 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             agent = get_last_callable(source.read(), path=agent)
     boards = positions(args.positions, args.seed)
     timed_move(agent, boards[0])  # loads the weights
-    spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(args.busy)]
-    try:
-        time.sleep(0.5)  # let the spinners get going
+    with spinning(args.busy):
         times = [timed_move(agent, board)[1] for board in boards]
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
     times.sort()
     print(
         f"{args.spec}: {len(times)} moves, {args.busy} busy process(es) on {os.cpu_count()} cores, "
