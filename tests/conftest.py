@@ -131,6 +131,7 @@ def _run_child(item: pytest.Item, nodeids: list[str]) -> dict[str, Any]:
             capture_output=True,
             text=True,
             check=False,
+            timeout=900,  # a module's isolated tests; a child that hangs fails them instead of the suite
         )
         lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
     results: dict[str, Any] = {}

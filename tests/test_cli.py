@@ -247,7 +247,7 @@ def test_an_out_that_cannot_be_a_directory_is_one_line(capsys):
 
 def test_python_m_connectx_is_the_command():
     done = subprocess.run(
-        [sys.executable, "-m", "connectx", "solve", "32164625"], capture_output=True, text=True
+        [sys.executable, "-m", "connectx", "solve", "32164625"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "32164625 11  mark 1 to move wins with its 11th stone\n"

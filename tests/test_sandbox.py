@@ -140,15 +140,28 @@ def test_an_agent_cannot_start_more_processes_than_its_limit(tmp_path):
 
 def test_slots_claimed_at_once_are_disjoint_and_freed_on_exit() -> None:
     """Two runners on one machine never share a slot (their agents' users); a name bound by someone
-    else is skipped, and a slot is free again once its claim ends."""
-    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    else is skipped, and a slot is free again once its claim ends. Other runners may be playing on
+    this machine: the slot squatted is one found free now, not assumed free."""
     with sandbox.claim_slots(1) as (first,):
-        squatter.bind(f"\0connectx-slot-{first + 1}")
-        with sandbox.claim_slots(2) as others:
-            assert first not in others and first + 1 not in others
-    squatter.close()
-    with sandbox.claim_slots(1) as again:
-        assert again == [first]
+        squatted, squatter = _squat_a_free_slot(after=first)
+        with squatter, sandbox.claim_slots(2) as others:
+            assert first not in others and squatted not in others
+    for slot in (first, *others):  # released: this process can bind each name again
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.bind(f"\0connectx-slot-{slot}")
+
+
+def _squat_a_free_slot(after: int) -> tuple[int, socket.socket]:
+    """The first slot above ``after`` that nobody holds, and the socket now holding its name."""
+    for slot in range(after + 1, sandbox.MAX_SLOTS):
+        squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            squatter.bind(f"\0connectx-slot-{slot}")
+        except OSError:
+            squatter.close()
+            continue
+        return slot, squatter
+    raise AssertionError("no free slot on this machine")
 
 
 def test_an_agent_whose_process_exits_is_an_error_at_once_whatever_its_children_hold():
@@ -172,13 +185,15 @@ def test_the_directory_of_an_agent_whose_player_was_killed_goes_with_the_next_sc
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env={**os.environ, "TMPDIR": str(tmp_path)},
+        # SIGHUP as at a person's terminal: under nohup (or a CI runner) it is ignored, and inherited.
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
     shown = b""
     while b"your move" not in shown and select.select([play.stdout], [], [], 30)[0]:
         shown += os.read(play.stdout.fileno(), 4096)
     (left,) = tmp_path.glob("connectx-scratch-mark2-*")
     play.send_signal(signal.SIGHUP)
-    play.wait()
+    play.wait(timeout=30)
     assert left.is_dir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     Scratch("slot0").close()
