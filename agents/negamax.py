@@ -19,16 +19,16 @@ first:
    proven lost.
 
 Time (:func:`agents.kit.budget.move_budget`): ``actTimeout`` minus a margin, and for exact solving a
-share of the overage bank (30 % of what exceeds :data:`BANK_KEPT`, half of Kaggle's 60 s bank, in
-the first two thirds of the game, 10 % later), but never more than ``longest - actTimeout`` of it, so
-that no move takes more than ``longest`` (9.5 s by default) and no game spends more than half of
-the bank; a failed exact solve still leaves the heuristic half of the free time. The hard moves
-are those just past the databases (plies 12-16), where the solver starts without a table. With
-numba (a dependency) they take at most about a second; in a single-file submission, which searches
-in pure Python, some take 5-15 s: on Pons' 1,000 begin-hard positions (``python -m
-benchmarks.mistakes``, a fresh 60 s bank for each) the built file made 2 mistakes with ``longest`` at
-4 s and 1 at 9.5 s (``7167153251247``, a win at ply 13 whose proof takes the pure-Python solver
-2.6 M nodes), 13 moves in 1,000 going over 2 s.
+share of the overage bank (half of what exceeds :data:`BANK_KEPT`, itself half of Kaggle's 60 s bank,
+in the first two thirds of the game, a sixth later), but never more than ``longest - actTimeout`` of
+it, so that no move takes more than ``longest`` (20 s by default) and no game spends more than half
+of the bank; a failed exact solve still leaves the heuristic half of the free time. The hard moves
+are those just past the databases (plies 13-16), where the solver starts without a table. The
+solver stops by the clock, so on a slow or busy CPU perfect play draws on the bank for its proof
+(up to 15 s of it in one move, with a full bank) rather than play an unproved move; on an idle
+core the compiled solver (numba, a dependency) proves them in about a second at most. A single-file
+submission searches in pure Python, where some take 5-15 s (``python -m benchmarks.mistakes``
+measures both).
 
 Heuristic search (any ConnectX configuration), what is negamax's own:
 
@@ -115,8 +115,8 @@ class Negamax(Strategy):
         margin: float = 0.15,
         book: bool = True,
         exact: bool = True,
-        share: float = 0.3,
-        longest: float = 9.5,
+        share: float = 0.5,
+        longest: float = 20.0,
     ) -> None:
         if max_depth is not None and int(max_depth) < 1:
             raise ValueError("max_depth must be >= 1")
@@ -162,8 +162,8 @@ def make_agent(
     margin: float = 0.15,
     book: bool = True,
     exact: bool = True,
-    share: float = 0.3,
-    longest: float = 9.5,
+    share: float = 0.5,
+    longest: float = 20.0,
 ) -> Agent:
     """Build the Kaggle agent ``agent(obs, config) -> int`` of a :class:`Negamax` player.
 

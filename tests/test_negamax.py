@@ -12,7 +12,7 @@ from agents import negamax
 from agents.engine.board import Board
 from agents.engine.search import WIN, Search
 from agents.kit.adapter import Clock
-from agents.kit.budget import Budget
+from agents.kit.budget import Budget, move_budget
 
 
 def _obs(board: Board, overage: float = 0.0) -> dict:
@@ -133,6 +133,32 @@ def test_the_player_passes_longest_to_its_budget(monkeypatch: pytest.MonkeyPatch
     player = negamax.Negamax(book=False, longest=3.0)
     player.play(Board.from_moves("4444"), Clock(act_timeout=2.0, overage=60.0))
     assert seen == [3.0]
+
+
+def test_a_proof_may_draw_on_the_bank_on_a_slow_cpu_but_no_game_spends_more_than_half_of_it() -> None:
+    """Negamax's time policy, move by move through a game whose every move (from ply 13, where the
+    databases end) is so slow to prove that it spends all the time exact solving is given, then the
+    fallback's: the first such move may think 15 s, past the old 9.5 s cap, rather than play an
+    unproved move; no move takes more than ``longest``, and the game draws at most half the bank."""
+    player = negamax.Negamax()
+    bank, drawn, longest_move = 60.0, 0.0, 0.0
+    for ply in range(13, 42, 2):
+        budget = move_budget(
+            Clock(act_timeout=2.0, overage=bank),
+            ply,
+            42,
+            margin=player.margin,
+            reserve=negamax.BANK_KEPT,
+            share=player.share,
+            longest=player.longest,
+        )
+        seconds = budget.solve + budget.fallback  # the proof failed at its deadline, then the search
+        longest_move = max(longest_move, seconds)
+        bank -= max(0.0, seconds - 2.0)
+        drawn = 60.0 - bank
+    assert longest_move == pytest.approx(0.925 + 15.0 + 0.925)  # half of the 30 s above BANK_KEPT
+    assert longest_move <= player.longest
+    assert drawn <= 60.0 - negamax.BANK_KEPT
 
 
 @pytest.mark.parametrize("longest", [0.0, -1.0])
