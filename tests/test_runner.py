@@ -158,26 +158,54 @@ def _new_children(others: set[int]) -> list[int]:
     return [pid for pid in sandbox.children() if pid not in others]
 
 
-def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
+SECOND_MOVE = """import time
+calls = 0
+
+
+def agent(obs, config):
+    global calls
+    calls += 1
+    if calls == 2:  # tell the test, then think for longer than the test waits
+        open("second-move", "w").close()
+        time.sleep(120)
+    return [c for c in range(config.columns) if obs.board[c] == 0][-1]  # rightmost
+"""
+"""An agent that plays the rightmost column, and at its second move leaves a file ``second-move`` in its
+working directory and sleeps: the moment a test acts on its game process, whatever the machine's load."""
+
+
+def _at_second_move(folder: Path, others: set[int], sig: signal.Signals) -> threading.Thread:
+    """A started thread that waits (at most 120 s) until :data:`SECOND_MOVE`'s file appears under
+    ``folder``, then sends ``sig`` to the runner's game processes (this process's children but
+    ``others``)."""
+
+    def act() -> None:
+        deadline = time.monotonic() + 120
+        while not any(folder.rglob("second-move")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for pid in _new_children(others):
+            os.kill(pid, sig)
+
+    thread = threading.Thread(target=act, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path, monkeypatch):
     """The runner keeps the moves it saw: a game process killed mid-game is stored with them (here in
     its second game: nothing of the first game's moves is counted)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the agents' directories, watched here
     slow = tmp_path / "slow.py"
-    slow.write_text(
-        "import time\n"
-        "def agent(obs, config):\n"
-        "    time.sleep(0.4)\n"
-        "    return [c for c in range(config.columns) if obs.board[c] == 0][-1]\n"
-    )
+    slow.write_text(SECOND_MOVE)
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
-    games = run_games([_task(0, "leftmost", "leftmost"), _task(1, str(slow), "leftmost")], workers=1)
-    timer = threading.Timer(1.2, lambda: [os.kill(pid, signal.SIGKILL) for pid in _new_children(others)])
-    timer.start()
+    second = GameTask(1, 1, str(slow), "leftmost", 6, 7, 4, 1.0, None, seed=7)  # Kaggle's limit: no hurry
+    games = run_games([_task(0, "leftmost", "leftmost"), second], workers=1)
+    killer = _at_second_move(tmp_path, others, signal.SIGKILL)
     first, record = games
-    timer.join()
+    killer.join()
     assert first.game_id == 0 and first.termination is Termination.WIN
     assert record.termination is Termination.ERROR and "game process died" in record.detail
-    assert 2 <= len(record.moves) < 7
-    assert record.moves[:2] == (6, 0)  # slow plays the rightmost column, leftmost the leftmost
+    assert record.moves == (6, 0)  # killed during the rightmost player's second move
 
 
 def test_a_game_process_that_dies_between_games_is_replaced():
@@ -218,26 +246,19 @@ def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeyp
     assert record.offender is None and record.moves[0] == 6, record.detail
 
 
-def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tmp_path):
+def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tmp_path, monkeypatch):
     """The watchdog: a game process silent for longer than a move may take (here it is stopped) is
     killed, and the agent whose turn it was forfeits, with the moves played until then; nothing of
     the game is left, not even its agents' working directories."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the agents' directories, watched here
     slow = tmp_path / "slow.py"
-    slow.write_text(
-        "import time\n"
-        "def agent(obs, config):\n"
-        "    time.sleep(0.3)\n"
-        "    return [c for c in range(config.columns) if obs.board[c] == 0][-1]\n"
-    )
-    task = GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, 0.5, seed=7)
-    before = set(Path(tempfile.gettempdir()).glob("connectx-*"))
+    slow.write_text(SECOND_MOVE)
+    task = GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, 2.0, seed=7)  # the stop comes first
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games([task], workers=1)
-    timer = threading.Timer(1.0, lambda: [os.kill(pid, signal.SIGSTOP) for pid in _new_children(others)])
-    timer.start()
+    stopper = _at_second_move(tmp_path, others, signal.SIGSTOP)
     (record,) = games
-    timer.join()
+    stopper.join()
     assert record.termination is Termination.TIMEOUT and "held the game process" in record.detail
-    assert 2 <= len(record.moves) < 7 and record.moves[:2] == (6, 0)
-    assert record.offender == (len(record.moves) % 2) + 1
-    assert set(Path(tempfile.gettempdir()).glob("connectx-*")) <= before  # its agents' directories too
+    assert record.moves == (6, 0) and record.offender == 1  # stopped during its second move
+    assert not list(tmp_path.glob("connectx-*"))  # its agents' directories are gone too

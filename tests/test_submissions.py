@@ -982,7 +982,7 @@ def test_loading_does_not_count_reading_the_file(tmp_path):
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in (work / "events.jsonl").read_text().splitlines()]
     assert [event["event"] for event in events] == ["isolation", "kaggle", "loading", "load", "done"]
-    assert events[3]["name"] == "agent" and events[3]["seconds"] < 0.5
+    assert events[3]["name"] == "agent" and events[3]["seconds"] < 1.0  # the 1 s of reading not counted
 
 
 @pytest.mark.slow
