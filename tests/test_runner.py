@@ -262,3 +262,30 @@ def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tm
     assert record.termination is Termination.TIMEOUT and "held the game process" in record.detail
     assert record.moves == (6, 0) and record.offender == 1  # stopped during its second move
     assert not list(tmp_path.glob("connectx-*"))  # its agents' directories are gone too
+
+
+def test_killing_what_games_left_spares_multiprocessings_resource_tracker() -> None:
+    """The runner kills every process its games left, but not the resource tracker that
+    ``multiprocessing`` started for it (a pool, say): killed, it is started again with a warning that it
+    "died unexpectedly". A fresh interpreter, which owns no other child."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, time, warnings\n"
+        "from multiprocessing import resource_tracker\n"
+        "from tournament.sandbox import become_subreaper, children, kill_descendants\n"
+        "resource_tracker.ensure_running()\n"
+        "become_subreaper()\n"
+        "if os.fork() == 0:\n"
+        "    time.sleep(600)\n"
+        "    os._exit(0)\n"
+        "kill_descendants()\n"
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('error')\n"
+        "    resource_tracker.ensure_running()\n"
+        "print(len(children()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1"]  # the tracker alone

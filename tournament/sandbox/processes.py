@@ -49,10 +49,13 @@ def children() -> list[int]:
 
 def kill_descendants(spare: Collection[int] = ()) -> None:
     """Kill and reap every descendant of this process but the children ``spare`` and theirs (meant
-    for a subreaper: see the module docstring).
+    for a subreaper: see the module docstring), and but ``multiprocessing``'s resource tracker, a
+    child of ours that no agent started (killed, it is started again with a warning that it "died
+    unexpectedly", and what it tracked is lost).
 
     Kills the children, reaps them, and repeats with the orphans re-parented to it until none is left.
     """
+    spare = {*spare, _resource_tracker()}
     while pids := [pid for pid in children() if pid not in spare]:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
@@ -60,3 +63,10 @@ def kill_descendants(spare: Collection[int] = ()) -> None:
         for pid in pids:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+
+def _resource_tracker() -> int:
+    """The pid of this process's ``multiprocessing`` resource tracker, 0 when it has none."""
+    from multiprocessing import resource_tracker
+
+    return int(getattr(resource_tracker._resource_tracker, "_pid", None) or 0)
