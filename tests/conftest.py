@@ -121,6 +121,8 @@ def _run_child(item: pytest.Item, nodeids: list[str]) -> dict[str, Any]:
     order = ["-p", "no:randomly"]
     if config.pluginmanager.hasplugin("randomly"):
         order = ["-p", "randomly", f"--randomly-seed={config.getoption('randomly_seed')}"]
+    if config.pluginmanager.hasplugin("xdist"):
+        order += ["-n", "0"]  # the child runs its tests itself
     options = [f"-W{spec}" for spec in config.getoption("pythonwarnings") or ()]
     with tempfile.TemporaryDirectory(prefix="pytest-child-") as folder:
         out = Path(folder) / "reports.jsonl"

@@ -113,9 +113,8 @@ def test_closing_cancels_the_games_in_flight(cluster):
     games = run_games_ray([GameTask(0, 0, "leftmost", "leftmost", 6, 7, 4, 1.0, None, 1), *hanging])
     assert next(games).game_id == 0  # the hanging games hold both CPUs now
     games.close()
-    for _ in range(300):  # their workers are killed: the CPUs come back long before the games' 600 s
-        if cluster.available_resources().get("CPU") == 2:
-            break
+    deadline = time.monotonic() + 120  # their workers are killed: the CPUs come back long before 600 s
+    while cluster.available_resources().get("CPU") != 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert cluster.available_resources().get("CPU") == 2
 

@@ -50,6 +50,7 @@ from multiprocessing.connection import Connection, wait
 
 from threadpoolctl import threadpool_limits
 
+from agents.engine.solver import warm_up
 from agents.kit.adapter import DEFAULT_OVERAGE
 from tournament import sandbox
 from tournament.game_process import STOP, GameProcess, Played, Progress, serve
@@ -109,6 +110,7 @@ def run_games(
     sandbox.protect_runner()
     sandbox.become_subreaper()
     threadpool_limits(limits=1)  # inherited by every game and agent process forked from here
+    warm_up()  # the solver compiled once, here: no game process, zygote or host compiles it again
     context = multiprocessing.get_context("fork")
     # Move everything imported so far out of the collector's reach: the children then neither scan
     # nor copy those pages, as the gc.freeze documentation recommends before a fork.
