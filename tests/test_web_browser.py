@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 
 from agents.engine.solver import analyse
+from reports.render.documents import write_documents
+from reports.report import load
 from reports.stats.analysis import Analysis
 from scripts.browser import find_chromium, watch
 from tests.records import judged_moves, settings_for, synthetic_records
@@ -240,39 +242,58 @@ def test_a_replay_link_lands_on_its_ply_and_continue_from_here_reproduces_it(pag
     assert page.text_content("#notation") == expected
 
 
+WRITER = """
+import sys, time
+from pathlib import Path
+from tests.records import settings_for, synthetic_records
+from tournament.store import Store
+
+agents = ("leftmost", "random")
+with Store.create(Path(sys.argv[1]), settings_for(agents, 4)) as store:  # the run's lock, as a run holds it
+    while not Path(sys.argv[2]).exists():  # the page is open
+        time.sleep(0.05)
+    for record in synthetic_records(agents, 4):
+        time.sleep(0.3)
+        store.add(record)
+    time.sleep(1.5)
+"""
+"""Another process playing a run of 8 games (``WRITER RUN GO``): once the file GO exists, it stores one
+every 0.3 s, as a run does when a game ends."""
+
+ROWS = (
+    "Array.from(document.querySelectorAll('#{} tr')).slice(1).map(r => Array.from(r.cells, c => c.innerText))"
+)
+
+
 def test_a_run_in_progress_is_watched_to_its_final_standings(page, errors, served, tmp_path):
     url, root = served[0], served[1]
-    pace = root / "pace.py"  # an agent that takes its time, so that the run lasts a few seconds
-    pace.write_text(
-        "import time\n\n\ndef agent(obs, config):\n"
-        "    time.sleep(0.04)\n    return obs.board.index(0) % config.columns\n"
-    )
-    out = root / "live"
-    command = [
-        *(sys.executable, "-m", "connectx", "run", "--agents", str(pace), "random", "--games", "5"),
-        *("--rows", "4", "--columns", "5", "--inarow", "3", "--workers", "1", "--out", str(out)),
-    ]
-    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    out, go = root / "live", tmp_path / "go"
+    command = [sys.executable, "-c", WRITER, str(out), str(go)]
+    run = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         until(lambda: (out / "tournament.db").is_file())
         page.goto(f"{url}runs/live")
-        seen, deadline = set(), time.monotonic() + 60
-        while (run.poll() is None or page.locator("#live").is_visible()) and time.monotonic() < deadline:
-            if page.locator("#live").is_visible():
-                seen.add(int(page.text_content("#live-games").split()[0]))
-            time.sleep(0.1)
-        assert run.wait(timeout=60) == 0, run.stderr.read()
+        go.write_text("")
+        seen, deadline = [], time.monotonic() + 30
+        while time.monotonic() < deadline and not (seen and seen[-1] == 8):
+            if page.locator("#live").is_visible() and (text := page.text_content("#live-games")) != "":
+                seen.append(int(text.split()[0]))
+            time.sleep(0.05)
+        live = page.evaluate(ROWS.format("live-standings"))  # the last standings shown while it played
+        assert run.wait(timeout=30) == 0, run.stderr.read()
     finally:
         if run.poll() is None:
             run.kill()
-    assert len(seen) >= 2 and max(seen) > min(seen)  # the games shown grew while the run played
-    page.wait_for_selector("#standings-table")
-    until(lambda: (out / "report.html").is_file())
-    shown = page.evaluate("document.getElementById('standings-table').innerText")
-    other = page.context.new_page()
-    other.goto(f"{url}files/live/report.html")
-    assert other.evaluate("document.getElementById('standings-table').innerText") == shown
-    assert "10 played of 10 scheduled" in page.text_content("header.top")
+    assert len(set(seen)) >= 3 and seen == sorted(seen) and seen[-1] == 8  # the games shown grew
+    assert "8 of 8" in page.text_content("#live-games")
+    page.wait_for_selector("#standings-table")  # the run has ended: the page is its report
+    assert not page.locator("#live").is_visible()
+    write_documents(load(out), out)  # what `connectx report` writes
+    report = page.context.new_page()
+    report.goto(f"{url}files/live/report.html")
+    final = report.evaluate(ROWS.format("standings-table"))
+    assert page.evaluate(ROWS.format("standings-table")) == final == live
+    assert "8 played of 8 scheduled" in page.text_content("header.top")
 
 
 def test_two_tabs_play_at_once_and_closing_a_tab_ends_its_agents(browser, served):

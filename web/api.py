@@ -64,7 +64,8 @@ async def scores(request: Request) -> Response:
 async def side(request: Request) -> Response:
     server = server_of(request)
     try:
-        checked = await run_in_threadpool(inputs.side, request.query_params, "side", server.specs, "")
+        query = request.query_params
+        checked = await run_in_threadpool(lambda: inputs.side(query, "side", server.specs, "", named=False))
     except inputs.BadInput as error:
         raise HTTPException(400, str(error)) from None
     return JSONResponse({"side": checked})

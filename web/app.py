@@ -3,10 +3,11 @@
 :class:`web.server.Server`.
 
 Starting: the app answers at once; meanwhile a thread compiles the solver's numba kernel
-(:func:`agents.engine.solver.warm_up`), so that no zygote forked later compiles it, then loads the
-solved databases and solves the empty board (:meth:`web.scores.Scores.warm`). A table forks its zygote
-only once the kernel is compiled (:attr:`web.server.Server.ready`): a fork while another thread
-compiles could leave the child holding the compiler's locks.
+(:func:`agents.engine.solver.warm_up`), so that no zygote forked later compiles it, imports every agent
+with its default weights and reads the solved databases, then solves the empty board
+(:meth:`web.server.Server.warm`). A table forks its zygote only once all the imports are done
+(:attr:`web.server.Server.ready`): a fork while another thread compiles or imports could leave the
+child holding a lock that no thread of its own will release.
 
 Safety: only the hosts in ``hosts`` are answered (Starlette's ``TrustedHostMiddleware``), so a page
 of another site that a DNS name rebinds to 127.0.0.1 gets HTTP 400; the JSON endpoints that act take

@@ -116,12 +116,14 @@ def act_timeout(values: Mapping[str, Any], name: str = "time") -> float:
     return value
 
 
-def side(values: Mapping[str, Any], name: str, specs: Specs, default: str) -> str:
-    """The side ``values[name]``: ``human`` or a checked agent spec (:meth:`Specs.check`)."""
+def side(values: Mapping[str, Any], name: str, specs: Specs, default: str, *, named: bool = True) -> str:
+    """The side ``values[name]``: ``human`` or a checked agent spec (:meth:`Specs.check`). The
+    message names ``name`` first unless ``named`` is False (the value alone was asked)."""
     text = values.get(name, default)
+    prefix = f"{name}: " if named else ""
     if not isinstance(text, str) or len(text) > 1000:
-        raise BadInput(f"{name} must be human or an agent spec")
+        raise BadInput(f"{prefix}a side is human or an agent spec")
     try:
         return specs.check(text or default)
     except SpecError as error:
-        raise BadInput(f"{name}: {error}") from None
+        raise BadInput(f"{prefix}{error}") from None

@@ -55,9 +55,9 @@ class Game:
 
 
 def default_name(game: Game) -> str:
-    """``played-human-negamax-2s`` (``-5x6x4`` added off the standard board): a run name for games of
-    these sides, board and time, safe in a path."""
-    first, second = _entrants(game)
+    """``played-human-negamax-2s`` (``-5x6x4`` added off the standard board; a file agent by its file's
+    name): a run name for games of these sides, board and time, safe in a path."""
+    first, second = (Path(side).stem if side.endswith(".py") else side for side in _entrants(game))
     board = (
         ""
         if (game.rows, game.columns, game.inarow) == (6, 7, 4)

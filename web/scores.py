@@ -64,9 +64,15 @@ class Scores:
         self._solver: Solver | None = None
         self._known: OrderedDict[int, tuple[int | None, ...]] = OrderedDict()
 
+    def prepare(self) -> None:
+        """Make the solver now, reading the databases (about 40 MB), so that no page waits for it."""
+        with self._lock:
+            if self._solver is None and unavailable(*BOARD) is None:
+                self._solver = Solver(*BOARD)
+
     def warm(self) -> None:
-        """Load the databases and solve the empty board, the slowest position to ask (a second or
-        more), so that no page waits for them."""
+        """Solve the empty board, the slowest position to ask (a second or more), so that no page
+        waits for it."""
         if unavailable(*BOARD) is None:
             self.of(Board(*BOARD))
 

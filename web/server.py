@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,7 @@ from jinja2 import Environment, PackageLoader
 from starlette.requests import Request
 
 from agents.engine.solver import warm_up
+from agents.registry import BUILTIN, parse_spec
 from reports.render import html
 from web.runs import Runs
 from web.scores import Scores
@@ -27,8 +29,8 @@ READY_TIMEOUT = 300.0
 class Server:
     """What the pages and endpoints share: the folder served (``root``, resolved), its runs, the
     agents a page may ask for, the scores, the open tables, the templates, ``ready``, set once the
-    warm-up is done (:meth:`warm`), and ``rendering``, held while a run's page is drawn (matplotlib
-    draws one figure at a time)."""
+    warm-up has imported all it imports (:meth:`warm`), and ``rendering``, held while a run's page
+    is drawn (matplotlib draws one figure at a time)."""
 
     root: Path
     specs: Specs
@@ -49,15 +51,21 @@ class Server:
         return self._choices
 
     def warm(self) -> None:
-        """Compile the solver (:func:`agents.engine.solver.warm_up`) and set :attr:`ready` (see
-        :mod:`web.app`), then list the agents and solve the empty board
-        (:meth:`web.scores.Scores.warm`)."""
+        """Everything a page would otherwise wait for, done once at start (see :mod:`web.app`):
+        compile the solver (:func:`agents.engine.solver.warm_up`), import every agent and read its
+        default weights (so that hosts forked later inherit them, :func:`agents.registry.parse_spec`),
+        read the databases; then set :attr:`ready`, since nothing is imported after it, and solve the
+        empty board (:meth:`web.scores.Scores.warm`)."""
         try:
             warm_up()
+            self.choices()
+            for name in BUILTIN:
+                parse_spec(name)
+            self.scores.prepare()
         finally:
             self.ready.set()
-        self.choices()
         self.scores.warm()
+        gc.freeze()  # what the warm-up made lives as long as the server: no collection need visit it
 
 
 def server_of(request: Request) -> Server:

@@ -120,7 +120,6 @@
     history.replaceState(null, "", query());
     $("save").hidden = !(over() && game.sides[0] !== game.sides[1] && n > game.opening);
     if ($("save").hidden) { $("saved").textContent = ""; }
-    $("save-name").placeholder = defaultName();
     scores();
   }
 
@@ -334,10 +333,11 @@
     Object.keys(clocks).forEach(function (k) { clocks[k] = ""; });
     settle(); draw(); next();
   }
-  function swap() {
+  function swap() {  // a finished game: a new one with the colours swapped
     cancelThinking();
     game.sides.reverse();
     $("first").value = game.sides[0]; $("second").value = game.sides[1];
+    if (over()) { newGame(); return; }
     restart(); draw(); next();
   }
 
@@ -362,11 +362,6 @@
     game.forfeit = null; game.paused = false; settle();
   }
 
-  function defaultName() {
-    var names = game.sides.slice().sort(function (a, b) { return (a !== "human") - (b !== "human") || (a < b ? -1 : a > b ? 1 : 0); });
-    var board = game.rows === 6 && game.columns === 7 && game.inarow === 4 ? "" : "-" + game.rows + "x" + game.columns + "x" + game.inarow;
-    return ("played-" + names[0] + "-" + names[1] + "-" + game.time + "s" + board).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120);
-  }
   function save() {
     var body = { first: game.sides[0], second: game.sides[1], rows: game.rows, columns: game.columns, inarow: game.inarow,
       time: game.time, pos: pos(game.moves), opening: game.opening,

@@ -1,5 +1,5 @@
 // A run's page in connectx serve: the report's replay player gets "continue from here", and a run being
-// played keeps its progress up to date (GET /api/progress every 2 s) and reloads when it ends.
+// played keeps its progress up to date (GET /api/progress every second) and reloads when it ends.
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -77,7 +77,7 @@
         if (p.error) { return; }
         show(p);
         if (!p.running) { location.reload(); return; }
-        setTimeout(poll, 2000);
+        setTimeout(poll, 1000);
       }).catch(function () { setTimeout(poll, 5000); });
   }
   function watch() {
