@@ -363,3 +363,33 @@ def test_path_traversal_and_bad_input_get_4xx_with_a_sentence_and_the_server_ser
         .json()["reason"]
         .startswith("perfect-play scores are not available on this board")
     )
+
+
+def test_serve_refuses_bad_input_in_one_line_before_it_starts(tmp_path, capsys):
+    import socket
+
+    from connectx.cli import main
+
+    taken = socket.create_server(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    (tmp_path / "notes.txt").write_text("")
+    with taken:
+        for argv, message in (
+            (
+                [str(tmp_path / "missing")],
+                f"{tmp_path / 'missing'} is not a folder: name the folder of runs to serve",
+            ),
+            ([str(tmp_path), "--port", "70000"], "--port must be >= 0 and <= 65,535, got 70000"),
+            (
+                [str(tmp_path), "--agent", str(tmp_path / "notes.txt")],
+                f"--agent {tmp_path / 'notes.txt'}: not a .py file",
+            ),
+            (
+                [str(tmp_path), "--port", str(port)],
+                f"cannot listen on 127.0.0.1:{port}: Address already in use",
+            ),
+        ):
+            with pytest.raises(SystemExit) as exit_:
+                main(["serve", *argv])
+            assert exit_.value.code == 2
+            assert capsys.readouterr().err == f"connectx serve: error: {message}\n"
