@@ -146,6 +146,10 @@ def test_cancelling_a_move_ends_its_host_at_once_and_closing_the_table_ends_ever
     assert isinstance(outcome[0], Cancelled) and time.monotonic() - began < 5
     assert not os.path.exists(f"/proc/{zygote}")  # the hosts went with their zygote
     assert table.move("leftmost", Board(), 1.0).column == 0  # the next move forks a fresh one
+    table._thinking = table._seats[1][1]  # a cancel that came as the move answered: it kills that host
+    table.cancel()
+    table._thinking = None
+    assert table.move("leftmost", Board(), 1.0).column == 0  # not its forfeit: fresh hosts again
     zygote = table.zygote
     table.close()
     assert table.zygote == 0 and not os.path.exists(f"/proc/{zygote}")

@@ -113,10 +113,12 @@ class Table:
         with self._lock:
             if self.closed:
                 raise Closed
+            if self._cancelled:  # a cancel since the last move may have killed a host that had answered
+                self._end_hosts()
+                self._cancelled = False
             key = _key(board, act_timeout, spec)
             clock = Clock(act_timeout, self.bank(key, board.moves))
             proxy = self._seat(spec, board.mark)
-            self._cancelled = False
             self._thinking = proxy
             began = time.perf_counter()
             answer: int | Exception
@@ -128,6 +130,7 @@ class Table:
             self._thinking = None
             if self._cancelled or self.closed:
                 self._end_hosts()
+                self._cancelled = False
                 raise Closed if self.closed else Cancelled
             ruling = judge(board.mark, board, answer, seconds=seconds, clock=clock)
             self._moves[key, board.moves] = (None if isinstance(ruling, Forfeit) else ruling, seconds)
@@ -160,13 +163,15 @@ class Table:
 
     def cancel(self) -> None:
         """End the move being thought, if any: its host is killed, so :meth:`move` returns at once
-        (raising :class:`Cancelled`). Takes no lock: :meth:`move` holds it meanwhile."""
+        (raising :class:`Cancelled`). Takes no lock: :meth:`move` holds it meanwhile. A move that
+        answered just before is not undone, but the next move starts with fresh hosts, since the kill
+        may have hit that host after its answer."""
         self.touched = time.monotonic()
         thinking = self._thinking
         if thinking is not None:
             self._cancelled = True
             with contextlib.suppress(ProcessLookupError):
-                if thinking.pid:  # a child of the zygote, not reaped before the zygote clears: no reuse
+                if thinking.pid:  # the zygote's child, which only the zygote reaps: the pid is not reused
                     os.kill(thinking.pid, signal.SIGKILL)
 
     @property
