@@ -213,3 +213,16 @@ def random_weights() -> Callable[..., tuple]:
         return net, params, export_weights(params)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's browser: Debian's Chromium (``.ci/run`` installs it), headless, with the
+    arguments of :data:`scripts.browser.ARGUMENTS`; never a browser Playwright downloads. A test that
+    uses a browser skips, saying why, where no Chromium is on PATH."""
+    from scripts.browser import ARGUMENTS, find_chromium
+
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no Chromium on PATH (apt-get install -y chromium; .ci/run does)")
+    return {**browser_type_launch_args, "executable_path": executable, "args": ARGUMENTS, "headless": True}

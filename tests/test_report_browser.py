@@ -1,4 +1,5 @@
-"""report.html in a real browser: headless Chromium (Debian's ``chromium``; ``.ci/run`` installs it).
+"""report.html in a real browser: headless Chromium (Debian's ``chromium``; ``.ci/run`` installs it),
+driven by Playwright (pytest-playwright's ``browser``, launched as ``tests/conftest.py`` says).
 
 The page is opened from ``file://`` as a person would open it. The tests skip, saying why, only
 where no Chromium is on PATH.
@@ -14,7 +15,7 @@ from reports.render.documents import write_documents
 from reports.report import build
 from reports.stats.analysis import Analysis
 from reports.stats.results import Results
-from scripts.browser import Browser, find_chromium
+from scripts.browser import find_chromium, screenshot, watch
 from tests.records import AGENTS, judged_moves, settings_for, synthetic_records
 
 pytestmark = pytest.mark.skipif(
@@ -38,19 +39,21 @@ def in_view(box: dict[str, float]) -> bool:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    """A browser showing the report of a synthetic round robin (with crashes and invalid moves) and a
-    made-up move analysis of it, in which beta never errs."""
+def page(browser, tmp_path_factory):
+    """A page showing the report of a synthetic round robin (with crashes and invalid moves) and a
+    made-up move analysis of it, in which beta never errs; ``page.errors`` collects its errors."""
     records = synthetic_records(AGENTS, 2)
     analysis = Analysis(judged_moves(records, perfect=("beta",)))
     report = build(Results(records, settings_for(AGENTS, 2)), name="browser", analysis=analysis)
     out = tmp_path_factory.mktemp("report")
     path = write_documents(report, out)["report.html"]
-    with Browser(width=WIDTH, height=HEIGHT) as browser:
-        browser.open(path.as_uri())
-        browser.report = report
-        browser.path = path
-        yield browser
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.errors = watch(page)
+    page.goto(path.as_uri())
+    page.report = report
+    page.path = path
+    yield page
+    page.close()
 
 
 def test_the_page_loads_without_console_errors(page):
@@ -87,7 +90,7 @@ def test_nothing_overflows_the_window_sideways(page):
         page.evaluate("document.querySelectorAll('details').forEach((d, k) => d.open = false)")
 
 
-def test_a_game_link_lands_on_that_replay_in_view(page):
+def test_a_game_link_lands_on_that_replay_in_view(page, browser):
     page.evaluate("window.scrollTo(0, 0)")
     link = page.evaluate("document.querySelector('#standings a[href^=\"#game-\"]').getAttribute('href')")
     click = f"document.querySelector('#standings a[href=\"{link}\"]').click()"
@@ -99,12 +102,14 @@ def test_a_game_link_lands_on_that_replay_in_view(page):
     page.evaluate("window.scrollTo(0, 0)")  # the same link again: no hashchange, still lands
     page.evaluate(click)
     assert in_view(rect(page, "#board"))
-    with Browser(width=WIDTH, height=HEIGHT) as fresh:  # the address of a game, opened as it is
-        fresh.open(page.path.as_uri() + link)
-        title = fresh.evaluate("document.getElementById('replay-title').textContent")
-        assert title.startswith(f"Game {game}:")
-        assert in_view(rect(fresh, "#board"))
-        assert fresh.errors == []
+    fresh = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})  # a game's address, opened as it is
+    errors = watch(fresh)
+    fresh.goto(page.path.as_uri() + link)
+    title = fresh.evaluate("document.getElementById('replay-title').textContent")
+    assert title.startswith(f"Game {game}:")
+    assert in_view(rect(fresh, "#board"))
+    assert errors == []
+    fresh.close()
     assert page.errors == []
 
 
@@ -219,18 +224,20 @@ def test_a_game_link_replays_that_game_and_shows_its_forfeit(page):
 def test_a_screenshot_of_the_rows_one_element_spans(page, tmp_path):
     page.evaluate("document.querySelector('a[href=\"#game-0\"]').click()")
     box = rect(page, "#player")
-    page.screenshot(tmp_path / "player.png", element="#player")
+    screenshot(page, tmp_path / "player.png", element="#player")
     header = (tmp_path / "player.png").read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
     assert width == WIDTH and abs(height - (box["bottom"] - box["top"] + 24)) <= 1  # 12 px above and below
 
 
-def test_the_browser_reports_script_errors(tmp_path):
+def test_the_browser_reports_script_errors(browser, tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text("<script>console.error('logged'); throw new Error('boom');</script><p>after</p>")
-    with Browser() as browser:
-        browser.open(bad.as_uri())
-        assert browser.evaluate("document.body.textContent") == "after"
-        assert browser.errors[0] == "logged"
-        assert any("boom" in error for error in browser.errors[1:])
+    page = browser.new_page()
+    errors = watch(page)
+    page.goto(bad.as_uri())
+    assert page.evaluate("document.body.textContent") == "after"
+    assert errors[0] == "logged"
+    assert any("boom" in error for error in errors[1:])
+    page.close()

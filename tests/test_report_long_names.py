@@ -1,6 +1,6 @@
 """Long entrant names (an entrant's name is its spec, often 50+ characters) in the report: the figures
 shorten them and keep every label inside the figure, the HTML shows them whole and still fits the
-window, in a real browser where Chromium is on PATH."""
+window, in a real browser (Playwright driving Debian's Chromium) where Chromium is on PATH."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from reports.report import Report, build
 from reports.stats.analysis import Analysis
 from reports.stats.progress import Checkpoint
 from reports.stats.results import Results
-from scripts.browser import Browser, find_chromium
+from scripts.browser import find_chromium, watch
 from tests.records import judged_moves, settings_for, synthetic_records
 
 FALSE = "network:book=false,weights=runs/experiments/net350/final.npz"  # 60 characters
@@ -123,25 +123,27 @@ pytestmark_browser = pytest.mark.skipif(
 
 @pytestmark_browser
 @pytest.mark.parametrize("width", [1280, 800])
-def test_in_a_browser_the_page_fits_and_nothing_is_cut(report, tmp_path, width):
+def test_in_a_browser_the_page_fits_and_nothing_is_cut(browser, report, tmp_path, width):
     path = write_documents(report, tmp_path)["report.html"]
-    with Browser(width=width, height=900) as page:
-        page.open(path.as_uri())
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
-        cells = "document.querySelectorAll('#standings-table tr td:nth-child(2)')"
-        assert page.evaluate(f"Array.from({cells}).map(td => td.textContent)") == [
-            row.agent for row in report.standings
-        ]  # whole, not shortened
-        if width == 1280:  # the table whole (at 800 it may scroll in its box), then the Elo figure beside it
-            box = "document.querySelector('#standings .scroll')"
-            assert page.evaluate(f"{box}.scrollWidth <= {box}.clientWidth")  # no column hidden to the right
-            table = page.evaluate("document.getElementById('standings-table').getBoundingClientRect().right")
-            figure = page.evaluate("document.querySelector('#figure-elo svg').getBoundingClientRect().left")
-            assert table <= figure
-        names = "#worst-moves h4, #standings-table td, #accuracy-table td"
-        overflowing = page.evaluate(
-            f"Array.from(document.querySelectorAll({names!r}))"
-            ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"
-        )
-        assert overflowing == []  # a heading or a cell running into the next
-        assert page.errors == []
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors = watch(page)
+    page.goto(path.as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    cells = "document.querySelectorAll('#standings-table tr td:nth-child(2)')"
+    assert page.evaluate(f"Array.from({cells}).map(td => td.textContent)") == [
+        row.agent for row in report.standings
+    ]  # whole, not shortened
+    if width == 1280:  # the table whole (at 800 it may scroll in its box), then the Elo figure beside it
+        box = "document.querySelector('#standings .scroll')"
+        assert page.evaluate(f"{box}.scrollWidth <= {box}.clientWidth")  # no column hidden to the right
+        table = page.evaluate("document.getElementById('standings-table').getBoundingClientRect().right")
+        figure = page.evaluate("document.querySelector('#figure-elo svg').getBoundingClientRect().left")
+        assert table <= figure
+    names = "#worst-moves h4, #standings-table td, #accuracy-table td"
+    overflowing = page.evaluate(
+        f"Array.from(document.querySelectorAll({names!r}))"
+        ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"
+    )
+    assert overflowing == []  # a heading or a cell running into the next
+    assert errors == []
+    page.close()

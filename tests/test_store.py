@@ -343,3 +343,41 @@ store._db.execute("PRAGMA wal_autocheckpoint = 0")
 store.add(record(1))
 os.kill(os.getpid(), signal.SIGKILL)  # no checkpoint: the game stays in the -wal file
 """
+
+
+def test_open_read_only_reads_a_run_being_written_and_cannot_write(tmp_path):
+    from tournament.store.locks import held
+
+    source = tmp_path / "run"
+    assert not held(source)
+    with Store.create(source, SETTINGS) as writer:  # a run holding its lock
+        writer.add(record(0))
+        assert held(source)
+        with Store.open(source, read_only=True) as reader:
+            assert reader.read_only and reader.game_ids() == {0}
+            writer.add(record(1))  # the reader takes no lock that keeps the run from writing
+            assert reader.game_ids() == {0, 1}
+            with pytest.raises(StoreError, match="open read-only"):
+                reader.add(record(2))
+    assert not held(source)  # released with the run's store
+    with Store.open(source) as store:
+        assert store.game_ids() == {0, 1}
+
+
+def test_held_reads_the_kernels_table_of_locks(tmp_path):
+    import os
+
+    from tournament.store.locks import LOCK_NAME, held
+
+    (tmp_path / LOCK_NAME).write_text("")
+    status = os.stat(tmp_path / LOCK_NAME)
+    device = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}"
+    table = tmp_path / "locks"
+    for line, expected in (
+        (f"1: FLOCK  ADVISORY  WRITE 4242 {device}:{status.st_ino} 0 EOF", True),
+        (f"1: -> FLOCK  ADVISORY  WRITE 4243 {device}:{status.st_ino} 0 EOF", False),  # a waiter
+        (f"2: FLOCK  ADVISORY  READ 4242 {device}:{status.st_ino} 0 EOF", False),  # a reader's lock
+        (f"3: FLOCK  ADVISORY  WRITE 4242 {device}:{status.st_ino + 1} 0 EOF", False),  # another file
+    ):
+        table.write_text(f"{line}\n")
+        assert held(tmp_path, locks=str(table)) is expected, line

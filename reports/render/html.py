@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import BaseLoader, ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
 from agents.kit.adapter import DEFAULT_OVERAGE
@@ -35,13 +35,25 @@ from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, 
 from reports.report import Report
 from reports.stats.headtohead import WDL
 
-__all__ = ["render", "render_comparison"]
+__all__ = ["context", "environment", "figures", "render", "render_comparison"]
 
 
 def render(report: Report) -> str:
     """The report as one HTML page (a ``str``; write it as UTF-8)."""
+    return environment().get_template("report.html.j2").render(**context(report))
+
+
+def context(report: Report) -> dict[str, object]:
+    """What ``report.html.j2`` reads: ``report``, its figures (``svg``, :func:`figures`) and ``bank``
+    (Kaggle's overage bank, seconds). A page that extends the template renders it with the same
+    context."""
+    return {"report": report, "svg": figures(report), "bank": DEFAULT_OVERAGE}
+
+
+def figures(report: Report) -> dict[str, str]:
+    """The report's figures as inline SVG, by name: ``elo``, ``progress``, ``crosstable``, ``lengths``."""
     title = f"{len(report.records)} games · {report.header.board}"
-    figures = {
+    drawn = {
         "elo": elo_figure(
             report.results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale
         ),
@@ -51,30 +63,33 @@ def render(report: Report) -> str:
         "crosstable": crosstable_figure(report.crosstable, report.standings, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }
-    svgs = {name: to_svg(figure, key=name) for name, figure in figures.items()}
-    return _environment().get_template("report.html.j2").render(report=report, svg=svgs, bank=DEFAULT_OVERAGE)
+    return {name: to_svg(figure, key=name) for name, figure in drawn.items()}
 
 
 def render_comparison(comparison: Comparison) -> str:
     """The comparison of several runs as one HTML page (a ``str``; write it as UTF-8)."""
-    return _environment().get_template("comparison.html.j2").render(comparison=comparison)
+    return environment().get_template("comparison.html.j2").render(comparison=comparison)
 
 
-def _environment() -> Environment:
-    environment = Environment(
-        loader=PackageLoader("reports.render", "templates"),
+def environment(loader: BaseLoader | None = None) -> Environment:
+    """The Jinja2 environment of the reports' templates (``reports/render/templates``) and their
+    filters (``seconds``, ``wdl``, ``shade``, ``agent``). ``loader`` is asked for a template first,
+    then the reports' own: a page of another package extends ``report.html.j2`` by name."""
+    own = PackageLoader("reports.render", "templates")
+    env = Environment(
+        loader=own if loader is None else ChoiceLoader([loader, own]),
         autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
     # Compact JSON for the replay data: no spaces, keys in the order written.
-    environment.policies["json.dumps_kwargs"] = {"separators": (",", ":"), "sort_keys": False}
-    environment.filters["seconds"] = format_seconds
-    environment.filters["wdl"] = _wdl
-    environment.filters["shade"] = _shade
-    environment.filters["agent"] = _agent
-    return environment
+    env.policies["json.dumps_kwargs"] = {"separators": (",", ":"), "sort_keys": False}
+    env.filters["seconds"] = format_seconds
+    env.filters["wdl"] = _wdl
+    env.filters["shade"] = _shade
+    env.filters["agent"] = _agent
+    return env
 
 
 def _agent(name: str) -> Markup:

@@ -161,13 +161,16 @@ class Store:
             raise
 
     @classmethod
-    def open(cls, directory: Path) -> Store:
+    def open(cls, directory: Path, *, read_only: bool = False) -> Store:
         """Open the tournament stored in ``directory`` to read it (no run lock: a run may be writing).
 
-        Read-write when the store can be written (an older layout is then migrated in place), else
-        read-only (:attr:`read_only`; see the module docstring: ``mode=ro``, then ``immutable=1``
-        when no writer can exist, holding a shared lock that keeps runs out until :meth:`close`; an
-        older layout migrated in memory).
+        Read-write when the store can be written (an older layout is then migrated in place), else,
+        or with ``read_only``, read-only (:attr:`read_only`; see the module docstring: ``mode=ro``,
+        then ``immutable=1`` when no writer can exist, holding a shared lock that keeps runs out
+        until :meth:`close`; an older layout migrated in memory). A reader that must never change a
+        run, such as a page watching it (:mod:`web`), asks for ``read_only``: it writes nothing but
+        SQLite's side files, which a run's own connection uses too, and takes no lock while a run
+        writes.
 
         Raises :class:`StoreError` (one line) if there is none, it is not a tournament database, it
         lacks its settings (a creation that was killed: run the tournament again to complete it), or
@@ -178,7 +181,7 @@ class Store:
         if not path.is_file():
             raise StoreError(f"no tournament in {directory} (expected {path})")
         lock, db = None, None
-        read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+        read_only = read_only or not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
         if not read_only:
             try:
                 db = connect(path)

@@ -1,7 +1,8 @@
 """The locks of a tournament directory (``fcntl.flock`` on ``DIR/tournament.lock``): a run's
-exclusive lock (:func:`lock`), and the shared lock of a reader that can only read the database as
-``immutable`` (:func:`reader_lock`). The holder of the run lock writes its pid in the file, for the
-message a second run prints. Source: ``flock(2)`` (Linux man-pages)."""
+exclusive lock (:func:`run_lock`), and the shared lock of a reader that can only read the database as
+``immutable`` (:func:`reader_lock`); whether a run holds a directory, asked without taking a lock
+(:func:`held`). The holder of the run lock writes its pid in the file, for the message a second run
+prints. Sources: ``flock(2)``, ``proc(5)`` (``/proc/locks``) (Linux man-pages)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from tournament.store.errors import StoreError, failures
 
-__all__ = ["LOCK_NAME", "flock_or_holder", "reader_lock", "run_lock"]
+__all__ = ["LOCK_NAME", "flock_or_holder", "held", "reader_lock", "run_lock"]
 
 LOCK_NAME = "tournament.lock"
 
@@ -36,6 +37,31 @@ def run_lock(directory: Path) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def held(directory: Path, *, locks: str = "/proc/locks") -> bool:
+    """Whether a run holds the run lock of ``directory`` now (a run is playing there).
+
+    Read from the kernel's table of locks, ``locks`` (``/proc/locks``: a held ``flock`` is a line
+    ``N: FLOCK ADVISORY WRITE PID MAJOR:MINOR:INODE 0 EOF``, device numbers in hex), not by trying
+    the lock: a reader that took it, even for a moment, could make a run that starts meanwhile find
+    its directory in use. False without a lock file, or where the table cannot be read.
+
+    >>> held(Path("/nonexistent"))
+    False
+    """
+    try:
+        status = os.stat(directory / LOCK_NAME)
+        with open(locks, encoding="ascii", errors="replace") as table:
+            lines = table.read().splitlines()
+    except OSError:
+        return False
+    lock = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
+    for line in lines:
+        fields = line.split()
+        if fields[1:2] == ["FLOCK"] and "WRITE" in fields and lock in fields:
+            return True  # (a waiter's line, "N: -> FLOCK ...", holds nothing)
+    return False
 
 
 def reader_lock(path: Path) -> int | None:

@@ -1,0 +1,345 @@
+"""``connectx serve`` in a real browser: Playwright drives Debian's Chromium (pytest-playwright's
+``browser``, launched as ``tests/conftest.py`` says) against one server started as a user starts it,
+``connectx serve DIR --port 0``, shared by the module's tests.
+
+DIR holds a run made by hand with the store API (three agents, a made-up move analysis) for the
+replays; the agents play at 0.5 s a move. The tests skip, saying why, where no Chromium is on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agents.engine.solver import analyse
+from reports.render.documents import write_documents
+from reports.report import load
+from reports.stats.analysis import Analysis
+from scripts.browser import find_chromium, watch
+from tests.records import judged_moves, settings_for, synthetic_records
+from tournament.store import Store
+
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None, reason="no Chromium on PATH (apt-get install -y chromium; .ci/run does)"
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENTS = ("leftmost", "negamax", "random")
+DISCS = "document.querySelectorAll('#board .cell.p1, #board .cell.p2').length"
+STATUS = "document.getElementById('status').textContent"
+MY_TURN_OR_OVER = f"/click a column$|^(1-0|0-1|½-½)/.test({STATUS})"
+
+
+def start(root: Path, tmp: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """``connectx serve root --port 0`` with its temporary folder ``tmp``: the process and its URL."""
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    command = [sys.executable, "-m", "connectx", "serve", str(root), "--port", "0", *extra]
+    server = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(server.stdout, selectors.EVENT_READ)
+        if not selector.select(timeout=60):
+            server.kill()
+            pytest.fail("connectx serve printed no address within 60 s")
+    line = server.stdout.readline()
+    match = re.search(r"at (http://\S+/) ", line)
+    assert match, (line, server.stderr.read() if server.poll() is not None else "")
+    return server, match.group(1)
+
+
+def stop(server: subprocess.Popen[str]) -> int:
+    """Ctrl-C the server and wait for it (20 s at most); its exit status."""
+    server.send_signal(signal.SIGINT)
+    try:
+        return server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        pytest.fail("connectx serve did not stop within 20 s of Ctrl-C")
+
+
+def descendants(pid: int) -> set[int]:
+    """Every living process below ``pid`` (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rpartition(")")[2].split()
+            if fields[0] != "Z":
+                parents.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = set(), [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def until(condition, timeout: float = 20.0, every: float = 0.05):
+    """Wait for ``condition()`` to be true (its value), failing after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := condition():
+            return value
+        time.sleep(every)
+    pytest.fail(f"still not true after {timeout} s: {condition}")
+
+
+def request(url: str, body: dict | None = None, content: str = "application/json") -> tuple[int, dict | str]:
+    """GET (or POST ``body``) ``url``: the status and the JSON answer (or the page's text)."""
+    data = None if body is None else json.dumps(body).encode()
+    ask = urllib.request.Request(url, data=data, headers={"Content-Type": content})
+    try:
+        with urllib.request.urlopen(ask, timeout=30) as answer:
+            status, text = answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read().decode()
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A server of a folder holding the run ``made`` (18 games of leftmost, negamax and random, judged
+    by a made-up analysis): ``(url, root, records, process)``."""
+    root = tmp_path_factory.mktemp("served")
+    records = synthetic_records(AGENTS, 3)
+    with Store.create(root / "made", settings_for(AGENTS, 3)) as store:
+        for record in records:
+            store.add(record)
+    Analysis(judged_moves(records)).write(root / "made" / "moves.csv")
+    server, url = start(root, tmp_path_factory.mktemp("tmp"))
+    yield url, root, records, server
+    if server.poll() is None:
+        stop(server)
+
+
+@pytest.fixture
+def errors(page):
+    """The console errors and uncaught exceptions of pytest-playwright's ``page``; none at the end."""
+    found = watch(page)
+    yield found
+    assert found == []
+
+
+def click(page, column: int) -> None:
+    page.click(f'#board .cell[data-column="{column}"] >> nth=0')
+
+
+def test_a_game_against_negamax_is_lost_by_clicking(page, errors, served):
+    url = served[0]
+    page.goto(f"{url}board?first=human&second=negamax&time=0.5")
+    for _ in range(21):  # the person plays the leftmost column that is not full: negamax wins
+        page.wait_for_function(MY_TURN_OR_OVER)
+        if page.evaluate(STATUS)[:3] in ("1-0", "0-1", "½-½"):
+            break
+        heights = page.evaluate("Array.from(document.querySelectorAll('#board .cell')).map(c => c.className)")
+        click(page, next(c for c in range(7) if "p" not in heights[c].replace("cell", "")))
+    assert page.evaluate(STATUS) == "0-1 · Yellow (negamax) wins with 4 in a row"
+    assert re.fullmatch(r"its move: \d+\.\d\d s · bank 60\.0 s", page.text_content("#clock2"))
+    assert "first=human&second=negamax&time=0.5" in page.url
+
+
+def test_a_game_against_random_is_won_by_playing_the_best_column(page, errors, served):
+    url = served[0]
+    page.goto(f"{url}board?first=human&second=random&time=0.5")
+    for _ in range(22):  # perfect play by the scores shown: the first player wins
+        page.wait_for_function(MY_TURN_OR_OVER)
+        if page.evaluate(STATUS)[:3] in ("1-0", "0-1", "½-½"):
+            break
+        moves = re.search(r"pos=(\d*)", page.url).group(1)
+        page.wait_for_selector(f'#scores[data-pos="{moves}"]')
+        chips = "Array.from(document.querySelectorAll('#scores .score'))"
+        best = page.evaluate(f"{chips}.findIndex(c => c.classList.contains('best'))")
+        click(page, best)
+    assert page.evaluate(STATUS) == "1-0 · Red wins with 4 in a row"
+    assert page.evaluate(DISCS) % 2 == 1
+
+
+def positions(seed: int = 7) -> list[str]:
+    """20 positions, game on, of random moves: 6 early (2-8 stones), 7 mid (12-22), 7 late (26-38)."""
+    rng, found = random.Random(seed), []
+    from agents.engine.board import Board
+
+    for plies in [2, 3, 4, 5, 6, 8, 12, 13, 14, 16, 18, 20, 22, 26, 28, 30, 32, 34, 36, 38]:
+        while True:
+            board = Board()
+            for _ in range(plies):
+                safe = [c for c in board.legal_moves() if not board.is_winning_move(c)]
+                if not safe:
+                    break
+                board.push(rng.choice(safe))
+            if board.ply == plies and not board.is_game_over():
+                found.append("".join(str(c + 1) for c in board.moves))
+                break
+    return found
+
+
+def test_the_scores_shown_are_the_solvers(page, errors, served):
+    url = served[0]
+    for moves in positions():
+        page.goto(f"{url}board?pos={moves}&first=human&second=human")
+        page.wait_for_selector(f'#scores[data-pos="{moves}"]')
+        shown = page.evaluate(
+            "Array.from(document.querySelectorAll('#scores .score'))"
+            ".map(c => c.dataset.score === undefined ? null : Number(c.dataset.score))"
+        )
+        assert shown == analyse(moves), moves
+        best = page.evaluate(
+            "Array.from(document.querySelectorAll('#scores .score.best')).map(c => Number(c.dataset.score))"
+        )
+        assert best and set(best) == {max(s for s in shown if s is not None)}
+    page.goto(f"{url}board?rows=5&columns=6&first=human&second=human")
+    assert page.text_content("#scores-line").startswith("perfect-play scores are not available on this board")
+
+
+def test_a_replay_link_lands_on_its_ply_and_continue_from_here_reproduces_it(page, errors, served):
+    url, records = served[0], served[2]
+    record = next(r for r in records if len(r.moves) >= 12 and r.opening and "negamax" in (r.first, r.second))
+    ply = len(record.opening) + 5
+    page.goto(f"{url}runs/made#game-{record.game_id}-ply-{ply}")
+    assert page.text_content("#ply-label") == f"ply {ply} of {len(record.moves)}"
+    assert page.evaluate(DISCS) == ply
+    assert (
+        page.evaluate("document.getElementById('values').hasAttribute('hidden')") is False
+    )  # evaluation graph
+    assert page.text_content("#judgement").startswith(f"Ply {ply}, ")  # the move's verdict
+    page.click("#continue")
+    page.wait_for_url(re.compile(r"/board\?"))
+    expected = "".join(str(c + 1) for c in record.moves[:ply])
+    assert re.search(r"pos=(\d*)", page.url).group(1) == expected
+    page.wait_for_function(f"{DISCS} === {ply}")
+    to_move, other = ("first", "second") if ply % 2 == 0 else ("second", "first")
+    assert page.input_value(f"#{to_move}") == "human"
+    assert page.input_value(f"#{other}") == (record.first if other == "first" else record.second)
+    assert page.text_content("#notation") == expected
+
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from tests.records import settings_for, synthetic_records
+from tournament.store import Store
+
+agents = ("leftmost", "random")
+with Store.create(Path(sys.argv[1]), settings_for(agents, 4)) as store:  # the run's lock, as a run holds it
+    while not Path(sys.argv[2]).exists():  # the page is open
+        time.sleep(0.05)
+    for record in synthetic_records(agents, 4):
+        time.sleep(0.3)
+        store.add(record)
+    time.sleep(1.5)
+"""
+"""Another process playing a run of 8 games (``WRITER RUN GO``): once the file GO exists, it stores one
+every 0.3 s, as a run does when a game ends."""
+
+ROWS = (
+    "Array.from(document.querySelectorAll('#{} tr')).slice(1).map(r => Array.from(r.cells, c => c.innerText))"
+)
+
+
+def test_a_run_in_progress_is_watched_to_its_final_standings(page, errors, served, tmp_path):
+    url, root = served[0], served[1]
+    out, go = root / "live", tmp_path / "go"
+    command = [sys.executable, "-c", WRITER, str(out), str(go)]
+    run = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        until(lambda: (out / "tournament.db").is_file())
+        page.goto(f"{url}runs/live")
+        go.write_text("")
+        seen, deadline = [], time.monotonic() + 30
+        while time.monotonic() < deadline and not (seen and seen[-1] == 8):
+            if page.locator("#live").is_visible() and (text := page.text_content("#live-games")) != "":
+                seen.append(int(text.split()[0]))
+            time.sleep(0.05)
+        live = page.evaluate(ROWS.format("live-standings"))  # the last standings shown while it played
+        assert run.wait(timeout=30) == 0, run.stderr.read()
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert len(set(seen)) >= 3 and seen == sorted(seen) and seen[-1] == 8  # the games shown grew
+    assert "8 of 8" in page.text_content("#live-games")
+    page.wait_for_selector("#standings-table")  # the run has ended: the page is its report
+    assert not page.locator("#live").is_visible()
+    write_documents(load(out), out)  # what `connectx report` writes
+    report = page.context.new_page()
+    report.goto(f"{url}files/live/report.html")
+    final = report.evaluate(ROWS.format("standings-table"))
+    assert page.evaluate(ROWS.format("standings-table")) == final == live
+    assert "8 played of 8 scheduled" in page.text_content("header.top")
+
+
+def test_two_tabs_play_at_once_and_closing_a_tab_ends_its_agents(browser, served):
+    url, server = served[0], served[3]
+    context = browser.new_context()
+    tabs = [context.new_page() for _ in range(2)]
+    found = [watch(tab) for tab in tabs]
+    for tab in tabs:
+        tab.goto(f"{url}board?first=human&second=negamax&time=0.5")
+    before = descendants(server.pid)
+    for tab in tabs:
+        click(tab, 3)  # both tabs' agents think at once
+    for tab in tabs:
+        tab.wait_for_function(f"{DISCS} === 2 && {MY_TURN_OR_OVER}")
+    playing = descendants(server.pid) - before  # the two tables' zygotes and hosts
+    zygotes = {
+        pid
+        for pid in playing
+        if int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1]) == server.pid
+    }
+    assert len(zygotes) == 2
+    tabs[0].close(run_before_unload=True)
+    until(lambda: len(zygotes & descendants(server.pid)) == 1)  # that tab's zygote and its hosts are gone
+    left = descendants(server.pid) & playing
+    click(tabs[1], 3)  # the other tab plays on
+    tabs[1].wait_for_function(f"{DISCS} === 4 && {MY_TURN_OR_OVER}")
+    tabs[1].close(run_before_unload=True)
+    until(lambda: not (left & descendants(server.pid)))
+    assert found == [[], []]
+    context.close()
+
+
+def test_ctrl_c_stops_the_server_and_leaves_no_process_and_no_temporary_folder(tmp_path):
+    root, tmp = tmp_path / "runs", tmp_path / "tmp"
+    root.mkdir()
+    tmp.mkdir()
+    server, url = start(root, tmp)
+    status, answer = request(url + "api/tables", {})
+    assert status == 200
+    status, answer = request(
+        f"{url}api/tables/{answer['table']}/move", {"side": "negamax", "pos": "44", "time": 0.5}
+    )
+    assert status == 200 and answer["column"] in range(7)
+    left = descendants(server.pid)
+    assert len(left) >= 2 and any(path.name.startswith("connectx-scratch-") for path in tmp.iterdir())
+    assert stop(server) == 0
+    until(lambda: not any(alive(pid) for pid in left))
+    assert list(tmp.iterdir()) == []
+    assert server.stdout.read().strip() == "stopped"
