@@ -6,12 +6,14 @@ Each file in ``tests/misbehaving/`` plays mark 1 against ``leftmost`` through th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -135,11 +137,21 @@ def test_cpu_shares_are_near_equal_disjoint_cover_every_cpu_and_spread_over_the_
         cpu_share(0, 0, cpus)
 
 
-def test_with_two_workers_each_game_runs_on_its_own_share_of_the_cpus(tmp_path) -> None:
-    """The agent reports the CPUs it may run on (as its error): each of the two slots has its own."""
+def test_with_two_workers_each_game_runs_on_its_own_share_of_the_cpus(tmp_path, monkeypatch) -> None:
+    """The agent reports the CPUs it may run on (as its error): each of the two slots has its own, even
+    when the runner's slots are two apart (another runner holds the one between: here the runner is
+    given the first and third of three free slots)."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         pytest.skip("needs two CPUs")
+    claim = sandbox.claim_slots
+
+    @contextlib.contextmanager
+    def two_apart(count: int) -> Iterator[list[int]]:
+        with claim(2 * count - 1) as numbers:
+            yield numbers[::2]
+
+    monkeypatch.setattr(sandbox, "claim_slots", two_apart)
     probe = tmp_path / "cpus.py"
     probe.write_text(
         "import os\ndef agent(obs, config):\n    raise RuntimeError(sorted(os.sched_getaffinity(0)))\n"

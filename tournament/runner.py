@@ -82,8 +82,10 @@ def cpu_share(slot: int, workers: int, cpus: Collection[int]) -> set[int]:
     idle (``/proc/stat``) and took 11.1-11.6 s; on a core each, 0.2-0.3 idle and 9.6-10.2 s. With one
     worker, pinning the game process and its hosts together made random-vs-random games slower
     (0.95x against 0.89x ``make(...).run``): a host's start no longer overlaps the referee.
-    Numbering by ``slot % workers`` spreads the slots of runners that play on one machine at once
-    (their slots differ, :func:`~tournament.sandbox.claim_slots`).
+    The runner numbers its ``workers`` slots consecutively from the first it claimed
+    (:func:`~tournament.sandbox.claim_slots`; another runner on the machine may hold the slots in
+    between), so its own games take every share once, and runners that play at once start at
+    different shares.
     Source: ``sched_setaffinity(2)``. Raises ``ValueError`` when ``workers < 1`` or ``cpus`` is empty.
     """
     if workers < 1 or not cpus:
@@ -141,7 +143,9 @@ class _Scheduler:
     ) -> None:
         self.numbers, self.limits, self.context, self.cells = numbers, limits, context, cells
         cpus = os.sched_getaffinity(0)
-        self.shares = {slot: cpu_share(slot, len(numbers), cpus) for slot in numbers}
+        # The k-th slot takes share first + k: a runner's own games never share CPUs, whatever slots it
+        # was given (another runner may hold the ones between), and runners start at different shares.
+        self.shares = {slot: cpu_share(numbers[0] + k, len(numbers), cpus) for k, slot in enumerate(numbers)}
         self.slots: dict[int, GameProcess] = {}
         self.retired: list[GameProcess] = []
 
