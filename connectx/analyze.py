@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from connectx.options import BOUNDS, check_ranges, workers_option
+from reports.words import plural
 from tournament.store import Store, StoreError
 
 __all__ = ["add_commands", "analyze_run"]
@@ -86,7 +87,7 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     analysis = Analysis(judged.moves)
     replace_atomically(Path(out) / MOVES_FILE, analysis.write)
     print(
-        f"judged {len(judged.moves):,} moves of {len(records):,} games in {seconds:.1f} s: "
+        f"judged {len(judged.moves):,} moves of {plural(len(records), 'game')} in {seconds:.1f} s: "
         f"{len(judged.solved):,} positions solved, {judged.cached:,} moves from positions cached in the store"
     )
     print("\n".join(accuracy_lines(analysis.accuracy(records))))

@@ -314,7 +314,15 @@ def test_unbounded_agents_of_one_level_rank_by_score():
     assert [line.agent for line in lines[:2]] == ["B", "A"]
     assert lines[0].score_pct > lines[1].score_pct
     assert all(line.rating.estimate() == "+∞" for line in lines[:2])
-    assert [line.rating.estimate() for line in lines[2:]] == ["+0", "+0"]
+    assert [line.rating.estimate() for line in lines[2:]] == ["0", "0"]
+
+
+def test_an_even_pair_is_rated_0_neither_above_nor_below():
+    lines = Results(match("A", "B", [1, 0])).standings  # 1-1: each won with the first move
+    assert [line.rating.estimate() for line in lines] == ["0", "0"]
+    low, high = lines[0].rating.interval().split(" to ")
+    assert low.startswith("-") and high.startswith("+")
+    assert "+0" not in format_standings(lines) and "-0 " not in format_standings(lines)
 
 
 def test_notes_count_distinct_games_and_warn_about_repeats():

@@ -34,13 +34,14 @@ from reports.header import format_seconds
 from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
 from reports.stats.headtohead import WDL
+from reports.words import plural
 
 __all__ = ["render", "render_comparison"]
 
 
 def render(report: Report) -> str:
     """The report as one HTML page (a ``str``; write it as UTF-8)."""
-    title = f"{len(report.records)} games · {report.header.board}"
+    title = f"{plural(len(report.records), 'game')} · {report.header.board}"
     figures = {
         "elo": elo_figure(
             report.results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale
