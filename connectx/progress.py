@@ -28,12 +28,13 @@ INTERVAL = 1.0
 
 
 def bar(**options: Any) -> Any:
-    """A tqdm bar on stderr (``options``: tqdm's), with ``dynamic_ncols`` and no monitor thread, which
-    a process that forks should not have (tqdm has no type information, hence ``Any``)."""
+    """A tqdm bar on stderr (``options``: tqdm's), with ``dynamic_ncols``, shown on a terminal only
+    (``disable=None``; ``disable=False`` shows it in a log too), and no monitor thread, which a
+    process that forks should not have (tqdm has no type information, hence ``Any``)."""
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0
-    return tqdm(**{"dynamic_ncols": True, "file": sys.stderr, **options})
+    return tqdm(**{"dynamic_ncols": True, "file": sys.stderr, "disable": None, **options})
 
 
 class Ticking:
