@@ -119,6 +119,9 @@ def default_run(out: Path) -> dict[str, str]:
     longest, began, before = silences(chunks, seconds)[0]
     games = re.search(r"(\d+) games; reports in", "\n".join(lines))
     step = before.split("|")[0].strip()[:60]  # a bar's words, not its blocks
+    where = f"{began:.0f} s in, after `{step}`"
+    if began == 0:
+        where = "before its first line, while Python started and imported the toolkit"
     return {
         "default-run": f"The run ({games[1] if games else '?'} games) printed this table:\n\n```\n"
         + "\n".join(table)
@@ -126,7 +129,7 @@ def default_run(out: Path) -> dict[str, str]:
         "timing": prose(
             f"The default round robin took {duration(seconds)} at a load average of {load}. Its longest "
             f"silence (`python -m benchmarks.silence`: the time between two signs of life on the "
-            f"terminal) was {longest:.1f} s, {began:.0f} s in, after `{step}`."
+            f"terminal) was {longest:.1f} s, {where}."
         ),
         "forfeits": "```\n" + "\n".join(forfeits) + "\n```\n",
     }
