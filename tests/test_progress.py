@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import time
 from pathlib import Path
 
@@ -25,8 +26,17 @@ def test_a_ticking_bar_is_redrawn_while_nothing_updates_it_and_cleared_at_the_en
         time.sleep(0.5)  # no update meanwhile
         ticking.stop()
         shown.close()
-        output = os.read(main, 1 << 16).decode()
+    output = b""
+    while select.select([main], [], [], 0.5)[0]:  # all of it: a terminal hands it over in pieces
+        try:
+            chunk = os.read(main, 1 << 16)
+        except OSError:  # the other side closed
+            break
+        if not chunk:
+            break
+        output += chunk
     os.close(main)
+    output = output.decode()
     parts = output.split("\r")
     redraws = [part for part in parts if part.startswith("solving [")]
     assert len(redraws) >= 3 and redraws[0] == "solving [00:00]"
