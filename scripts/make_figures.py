@@ -123,11 +123,15 @@ def default_run(out: Path) -> dict[str, str]:
     if began == 0:
         where = "before its first line, while Python started and imported the toolkit"
     return {
-        "default-run": f"The run ({games[1] if games else '?'} games) printed this table:\n\n```\n"
+        "default-run": prose(
+            f"The run took {duration(seconds)} ({games[1] if games else '?'} games, at a load average of "
+            f"{load} on the 2-core development machine) and printed this table:"
+        )
+        + "\n```\n"
         + "\n".join(table)
         + "\n```\n",
         "timing": prose(
-            f"The default round robin took {duration(seconds)} at a load average of {load}. Its longest "
+            "The default round robin's longest "
             f"silence (`python -m benchmarks.silence`: the time between two signs of life on the "
             f"terminal) was {longest:.1f} s, {where}."
         ),
