@@ -136,9 +136,6 @@ def _pair(text: str) -> tuple[str, ...]:
 def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx report DIR [DIR ...] [--pair A=B]``: each DIR's reports, then the comparison of two or
     more."""
-    from reports.compare import PairError
-    from reports.render.documents import write_comparison
-
     if args.pair and len(args.dirs) < 2:
         parser.error("--pair compares runs: give two DIRs or more")
     stores = []
@@ -161,6 +158,9 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             if len(args.dirs) > 1:
                 print()
     if len(args.dirs) > 1:
+        from reports.compare import PairError  # here: the reports' modules take seconds to load
+        from reports.render.documents import write_comparison
+
         written = [report for report in reports if report is not None]
         if len(written) < len(reports):
             print("no comparison: a directory holds no games yet", file=sys.stderr)
