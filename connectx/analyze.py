@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 from connectx.options import BOUNDS, check_ranges, workers_option
+from connectx.progress import Ticking, bar
+from reports.words import plural
 from tournament.store import Store, StoreError
 
 __all__ = ["add_commands", "analyze_run"]
@@ -61,8 +63,6 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     The positions solved go to the store's cache; a store that cannot be written (a read-only
     directory) keeps none, with a note on stderr. Raises OSError when ``moves.csv`` cannot be written.
     """
-    from tqdm import tqdm
-
     from reports.render.analysis import accuracy_lines
     from reports.render.write import replace_atomically
     from reports.stats.analysis import MOVES_FILE, Analysis
@@ -75,8 +75,9 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     known = store.solved()
     workers = workers or len(os.sched_getaffinity(0))
     start = time.perf_counter()
-    with tqdm(total=len(records), unit="game", desc="judging moves", disable=not sys.stderr.isatty()) as bar:
-        progress = lambda done: bar.update(done - bar.n)  # noqa: E731
+    judging = bar(total=len(records), unit="game", desc="judging moves")  # its clock runs while workers start
+    with judging, Ticking(judging):
+        progress = lambda done: judging.update(done - judging.n)  # noqa: E731
         judged = judge(records, known=known, workers=min(workers, len(records)), progress=progress)
     seconds = time.perf_counter() - start
     try:
@@ -86,7 +87,7 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     analysis = Analysis(judged.moves)
     replace_atomically(Path(out) / MOVES_FILE, analysis.write)
     print(
-        f"judged {len(judged.moves):,} moves of {len(records):,} games in {seconds:.1f} s: "
+        f"judged {len(judged.moves):,} moves of {plural(len(records), 'game')} in {seconds:.1f} s: "
         f"{len(judged.solved):,} positions solved, {judged.cached:,} moves from positions cached in the store"
     )
     print("\n".join(accuracy_lines(analysis.accuracy(records))))

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from connectx.options import out_option
+from reports.words import plural
 from tournament.episodes import (
     IMPORTED,
     Episode,
@@ -151,7 +152,7 @@ def _line(game_id: int, episode: Episode, first: str, second: str) -> str:
     if episode.offender is not None:
         how += f" by {(first, second)[episode.offender - 1]}"
     which = "" if episode.episode_id is None else f", episode {episode.episode_id}"
-    return f"game {game_id}: {first} v {second}, {score} ({how}, {len(episode.moves)} moves){which}"
+    return f"game {game_id}: {first} v {second}, {score} ({how}, {plural(len(episode.moves), 'move')}){which}"
 
 
 def _import(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -183,10 +184,10 @@ def _import(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         entrants = store.settings().entrants
     skipped = len(episodes) - added
     print(
-        f"imported {added} episode{'' if added == 1 else 's'}"
+        f"imported {plural(added, 'episode')}"
         + (f", skipped {skipped}" if skipped else "")
-        + f"; {args.out} holds {len(records)} games of {len(entrants)} agents: "
-        f"`connectx report {args.out}` reports them"
+        + f"; {args.out} holds {plural(len(records), 'game')} of {plural(len(entrants), 'agent')}: "
+        f"`connectx report {args.out}` reports {'it' if len(records) == 1 else 'them'}"
     )
     groups = _groups(records)
     if len(groups) > 1:

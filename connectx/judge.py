@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from reports.stats.headtohead import Pentanomial
 from reports.stats.sprt import Sprt
+from reports.words import plural
 from tournament.record import GameRecord
 from tournament.schedule import Settings
 
@@ -58,5 +59,6 @@ class SprtStop:
     def verdict(self) -> str:
         """``H1 accepted after 24 games (12 pairs)``, or why there is no decision."""
         if self.decision is None:
-            return f"no decision after {self.games} games (--max-games reached)"
-        return f"{self.decision} accepted after {self.games} games ({self.counts.pairs} pairs)"
+            return f"no decision after {plural(self.games, 'game')} (--max-games reached)"
+        pairs = plural(self.counts.pairs, "pair")
+        return f"{self.decision} accepted after {plural(self.games, 'game')} ({pairs})"

@@ -2,9 +2,10 @@
 
 ``run`` plays a round-robin (or gauntlet), storing every game in ``OUT/tournament.db`` as it ends
 and writing the reports at the end; run again with the same options it resumes. ``sprt`` plays game
-pairs of A against B until an SPRT decides. Bad input -- an unknown agent, a missing file, an
-impossible option, a board on which no line fits, a directory holding another tournament -- is one
-line and exit status 2, with nothing written.
+pairs of A against B until an SPRT decides. Bad input -- an unknown agent, a missing file, a file
+agent that does not load as Kaggle loads it (:mod:`connectx.preflight`; ``--allow-broken`` plays it),
+an impossible option, a board on which no line fits, a directory holding another tournament -- is
+one line and exit status 2, with nothing written.
 
 This module parses the options, shows the progress and writes the reports; the tournament itself,
 resumed, stored game by game and stopped by the SPRT, is :class:`tournament.driver.Tournament`'s,
@@ -34,9 +35,12 @@ from connectx.options import (
     seed_option,
     workers_option,
 )
+from connectx.preflight import refusal
+from connectx.progress import Ticking, bar
 from connectx.results import write_report
 from reports.provenance import toolkit_version
 from reports.stats.sprt import Sprt
+from reports.words import plural
 from tournament.driver import Backend, BackendError, Event, Started, Tournament
 from tournament.limits import Limits
 from tournament.openings import OpeningError, resolve
@@ -144,6 +148,12 @@ def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
         "--overwrite",
         action="store_true",
         help="discard a different tournament stored in --out instead of refusing",
+    )
+    command.add_argument(
+        "--allow-broken",
+        action="store_true",
+        help="play a file agent that does not load as Kaggle loads it (a syntax error, a failing import, "
+        "no callable), every game of it an ERROR; without it, such a file is refused before the first game",
     )
     analyze_option(command)
     command.set_defaults(handler=_run)
@@ -254,6 +264,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"other), not {settings.rows}x{settings.columns} with {settings.inarow} in a row"
         )
     limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
+    if not args.allow_broken:
+        why = refusal(settings, limits)
+        if why is not None:
+            parser.error(why)
     backend = Backend(args.backend, args.workers, args.address, limits)
     settings = dataclasses.replace(settings, toolkit=toolkit_version())  # for the report, as workers
     try:
@@ -268,37 +282,71 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 class _Progress:
     """The terminal's view of a tournament as it is played, called with each
-    :data:`tournament.driver.Event`: how many games were stored before, a progress bar (tqdm) with
-    the SPRT's live line after it, and a warning for each game the referee failed on."""
+    :data:`tournament.driver.Event`: how many games were stored before, a progress bar (tqdm, its
+    clock redrawn every second while no game ends: :class:`connectx.progress.Ticking`), and a
+    warning for each game the referee failed on.
+
+    A tournament's bar runs to its scheduled games, with tqdm's estimate of the time left. An SPRT's
+    stops when the test decides, which no count of games foretells: its bar counts the games played,
+    with no total and no estimate, then shows the SPRT's log-likelihood ratio on a gauge between its
+    bounds (:func:`gauge`) and its live line (:attr:`connectx.judge.SprtStop.line`)."""
 
     def __init__(self, out: Path, sprt: SprtStop | None) -> None:
         self.out, self.sprt = out, sprt
         self.bar: Any = None  # a tqdm bar from the tournament's start on (tqdm has no type information)
+        self.ticking: Ticking | None = None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Started):
-            from tqdm import tqdm
-
             if event.stored:
                 print(f"resuming {self.out}: {event.stored} of {event.scheduled} games already played")
-            tqdm.monitor_interval = 0  # no monitor thread in a process that forks
-            self.bar = tqdm(
-                total=event.scheduled, initial=event.stored, unit="game", desc="games", dynamic_ncols=True
-            )
-            if self.sprt is not None:
-                self.bar.set_postfix_str(self.sprt.line, refresh=False)
+            if self.sprt is None:
+                self.bar = bar(total=event.scheduled, initial=event.stored, unit="game", desc="games",
+                               disable=False)  # fmt: skip
+            else:
+                self.bar = bar(initial=event.stored, unit="game", desc="games", disable=False,
+                               bar_format="{desc}: {n_fmt} [{elapsed}, {rate_fmt}]{postfix}")  # fmt: skip
+                self.bar.set_postfix_str(self._sprt_line(), refresh=False)
+            self.ticking = Ticking(self.bar)
         elif isinstance(event, GameRecord):
-            self.bar.update()
             if self.sprt is not None:
-                self.bar.set_postfix_str(self.sprt.line)
+                self.bar.set_postfix_str(self._sprt_line(), refresh=False)
+            self.bar.update()
         else:
             self.bar.write(f"warning: {event}")
 
+    def _sprt_line(self) -> str:
+        """The LLR's gauge (:func:`gauge`), then the SPRT's line: ``H0 [-----|----#-] H1  pairs 120
+        [...]  Elo ...  LLR 1.67 [-2.94, 2.94]``."""
+        assert self.sprt is not None
+        status = self.sprt.status
+        return f"{gauge(status.llr, status.lower, status.upper)}  {self.sprt.line}"
+
     def close(self) -> None:
-        """Close the bar (again: nothing)."""
+        """Stop the ticking and close the bar (again: nothing)."""
+        if self.ticking is not None:
+            self.ticking.stop()
+            self.ticking = None
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+def gauge(llr: float, lower: float, upper: float, width: int = 21) -> str:
+    """Where ``llr`` lies between an SPRT's bounds ``lower`` (H0 accepted) and ``upper`` (H1): ``H0
+    [----------|--#-------] H1``, ``|`` at 0, ``#`` at the LLR (at an end once past it).
+
+    >>> gauge(0.0, -2.94, 2.94, 11), gauge(1.5, -2.94, 2.94, 11), gauge(-9.0, -2.94, 2.94, 11)
+    ('H0 [-----#-----] H1', 'H0 [-----|--#--] H1', 'H0 [#----|-----] H1')
+    """
+    cells = ["-"] * width
+
+    def cell(value: float) -> int:
+        return min(width - 1, max(0, round((value - lower) / (upper - lower) * (width - 1))))
+
+    cells[cell(0.0)] = "|"
+    cells[cell(llr)] = "#"
+    return f"H0 [{''.join(cells)}] H1"
 
 
 def _play(args: argparse.Namespace, tournament: Tournament) -> int:
@@ -310,7 +358,7 @@ def _play(args: argparse.Namespace, tournament: Tournament) -> int:
     except KeyboardInterrupt:
         progress.close()
         print(
-            f"\ninterrupted: {len(tournament.store.game_ids())} games stored in {args.out}; "
+            f"\ninterrupted: {plural(len(tournament.store.game_ids()), 'game')} stored in {args.out}; "
             "run the same command again to resume",
             file=sys.stderr,
         )
@@ -329,7 +377,8 @@ def _play(args: argparse.Namespace, tournament: Tournament) -> int:
         print(sprt.verdict())
     if summary.failed:
         print(
-            f"{summary.failed} games failed in the referee and were not stored; run again to retry them",
+            f"{plural(summary.failed, 'game')} failed in the referee and were not stored; "
+            "run again to retry them",
             file=sys.stderr,
         )
         return 1

@@ -22,9 +22,11 @@ Ctrl-C with 130, storing nothing.
 
 A finished game is added to the store in ``--out`` (:mod:`tournament.store`) as a tournament game of
 the entrants :data:`~tournament.schedule.HUMAN` and the agent's spec, so ``connectx report DIR``
-replays it. One directory holds the games of one agent, board and ``actTimeout``; the session holds
-the directory's lock from start to end, and a directory of other settings is refused (one line, exit
-2) before the game starts.
+replays it. One directory holds the games of one agent, board and ``actTimeout``: by default each
+has its own, ``games/SPEC`` (:func:`default_out`), so that playing another agent, on another board
+or at another pace needs no ``--out``. The session holds the directory's lock from start to end, and
+a directory of other settings (an ``--out`` given) is refused (one line, exit 2) before the game
+starts.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -40,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.engine.board import Board, Outcome
-from agents.kit.adapter import Clock, as_player
+from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, Clock, as_player
 from agents.kit.player import Player, play_game
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
@@ -56,7 +59,8 @@ from tournament.store import DB_NAME, Store, StoreError
 if TYPE_CHECKING:
     from tournament.sandbox import AgentProcess
 
-DEFAULT_OUT = Path("games/play")
+GAMES = Path("games")
+"""The folder that holds, by default, a folder of games for each agent, board and pace played."""
 
 Say = Callable[[str], None]
 
@@ -86,8 +90,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     board_options(play)
     act_timeout_option(play)
-    out_option(play, "where finished games are stored", DEFAULT_OUT)
+    out_option(
+        play,
+        f"where finished games are stored (default: {GAMES}/AGENT, one folder for each agent, board "
+        f"and actTimeout, e.g. {GAMES}/one_step, {GAMES}/minimax_depth=4-5x6-inarow4-1s)",
+    )
     play.set_defaults(handler=_play, human_mark=1)
+
+
+def default_out(spec: str, rows: int, columns: int, inarow: int, act_timeout: float) -> Path:
+    """The folder of the games against ``spec`` on a board of ``rows`` x ``columns`` with ``inarow``
+    in a row at ``act_timeout`` s a move, when no ``--out`` is given: ``games/one_step`` on Kaggle's
+    board and pace (6x7, 4 in a row, 2 s), else with them: ``games/one_step-5x6-inarow4-1s``. The
+    spec's characters other than letters, digits and ``._=,-`` become ``_`` (``minimax:depth=4``:
+    ``minimax_depth=4``; a file ``agents/mine.py``: ``agents_mine.py``)."""
+    name = re.sub(r"[^\w.=,-]+", "_", spec, flags=re.ASCII).strip("._") or "agent"
+    if (rows, columns, inarow, act_timeout) != (6, 7, 4, DEFAULT_ACT_TIMEOUT):
+        name += f"-{rows}x{columns}-inarow{inarow}-{act_timeout:g}s"
+    return GAMES / name
 
 
 def _describe(settings: Settings) -> str:
@@ -270,6 +290,8 @@ def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except SpecError as error:
         parser.error(str(error))
     board_geometry(args, parser)
+    if args.out is None:
+        args.out = default_out(spec, args.rows, args.columns, args.inarow, args.act_timeout)
     settings = Settings(
         entrants=(HUMAN, spec),
         games=1,

@@ -6,9 +6,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from connectx.options import analyze_option, out_option
+from connectx.progress import Ticking, bar
+from reports.words import plural
 from tournament.store import Store, StoreError
 
 if TYPE_CHECKING:
@@ -56,32 +58,52 @@ def write_report(store: Store, run: Path, out: Path | None = None) -> Report | N
     given and ``run`` cannot be written (a read-only store or folder), only the terminal summary is
     printed, with a line saying how to write the files elsewhere.
     """
-    from reports.render.documents import write_all
-    from reports.render.terminal import summary
-    from reports.report import build
-    from reports.stats.analysis import MOVES_FILE, Analysis, AnalysisError
-    from reports.stats.results import Results
-
-    records = store.records()
-    if not records:
+    games = len(store.game_ids())
+    if not games:
         print(f"no games stored in {run} yet")
         return None
-    try:
-        analysis = Analysis.read(out) if out is not None and (Path(out) / MOVES_FILE).is_file() else None
-        analysis = analysis or Analysis.read(run)
-    except AnalysisError as error:
-        print(f"no move analysis in the report: {error}", file=sys.stderr)
-        analysis = None
-    report = build(Results(records, store.settings()), name=Path(run).resolve().name, analysis=analysis)
+    settings = store.settings()
+    # Shown before the reports' modules load (matplotlib, pandas: seconds on a busy machine).
+    rating = bar(desc=f"rating {plural(len(settings.entrants), 'agent')} on {plural(games, 'game')}",
+                 bar_format="{desc} [{elapsed}]", leave=False)  # fmt: skip
+    with rating, Ticking(rating):
+        from reports.render.documents import ALL_FILES, write_all
+        from reports.render.terminal import summary
+        from reports.report import build
+        from reports.stats.analysis import MOVES_FILE, Analysis, AnalysisError
+        from reports.stats.results import Results
+
+        records = store.records()
+        try:
+            analysis = Analysis.read(out) if out is not None and (Path(out) / MOVES_FILE).is_file() else None
+            analysis = analysis or Analysis.read(run)
+        except AnalysisError as error:
+            rating.write(f"no move analysis in the report: {error}", file=sys.stderr)
+            analysis = None
+        report = build(Results(records, settings), name=Path(run).resolve().name, analysis=analysis)
     print("\n".join(summary(report)))
     if out is None and not writable(store, run):
         print(f"{run} is read-only: no report files written there; `--out FOLDER` writes them elsewhere")
         return report
     out = Path(out or run)
-    paths = write_all(report, out)
-    print(f"{len(records)} games; reports in {out}/: " + ", ".join(path.name for path in paths.values()))
+    writing = bar(total=len(ALL_FILES), leave=False, bar_format="{desc} [{elapsed}]")
+    with writing, Ticking(writing):
+        paths = write_all(report, out, on_file=lambda name: _step(writing, out, name))
+    print(
+        f"{plural(len(records), 'game')}; reports in {out}/: "
+        + ", ".join(path.name for path in paths.values())
+    )
     print(f"open {out / 'report.html'} in a browser to see it all and replay every game")
     return report
+
+
+def _step(writing: Any, out: Path, name: str) -> None:
+    """Show on the bar ``writing`` that the file ``name`` is being written into ``out``, after the
+    ``writing.n`` before it."""
+    writing.set_description_str(
+        f"writing the reports into {out}/: {writing.n + 1} of {writing.total}, {name}", refresh=False
+    )
+    writing.update()
 
 
 def writable(store: Store, run: Path) -> bool:
@@ -114,9 +136,6 @@ def _pair(text: str) -> tuple[str, ...]:
 def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx report DIR [DIR ...] [--pair A=B]``: each DIR's reports, then the comparison of two or
     more."""
-    from reports.compare import PairError
-    from reports.render.documents import write_comparison
-
     if args.pair and len(args.dirs) < 2:
         parser.error("--pair compares runs: give two DIRs or more")
     stores = []
@@ -139,6 +158,9 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             if len(args.dirs) > 1:
                 print()
     if len(args.dirs) > 1:
+        from reports.compare import PairError  # here: the reports' modules take seconds to load
+        from reports.render.documents import write_comparison
+
         written = [report for report in reports if report is not None]
         if len(written) < len(reports):
             print("no comparison: a directory holds no games yet", file=sys.stderr)

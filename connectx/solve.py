@@ -9,36 +9,44 @@ the position, the score, then the score in words. Scores follow Pons' convention
 (http://blog.gamesolver.org/solving-connect-four/02-test-protocol/), from the side to move: 0 a
 draw; ``+N`` it wins with its ``(cells + 2) // 2 - N``-th stone (22 - N on 6x7: the sooner, the
 higher); ``-N`` it loses, the opponent winning with that stone. ``--weak`` gives only 1 / 0 / -1;
-``--analyse`` the score of playing each column (``-1000``: a full column, as Pons' program).
+``--analyse`` the score of playing each column, ``-`` for a full one (Pons' program prints
+``-1000``).
+
+A position that is not one of this board (a digit that is no column, a full column, a move after
+the game was won) or one already won or full is bad input, as every ``connectx`` command treats it:
+``connectx solve: error: position 2: ...`` (``line 2`` on stdin) and exit status 2. The positions
+given as arguments are all checked before any is solved; on stdin, the positions before the bad line
+stay answered.
 
 The solver is pure Python (:mod:`agents.engine.solver`) over the solved game's opening databases
 (the ``bitbully-databases`` package): on 6x7 every position takes at most seconds (``-a ''``, the
 seven columns of the empty board, about 3 s), since the search stops at the databases' 12-stone
 positions. Without the databases, or on another board, a position with few stones can take minutes
 (``4453``: about four). While a solve runs longer than :data:`QUIET` seconds, the seconds spent so far
-are shown on stderr; afterwards the nodes searched and nodes per second.
+are shown on stderr, redrawn in place every second on a terminal; afterwards the nodes searched and
+nodes per second.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from agents.engine.board import BoardError, Geometry
+from agents.engine.board import Board, BoardError, Geometry
 from agents.engine.solver import Solver, parse_position
 from connectx.options import board_geometry, board_options, check_ranges
+from connectx.progress import Ticking, bar
 
-INVALID_MOVE = -1000
-"""Score printed for a full column with ``--analyse`` (Pons' ``Solver::INVALID_MOVE``)."""
+FULL = "-"
+"""Shown for a full column with ``--analyse`` (Pons' program prints ``-1000``, its ``INVALID_MOVE``)."""
 
 FEW_STONES = 10
 """Without the databases, positions with fewer stones than this on a board of 42 cells or more get a
 note up front that solving them can take minutes."""
 
-QUIET = 3.0
+QUIET = 1.0
 """Seconds a solve runs before its progress is shown on stderr."""
 
 LIMITS: dict[str, tuple[float, float]] = {"rows": (1, 16), "columns": (1, 16), "inarow": (1, 16)}
@@ -62,7 +70,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="MOVES",
         help="positions as 1-based column digits, e.g. 4453 (default: one a line on stdin)",
     )
-    command.add_argument("-a", "--analyse", action="store_true", help="print the score of every column")
+    command.add_argument(
+        "-a",
+        "--analyse",
+        action="store_true",
+        help=f"print the score of every column ({FULL} for a full one)",
+    )
     command.add_argument("-w", "--weak", action="store_true", help="weak solve: 1 win, 0 draw, -1 loss")
     command.add_argument("--nodes", action="store_true", help="append the node count and microseconds")
     board_options(command)
@@ -103,41 +116,28 @@ def _positions(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
 
 
 class _Progress:
-    """Shows on stderr how long the solve of ``moves`` has run, from :data:`QUIET` seconds on, every
-    ``interval`` seconds (a thread: the solver is pure Python and releases the interpreter lock
-    between bytecodes, so the ticks come on time)."""
+    """While the solve of ``moves`` runs, from :data:`QUIET` seconds on, a line on stderr with the
+    seconds so far, redrawn every second on a terminal (:class:`connectx.progress.Ticking`; the
+    solver is pure Python between its numba searches, so the ticks come on time), cleared when the
+    solve ends; then, for a solve that long, the nodes searched and nodes per second."""
 
-    def __init__(self, moves: str, interval: float) -> None:
-        self.moves = moves
-        self.interval = interval
+    def __init__(self, moves: str) -> None:
+        self.moves = moves or "(empty board)"
         self.start = time.perf_counter()
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._tick, daemon=True)
-        self.thread.start()
-
-    def _tick(self) -> None:
-        if self.done.wait(QUIET):
-            return
-        while True:
-            seconds = time.perf_counter() - self.start
-            print(
-                f"{self.moves or '(empty board)'}: solving, {seconds:.0f} s so far",
-                file=sys.stderr,
-                flush=True,
-            )
-            if self.done.wait(self.interval):
-                return
+        self.bar = bar(
+            desc=f"{self.moves}: solving", bar_format="{desc} [{elapsed}]", delay=QUIET, leave=False
+        )
+        self.ticking = Ticking(self.bar, delay=QUIET)
 
     def stop(self, nodes: int) -> float:
         """End the ticks; print the nodes and speed if the solve was long enough to show progress.
         Returns the seconds the solve took."""
         seconds = time.perf_counter() - self.start
-        self.done.set()
-        self.thread.join()
+        self.ticking.stop()
+        self.bar.close()
         if seconds >= QUIET:
             print(
-                f"{self.moves or '(empty board)'}: solved in {seconds:.1f} s, {nodes:,} nodes "
-                f"({nodes / seconds:,.0f} nodes/s)",
+                f"{self.moves}: solved in {seconds:.1f} s, {nodes:,} nodes ({nodes / seconds:,.0f} nodes/s)",
                 file=sys.stderr,
                 flush=True,
             )
@@ -145,31 +145,45 @@ class _Progress:
 
 
 def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``connectx solve``: 0 every position solved, 1 some position was refused (one line each: not a
-    position of this board, or one already won or full), 2 bad input (a board option out of range,
-    or a board on which no line fits, as ``run`` and ``play`` refuse it), 130 interrupted (Ctrl-C:
-    one line; the positions answered so far stay printed)."""
+    """``connectx solve``: 0 every position solved; 2 bad input, one line (``connectx solve: error:
+    ...``): a board option out of range, a board on which no line fits (as ``run`` and ``play`` refuse
+    it), or a position that is not one of this board or is already won or full (the arguments are
+    all checked first; on stdin, the lines before it stay answered); 130 interrupted (Ctrl-C: one
+    line; the positions answered so far stay printed)."""
     check_ranges(args, parser, LIMITS)
     geo = board_geometry(args, parser)
+    positions: Iterable[tuple[str, str]] = _positions(args)
+    if args.positions:  # all checked before the first is solved
+        positions = list(positions)
+        for where, moves in positions:
+            _board(where, moves, geo, parser)
     try:
-        return _answer(args, geo)
+        _answer(args, geo, positions, parser)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    return 0
 
 
-def _answer(args: argparse.Namespace, geo: Geometry) -> int:
-    """Solve and print every position asked on the board ``geo``; 0 all solved, 1 some refused."""
+def _board(where: str, moves: str, geo: Geometry, parser: argparse.ArgumentParser) -> Board:
+    """The position ``moves`` (``where``: ``position 2``, ``line 3``) on ``geo``; exit with one line
+    when it is not a position of this board, or is already won or full."""
+    try:
+        return parse_position(moves, geo)
+    except BoardError as error:
+        parser.error(f"{where}: invalid position {moves!r}: {error}")
+
+
+def _answer(
+    args: argparse.Namespace,
+    geo: Geometry,
+    positions: Iterable[tuple[str, str]],
+    parser: argparse.ArgumentParser,
+) -> None:
+    """Solve and print every position of ``positions`` (``(where, moves)``) on the board ``geo``."""
     solver = Solver(args.rows, args.columns, args.inarow)
-    interval = 10.0 if sys.stderr.isatty() else 60.0
-    status = 0
-    for where, moves in _positions(args):
-        try:
-            board = parse_position(moves, geo)
-        except BoardError as error:
-            print(f"{where}: invalid position {moves!r}: {error}", file=sys.stderr)
-            status = 1
-            continue
+    for where, moves in positions:
+        board = _board(where, moves, geo, parser)
         if board.ply < FEW_STONES and solver.database is None and geo.size >= 42:
             print(
                 f"{moves or '(empty board)'}: {board.ply} stones; positions with fewer than {FEW_STONES} "
@@ -177,11 +191,11 @@ def _answer(args: argparse.Namespace, geo: Geometry) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-        progress = _Progress(moves, interval)
+        progress = _Progress(moves)
         try:
             if args.analyse:
                 scores = solver.analyse(moves, weak=args.weak)
-                text = " ".join(str(INVALID_MOVE if s is None else s) for s in scores)
+                text = " ".join(FULL if s is None else str(s) for s in scores)
                 best = max(s for s in scores if s is not None)
                 words = f"best: column {scores.index(best) + 1}, " + meaning(
                     best, board.ply, geo.size, weak=args.weak
@@ -194,4 +208,3 @@ def _answer(args: argparse.Namespace, geo: Geometry) -> int:
         if args.nodes:
             text += f" {solver.nodes} {round(seconds * 1e6)}"
         print(f"{moves} {text}  {words}", flush=True)
-    return status

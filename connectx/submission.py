@@ -20,12 +20,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from agents.registry import SpecError
 from connectx.options import BOUNDS, act_timeout_option, check_ranges, games_option
+from connectx.progress import Ticking, bar
 from submissions.build import BuildError, build_spec, write
-from submissions.check import TIME_POLICIES, CheckInputError, Terminated, check_file
+from submissions.check import OPPONENTS, TIME_POLICIES, CheckInputError, Terminated, check_file
 from submissions.report import format_report, headline
 
 DEFAULT_OUTPUT = Path("submission.py")
@@ -102,14 +104,18 @@ def _check_file(path: Path, args: argparse.Namespace) -> int:
             f"{DEFAULT_OVERAGE:g} s overage bank a game ...",
             flush=True,
         )
+    checking = bar(desc=f"checking {path.name}: starting", bar_format="{desc} [{elapsed}]", leave=False)
+    games = 1 + args.games * len(OPPONENTS)  # the validation episode first
     try:
-        report = check_file(
-            path,
-            games=args.games,
-            act_timeout=args.act_timeout,
-            timeout=args.timeout,
-            time_policy=args.time_policy,
-        )
+        with checking, Ticking(checking):
+            report = check_file(
+                path,
+                games=args.games,
+                act_timeout=args.act_timeout,
+                timeout=args.timeout,
+                time_policy=args.time_policy,
+                on_event=lambda event: _show(checking, path, event, games),
+            )
     except (KeyboardInterrupt, Terminated) as stop:
         how, status = ("interrupted", 130) if isinstance(stop, KeyboardInterrupt) else ("terminated", 143)
         print(f"\n{how}: the check of {path} stopped; its processes were killed", file=sys.stderr)
@@ -117,6 +123,21 @@ def _check_file(path: Path, args: argparse.Namespace) -> int:
     print(format_report(report, verbose=args.verbose))
     print(f"{path}: {headline(report)}")  # last, where a person looks first when the command ends
     return 0 if report.passed else 1
+
+
+def _show(checking: Any, path: Path, event: dict, games: int) -> None:
+    """Say on the bar ``checking`` what the check of ``path`` does now, after its probe's ``event``
+    (:mod:`submissions.probe`): loading the file, or which of its ``games`` it plays."""
+    if event.get("event") == "loading":
+        checking.set_description_str(f"checking {path.name}: loading it as Kaggle does")
+    elif event.get("event") == "load":
+        checking.set_description_str(
+            f"checking {path.name}: loaded in {event['seconds']:.1f} s; starting the games"
+        )
+    elif event.get("event") == "start":
+        checking.set_description_str(
+            f"checking {path.name}: game {event['game'] + 1} of {games}, {event['label']}"
+        )
 
 
 def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -21,6 +21,7 @@ import sys
 
 from agents.engine.board import InvalidBoardError, geometry
 from connectx.options import BOUNDS, board_options, check_ranges, games_option, out_option, seed_option
+from reports.words import plural
 from training.driver import CHUNK, EVALUATIONS, Interrupted, RunError, TrainingSettings, run
 from training.learners import LEARNERS
 
@@ -92,18 +93,24 @@ def _train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ImportError as error:  # a learner needing what is not installed (e.g. the jax extra)
         parser.error(f"cannot train {args.method}: {error}")
     except Interrupted as interrupted:
-        where = f"the checkpoint of {interrupted.games} games stays" if interrupted.games else "nothing saved"
+        where = (
+            f"the checkpoint of {plural(interrupted.games, 'game')} stays"
+            if interrupted.games
+            else "nothing saved"
+        )
         print(f"\ninterrupted: {where} in {args.out}; run the same command to resume", file=sys.stderr)
         return 130
     if summary.already_done:
         print(
-            f"{args.out} already holds {summary.games} games of {args.method} (--games {args.games}): "
+            f"{args.out} already holds {plural(summary.games, 'game')} of {args.method} "
+            f"(--games {args.games}): "
             "nothing to train; give a larger --games to train on"
         )
     scores = ", ".join(f"{name} {100 * score:.1f} %" for name, score in summary.scores.items())
     print(
-        f"{args.method}: {summary.games} games trained on {geo.rows}x{geo.columns}, {geo.inarow} in a "
-        f"row, {summary.train_seconds:.1f} s training, {summary.seconds:.1f} s in all (evaluations too)\n"
+        f"{args.method}: {plural(summary.games, 'game')} trained on {geo.rows}x{geo.columns}, "
+        f"{geo.inarow} in a row, {summary.train_seconds:.1f} s training, "
+        f"{summary.seconds:.1f} s in all (evaluations too)\n"
         f"weights:  {summary.weights}  (agent spec: {summary.spec})\n"
         f"curve:    {summary.csv}, {summary.png}\n"
         f"scores:   {scores or 'none yet'} (wins + draws / 2, last evaluation)\n"

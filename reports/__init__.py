@@ -10,7 +10,8 @@
 Between them, :mod:`reports.report` gathers what a report shows (with :mod:`reports.header`,
 :mod:`reports.games` and :mod:`reports.review`, the move analysis) as plain data, and
 :mod:`reports.compare` sets runs side by side.
-:mod:`reports.provenance` names the toolkit that played a run.
+:mod:`reports.provenance` names the toolkit that played a run; :mod:`reports.words` writes counts and
+signed numbers the one way every report and message does.
 
 The entry points a command needs: :func:`reports.report.load` (the report of a tournament
 directory), :func:`reports.render.documents.write_all` (every file of a report),

@@ -39,6 +39,7 @@ from reports.stats.sections import (
     time_use,
 )
 from reports.stats.standings import Crosstable, Standing
+from reports.words import plural, signed
 from tournament.record import GameRecord
 from tournament.schedule import Settings
 
@@ -150,7 +151,7 @@ def notes(results: Results, moves: Review | None = None) -> list[str]:
     analysis ``moves`` that found an agent without a mistake, what the Elo relative to it means."""
     distinct = results.distinct
     unique, total = sum(d for d, _ in distinct.values()), sum(g for _, g in distinct.values())
-    lines = [f"{unique} of {total} games distinct"]
+    lines = [f"{unique} of {plural(total, 'game')} distinct"]
     for (a, b), (d, g) in sorted(distinct.items()):
         if d < g:
             lines.append(f"warning: {a} v {b} repeated games: {d} distinct of {g}")
@@ -176,13 +177,22 @@ def notes(results: Results, moves: Review | None = None) -> list[str]:
         )
         bounds = [r.high for r in moves.versus.values() if r.elo == -math.inf and math.isfinite(r.high)]
         if bounds:
-            example = max(bounds)
-            text += (
-                f"; ≤ {example:+.0f}, at least {-example:.0f} below, is a one-sided 95 % bound, for an agent "
-                f"that lost every game to {perfect}"
+            text += f"; for an agent that lost every game to {perfect}, a one-sided 95 % bound: " + _at_most(
+                max(bounds), perfect
             )
         lines.append(text)
     return lines
+
+
+def _at_most(bound: float, perfect: str) -> str:
+    """An upper bound on the Elo relative to ``perfect`` in words: ``≤ -336, at least 336 below
+    negamax``; a bound of few games may lie above it: ``≤ +19, at most 19 above negamax``."""
+    gap = round(abs(bound))
+    if not gap:
+        return f"≤ 0, not above {perfect}"
+    if bound < 0:
+        return f"≤ {signed(bound)}, at least {gap} below {perfect}"
+    return f"≤ {signed(bound)}, at most {gap} above {perfect}"
 
 
 def _names(names: list[str]) -> str:

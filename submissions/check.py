@@ -73,7 +73,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,12 +171,19 @@ def _kill_group(process: subprocess.Popen) -> None:
 
 
 def _run_stage(
-    stage: str, request: dict, work: Path, deadline: float, timeout: float, longest: float
+    stage: str,
+    request: dict,
+    work: Path,
+    deadline: float,
+    timeout: float,
+    longest: float,
+    on_event: Callable[[dict], object],
 ) -> _Stage:
     """Run the probe's ``stage`` (``"load"`` or ``"games"``) on ``request`` in ``work``, in a new
     process group, until it ends or ``deadline`` (``time.monotonic``; the check's ``timeout`` s,
     ``longest``: the default) passes; a load is also killed :data:`LOAD_GRACE` s past
-    :func:`~submissions.timing.load_limit` after it started. The group is killed on the way out,
+    :func:`~submissions.timing.load_limit` after it started. ``on_event`` is called with each of the
+    probe's events as it comes (within :data:`POLL` s). The group is killed on the way out,
     whatever happens (an exception, ``KeyboardInterrupt``, :class:`Terminated`)."""
     out = work / f"{stage}.jsonl"
     arguments = json.dumps({**request, "stage": stage, "out": str(out)})
@@ -188,6 +195,7 @@ def _run_stage(
         start_new_session=True,
     )  # fmt: skip
     kill_at, limit = deadline, None  # limit: the load's, once it started
+    seen = 0  # events passed to on_event
     try:
         stderr.close()
         while True:
@@ -197,7 +205,11 @@ def _run_stage(
             except subprocess.TimeoutExpired:
                 pass
             now = time.monotonic()
-            if stage == "load" and limit is None and any(e["event"] == "loading" for e in read_events(out)):
+            events = read_events(out)
+            for event in events[seen:]:
+                on_event(event)
+            seen = max(seen, len(events))
+            if stage == "load" and limit is None and any(e["event"] == "loading" for e in events):
                 limit = load_limit(request["act_timeout"])
                 kill_at = min(deadline, now + limit + LOAD_GRACE)
             if now >= kill_at:
@@ -210,6 +222,8 @@ def _run_stage(
     finally:
         _kill_group(process)
     events = read_events(out)
+    for event in events[seen:]:
+        on_event(event)
     crash = ""
     if code != 0:
         crash = errors.read_text(encoding="utf-8", errors="replace").strip() or (
@@ -226,6 +240,7 @@ def check_file(
     timeout: float | None = None,
     time_policy: str = "load",
     seed: int = 1,
+    on_event: Callable[[dict], object] = lambda event: None,
 ) -> CheckReport:
     """Check the submission file at ``path`` as described in the module docstring.
 
@@ -233,7 +248,9 @@ def check_file(
     in seconds for every game; ``timeout``: seconds before a hung check is killed (default
     :func:`default_timeout`; a load is killed sooner, past Kaggle's own limit); ``time_policy``: what
     must fit in ``act_timeout`` (:data:`TIME_POLICIES`, see the module docstring); ``seed`` seeds the
-    global generators Kaggle's built-in agents use. Raises :class:`CheckInputError` when ``path`` is
+    global generators Kaggle's built-in agents use; ``on_event`` is called with each event of the
+    probe as it comes (``{"event": "loading"}``, ``{"event": "start", "game": 0, "label": ...}``,
+    ...: :mod:`submissions.probe`), for a progress display. Raises :class:`CheckInputError` when ``path`` is
     not an existing file or an option is out of range; everything wrong with the file itself is
     reported in the :class:`CheckReport`. ``KeyboardInterrupt`` (SIGINT) and :class:`Terminated`
     (SIGTERM, see :func:`_sigterm_raises`) propagate, the probe's processes killed and its temporary
@@ -269,7 +286,7 @@ def check_file(
         "seed": seed,
         "stop_over": act_timeout if time_policy == "strict" else None,
     }
-    events, stage = _probe(source, request, timeout, longest)
+    events, stage = _probe(source, request, timeout, longest, on_event)
     return verdict(
         {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}, events,
         time_policy=time_policy, crash=stage.crash, hung=stage.hung, timeout=stage.timeout,
@@ -289,7 +306,9 @@ def _compile_failure(text: bytes, source: Path) -> str:
     return ""
 
 
-def _probe(source: Path, request: dict, timeout: float, longest: float) -> tuple[list[dict], _Stage]:
+def _probe(
+    source: Path, request: dict, timeout: float, longest: float, on_event: Callable[[dict], object]
+) -> tuple[list[dict], _Stage]:
     """Run the probe on a copy of ``source`` in a temporary directory: the load stage, then the games
     when they should follow it (``request`` without the copy's path); the events of both, and the
     last stage run."""
@@ -301,10 +320,10 @@ def _probe(source: Path, request: dict, timeout: float, longest: float) -> tuple
         shutil.copyfile(source, target)
         shutil.copyfile(probe.__file__, work / "probe.py")
         request = {"path": str(target), **request}
-        stage = _run_stage("load", request, work, deadline, timeout, longest)
+        stage = _run_stage("load", request, work, deadline, timeout, longest, on_event)
         events = list(stage.events)
         if _play_games(stage, request["act_timeout"]):
-            stage = _run_stage("games", request, work, deadline, timeout, longest)
+            stage = _run_stage("games", request, work, deadline, timeout, longest, on_event)
             events += stage.events
     return events, stage
 

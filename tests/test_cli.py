@@ -276,12 +276,16 @@ def test_meaning_follows_pons_convention(score, ply, text):
     assert meaning(score, ply, 42) == text
 
 
-def test_solve_reads_stdin_and_refuses_a_bad_line_alone(monkeypatch, capsys):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("4453x\n32164625 trailing words\n"))
-    assert main(["solve", "--weak"]) == 1
+def test_solve_reads_stdin_and_stops_at_a_bad_line_as_bad_input(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("32164625 trailing words\n4453x\n44\n"))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["solve", "--weak"])
+    assert exit_info.value.code == 2
     captured = capsys.readouterr()
-    assert captured.out == "32164625 1  mark 1 to move wins\n"
-    assert "line 1: invalid position '4453x'" in captured.err
+    assert captured.out == "32164625 1  mark 1 to move wins\n"  # the lines before it stay answered
+    assert captured.err == (
+        "connectx solve: error: line 2: invalid position '4453x': move 5 'x' is not a column digit 1-7\n"
+    )
 
 
 def test_solve_warns_that_few_stones_can_take_minutes_without_the_databases(capsys, monkeypatch):
@@ -300,17 +304,30 @@ def test_solve_answers_the_empty_board_from_the_databases(capsys):
     assert "can take minutes" not in err
 
 
+@pytest.mark.parametrize(
+    "position,message",
+    [
+        ("12a", "position 2: invalid position '12a': move 3 'a' is not a column digit 1-7"),
+        ("9999999", "position 2: invalid position '9999999': move 1 '9' is not a column digit 1-7"),
+        ("1212121", "position 2: invalid position '1212121': the position is already won"),
+        ("4444444", "position 2: invalid position '4444444': move 7: column 4 is full"),
+        ("12121213", "position 2: invalid position '12121213': move 8 '3' comes after the game was won"),
+    ],
+)
+def test_solve_refuses_a_bad_position_as_bad_input_before_solving_any(capsys, position, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["solve", "121212", position])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr() == ("", f"connectx solve: error: {message}\n")
+
+
+def test_solve_shows_a_full_column_as_a_dash(capsys):
+    assert main(["solve", "-a", "444444"]) == 0
+    assert capsys.readouterr().out.startswith("444444 -1 0 1 - 1 0 -1  best: column 3")
+
+
 def test_solve_exit_status_follows_the_cli(capsys):
-    """0 all solved; 1 a position refused, one line each; 2 bad input in one line, as run and play."""
-    assert main(["solve", "121212", "8", "1212121", "4444444", "12121213"]) == 1
-    out, err = capsys.readouterr()
-    assert out == "121212 18  mark 1 to move wins with its 4th stone\n"  # the others refused, alone
-    assert err.splitlines() == [
-        "position 2: invalid position '8': move 1 '8' is not a column digit 1-7",
-        "position 3: invalid position '1212121': the position is already won",
-        "position 4: invalid position '4444444': move 7: column 4 is full",
-        "position 5: invalid position '12121213': move 8 '3' comes after the game was won",
-    ]
+    """0 all solved; 2 bad input in one line, as run and play."""
     assert main(["solve", "121212"]) == 0
     for argv, message in (
         (

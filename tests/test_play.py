@@ -17,6 +17,7 @@ from agents.engine.board import Board
 from agents.kit.adapter import Clock
 from connectx.drawing import draw, stone, wants_colour, winning_stones
 from connectx.human import HumanPlayer, Quit, Undo, column_of
+from connectx.play import default_out
 from tournament.schedule import HUMAN
 from tournament.store import Store
 
@@ -130,11 +131,13 @@ def test_human_player_quits_at_end_of_input() -> None:
 # --- the command through a pseudo-terminal ---------------------------------------------------
 
 
-def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
+def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None, out: bool = True) -> pexpect.spawn:
+    """``connectx play ARGS`` in ``tmp_path``, storing into ``tmp_path/games`` (``out``), else where
+    it stores by default."""
     environ = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"}
     environ.pop("NO_COLOR", None)
     environ.update(env or {})
-    command = [sys.executable, "-m", "connectx", "play", *args, "--out", str(tmp_path / "games")]
+    command = [sys.executable, "-m", "connectx", "play", *args, *(["--out", "games"] if out else [])]
     return pexpect.spawn(
         command[0],
         command[1:],
@@ -266,6 +269,42 @@ def test_stored_games_are_appended_and_reported(tmp_path: Path) -> None:
     html = (tmp_path / "games" / "report.html").read_text()
     assert "terminal play: a person against leftmost" in html and "2 played" in html
     assert "a person playing at the terminal" in html
+
+
+def play_out(child: pexpect.spawn) -> str:
+    """Play ``child``'s game to its end on 6x7, filling the columns from the left; the folder it was
+    stored in."""
+    column = 1
+    while True:
+        found = child.expect(
+            [PROMPT.replace("1-4", "1-7"), "is full: choose another", r"stored as game \d+ in (\S+);"]
+        )
+        if found == 2:
+            return str(child.match.group(1))
+        if found == 1:
+            column += 1
+        else:
+            child.sendline(str(column))
+
+
+def test_a_newcomer_plays_again_and_another_agent_without_out(tmp_path: Path) -> None:
+    # The README's examples one after the other: each agent (board, pace) gets a folder of its own.
+    sequence = [(["one_step"], "games/one_step", 0), (["negamax", "--second"], "games/negamax", 0),
+                (["one_step"], "games/one_step", 1)]  # fmt: skip
+    for args, folder, game in sequence:
+        child = spawn(tmp_path, *args, env={"NO_COLOR": "1"}, out=False)
+        assert play_out(child) == folder
+        assert finish(child) == 0
+        with Store.open(tmp_path / folder) as store:
+            assert max(store.game_ids()) == game
+
+
+def test_the_default_folder_names_the_agent_and_a_board_or_pace_other_than_kaggles() -> None:
+    assert default_out("one_step", 6, 7, 4, 2.0) == Path("games/one_step")
+    assert default_out("minimax:depth=4", 5, 6, 4, 1.0) == Path("games/minimax_depth=4-5x6-inarow4-1s")
+    assert default_out("../my agents/mine.py", 6, 7, 4, 0.5) == Path(
+        "games/my_agents_mine.py-6x7-inarow4-0.5s"
+    )
 
 
 def test_other_settings_in_the_same_directory_are_refused(tmp_path: Path) -> None:

@@ -416,7 +416,9 @@ def test_a_perfect_agent_adds_each_agents_elo_relative_to_it_and_leaves_the_stan
                            "'vs perfect play' is each agent's Elo relative to it")  # fmt: skip
     crashy = versus["crashy"]  # it lost every game: only a bound, in the note as in its cell
     assert crashy.elo == -math.inf and crashy.cell() == f"≤ {crashy.high:+.0f}"
-    assert f"; ≤ {crashy.high:+.0f}, at least {-crashy.high:.0f} below, is a one-sided 95 % bound" in note
+    assert crashy.high < 0
+    assert note.endswith(f"; for an agent that lost every game to beta, a one-sided 95 % bound: "
+                         f"≤ {crashy.high:+.0f}, at least {-crashy.high:.0f} below beta")  # fmt: skip
     table = markdown.render(report).split("## Standings")[1]
     assert "| 95 % interval | vs perfect play | games |" in table
     assert re.search(rf"\| beta \| [^|]+ \| [^|]+ \| 0 \| {versus['beta'].games} \|", table)
@@ -447,9 +449,10 @@ def test_an_undefeated_perfect_agent_bounds_everyone_else():
     assert [versus[name].cell()[:2] for name in names] == ["0", "≤ ", "≤ ", "≤ "]
     bounds = [versus[name].high for name in names[1:]]
     assert bounds == sorted(bounds, reverse=True)  # each beat those below: a bound further down each
+    assert bounds[0] > 0  # two games against top bound nothing below it: the bound is above it
     assert report.notes[-1].endswith(
-        f"; ≤ {bounds[0]:+.0f}, at least {-bounds[0]:.0f} below, is a one-sided 95 % bound, for an agent "
-        "that lost every game to top"
+        f"; for an agent that lost every game to top, a one-sided 95 % bound: ≤ {bounds[0]:+.0f}, "
+        f"at most {bounds[0]:.0f} above top"
     )
 
 

@@ -941,8 +941,13 @@ def test_loading_is_timed_in_a_fresh_process_and_within_the_first_move(tmp_path)
         "def agent(obs, config):\n"
         "    return next(c for c in range(config.columns) if obs.board[c] == 0)\n"
     )
-    report = check_file(path, games=0, act_timeout=1.0)
+    events: list[dict] = []
+    report = check_file(path, games=0, act_timeout=1.0, on_event=events.append)
     assert report.passed, report.reasons
+    # each of the probe's events was told as it came, for the progress line: loading, then the games
+    kinds = [event["event"] for event in events]
+    assert kinds.index("loading") < kinds.index("load") < kinds.index("start") < kinds.index("game")
+    assert next(e for e in events if e["event"] == "start")["label"].startswith("validation episode")
     # loading was measured with its imports, as the first move pays them; the first move holds it
     assert 0.6 <= report.load <= report.times.first_move + 0.25
     assert report.times.first_move >= 0.6

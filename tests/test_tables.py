@@ -11,6 +11,7 @@ import pytest
 
 import reports.render.write
 import reports.stats.results
+from reports.render.plots import progress_figure
 from reports.render.terminal import format_standings
 from reports.render.write import write_reports
 from reports.report import notes
@@ -314,7 +315,15 @@ def test_unbounded_agents_of_one_level_rank_by_score():
     assert [line.agent for line in lines[:2]] == ["B", "A"]
     assert lines[0].score_pct > lines[1].score_pct
     assert all(line.rating.estimate() == "+∞" for line in lines[:2])
-    assert [line.rating.estimate() for line in lines[2:]] == ["+0", "+0"]
+    assert [line.rating.estimate() for line in lines[2:]] == ["0", "0"]
+
+
+def test_an_even_pair_is_rated_0_neither_above_nor_below():
+    lines = Results(match("A", "B", [1, 0])).standings  # 1-1: each won with the first move
+    assert [line.rating.estimate() for line in lines] == ["0", "0"]
+    low, high = lines[0].rating.interval().split(" to ")
+    assert low.startswith("-") and high.startswith("+")
+    assert "+0" not in format_standings(lines) and "-0 " not in format_standings(lines)
 
 
 def test_notes_count_distinct_games_and_warn_about_repeats():
@@ -322,3 +331,26 @@ def test_notes_count_distinct_games_and_warn_about_repeats():
     lines = notes(Results(records))
     assert lines[0] == "2 of 4 games distinct"  # one game with each player first
     assert "warning: A v B repeated games: 2 distinct of 4" in lines
+
+
+def test_the_progression_marks_a_rating_before_it_is_finite_as_a_hollow_bound():
+    # A won its first 8 games against B, C and D (no finite Elo yet), then lost some.
+    records = match("A", "B", [1, 1, 1, 1, 0, 0, 1, 0]) + match("A", "C", [1, 1, 0, 1], start=8)
+    records += match("B", "C", [1, 0, 1, 0], start=12) + match("A", "D", [1, 1, 1, 1], start=16)
+    records += match("B", "D", [1, 0, 0, 1], start=20) + match("C", "D", [0, 1, 1, 0], start=24)
+    records.sort(key=lambda record: record.game_id)
+    progress = Results(records).progress
+    figure = progress_figure(progress, title="t")
+    panel = figure.axes[[r.name for r in progress[-1].ratings].index("A")]
+    games = [checkpoint.games for checkpoint in progress]
+    unbounded = [not next(r for r in c.ratings if r.name == "A").is_finite for c in progress]
+    assert any(unbounded) and not all(unbounded)
+    elo = next(line for line in panel.lines if line.get_color() == "tab:blue")
+    drawn = [not math.isnan(y) for y in elo.get_ydata()]
+    assert drawn == [not u for u in unbounded]  # no rating plotted where it is not finite
+    bounds = [line for line in panel.lines if line.get_color() == "tab:red"]
+    marked = [x for line in bounds for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True)
+              if not math.isnan(y)]  # fmt: skip
+    assert sorted(marked) == [g for g, u in zip(games, unbounded, strict=True) if u]  # a bound there instead
+    for line in bounds:  # hollow markers, not a line that reads as a rating
+        assert line.get_linestyle() == "None" and line.get_markerfacecolor() == "none"

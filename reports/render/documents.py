@@ -9,28 +9,38 @@ Kept apart from :mod:`reports.render.write` (the CSV tables and PNG figures of a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from reports.compare import compare
 from reports.render import html, markdown
-from reports.render.write import replace_atomically, write_reports
+from reports.render.write import FILES, replace_atomically, write_reports
 from reports.report import Report
 from reports.stats.frames import games_frame
 
-__all__ = ["DOCUMENTS", "write_all", "write_comparison", "write_documents"]
+__all__ = ["ALL_FILES", "DOCUMENTS", "write_all", "write_comparison", "write_documents"]
 
 DOCUMENTS = ("report.html", "report.md", "games.csv")
 
+ALL_FILES = FILES + DOCUMENTS
+"""Every file :func:`write_all` writes, in that order."""
 
-def write_all(report: Report, out_dir: Path | str) -> dict[str, Path]:
+
+def write_all(
+    report: Report, out_dir: Path | str, *, on_file: Callable[[str], object] = lambda name: None
+) -> dict[str, Path]:
     """Write every file of ``report`` into ``out_dir``: the tables and figures
-    (:func:`reports.render.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file name."""
-    return write_reports(report.results, out_dir, scale=report.scale) | write_documents(report, out_dir)
+    (:func:`reports.render.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file
+    name. ``on_file`` is called with each file's name (:data:`ALL_FILES`) before it is written."""
+    tables = write_reports(report.results, out_dir, scale=report.scale, on_file=on_file)
+    return tables | write_documents(report, out_dir, on_file=on_file)
 
 
-def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:
-    """Write :data:`DOCUMENTS` of ``report`` into ``out_dir`` (created if missing); return their paths.
+def write_documents(
+    report: Report, out_dir: Path | str, *, on_file: Callable[[str], object] = lambda name: None
+) -> dict[str, Path]:
+    """Write :data:`DOCUMENTS` of ``report`` into ``out_dir`` (created if missing); return their paths;
+    ``on_file`` is called with each file's name before it is written.
 
     ``report.md`` links the PNGs of :func:`reports.render.write.write_reports`, which should be written to
     the same directory. ``games.csv`` is :func:`reports.stats.frames.games_frame` with ``move_times`` as
@@ -46,6 +56,7 @@ def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:
         "games.csv": lambda path: games.to_csv(path, index=False, float_format="%.6g"),
     }
     for name, write in writers.items():
+        on_file(name)
         replace_atomically(out / name, write)
     return {name: out / name for name in writers}
 

@@ -11,7 +11,7 @@ Why it looks the way it does:
   nothing and opens from ``file://``. There is no ``http(s)://`` script, style or image source.
 * Small: the games reach the player as compact JSON (:func:`reports.games.replay_data`, a few bytes
   a move), and one player serves every game, instead of one rendered replay per game. A 1,000-game
-  round-robin makes a page of well under 10 MB (the README gives the measured size).
+  round-robin makes a page of well under 10 MB (docs/tournaments.md gives the measured size).
 * Kaggle's own renderer (``env.render(mode="html")``) was not used: its page for one game of two
   random agents is 630 KB (its player and the episode's every step), which is 630 MB for 1,000 games.
 * Long names: an agent's name is its spec (``network:search=none,weights=/tmp/exp/old.npz``), and
@@ -34,6 +34,7 @@ from reports.header import format_seconds
 from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
 from reports.stats.headtohead import WDL
+from reports.words import plural
 
 __all__ = ["context", "environment", "figures", "render", "render_comparison"]
 
@@ -52,7 +53,7 @@ def context(report: Report) -> dict[str, object]:
 
 def figures(report: Report) -> dict[str, str]:
     """The report's figures as inline SVG, by name: ``elo``, ``progress``, ``crosstable``, ``lengths``."""
-    title = f"{len(report.records)} games · {report.header.board}"
+    title = f"{plural(len(report.records), 'game')} · {report.header.board}"
     drawn = {
         "elo": elo_figure(
             report.results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale

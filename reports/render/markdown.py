@@ -23,6 +23,7 @@ from reports.stats.frames import notation
 from reports.stats.headtohead import WDL
 from reports.stats.ratings import Rating
 from reports.stats.standings import Standing
+from reports.words import plural
 from tournament.record import Termination
 
 __all__ = ["FIGURES", "render", "render_comparison"]
@@ -324,9 +325,10 @@ def _accuracy(review: Review) -> list[str]:
     return [
         "## Against perfect play",
         "",
-        f"Every move of {review.games} games judged by the solved game (`moves.csv`). A mistake changes the "
-        "outcome its side had (win → draw, draw → loss, win → loss); an inaccuracy wins slower or loses "
-        "faster. The HTML report links each agent's worst moves to their replays.",
+        f"Every move of {plural(review.games, 'game')} judged by the solved game (`moves.csv`). "
+        "A mistake changes the outcome its side had (win → draw, draw → loss, win → loss); "
+        "an inaccuracy wins slower or loses faster. The HTML report links each agent's worst moves to "
+        "their replays.",
         "",
         _table(
             [

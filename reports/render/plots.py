@@ -25,6 +25,7 @@ from matplotlib.patches import Patch
 from reports.stats.progress import Checkpoint
 from reports.stats.ratings import Rating
 from reports.stats.standings import Crosstable, Standing
+from reports.words import plural
 from tournament.record import GameRecord, Termination
 
 __all__ = [
@@ -174,7 +175,7 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, sc
                 )
                 ax.plot(bound, row, "|", color="tab:red", markersize=10)
         if labels:
-            label = f"{rating.label()}  ·  {rating.games} games"
+            label = f"{rating.label()}  ·  {plural(rating.games, 'game')}"
             ax.text(1.02, row, label, transform=ax.get_yaxis_transform(), va="center", fontsize=9,
                     color="0.2")  # fmt: skip
     ax.set_ylim(-0.7, len(ratings) - 0.3)
@@ -199,10 +200,12 @@ def progress_figure(
     :func:`short_names` does.
 
     A panel draws its player's Elo against the games played, with the 95 % interval shaded, over the
-    other players' lines in light grey for scale. At a checkpoint where the player's rating is
-    unbounded (it had won, or lost, every game against the rest), its one-sided 95 % bound is drawn
-    instead, in red: a dashed line with ``^`` for a lower bound, ``v`` for an upper one; so a player
-    undefeated throughout still has its line.
+    other players' lines in light grey for scale: a line only where the rating is finite. At a
+    checkpoint where the player has no finite rating yet (it had won, or lost, every game against
+    the rest, as early in a round robin, where one has met only a few others), its one-sided 95 %
+    bound is marked instead, unjoined and hollow, in red: ``^`` for a lower bound, ``v`` for an upper
+    one; so a player undefeated throughout still shows where it stands, and no bound reads as a
+    rating.
     """
     names = [r.name for r in checkpoints[-1].ratings] if checkpoints else []
     labels = short_names(names)
@@ -224,8 +227,9 @@ def progress_figure(
         elo, low, high, above, below = series[name]
         ax.fill_between(games, low, high, color="tab:blue", alpha=0.18, linewidth=0, zorder=2)
         ax.plot(games, elo, "o-", color="tab:blue", markersize=2.5, linewidth=1.4, zorder=3)
-        ax.plot(games, above, "^--", color="tab:red", markersize=4, linewidth=1, zorder=3)
-        ax.plot(games, below, "v--", color="tab:red", markersize=4, linewidth=1, zorder=3)
+        for bound, marker in ((above, "^"), (below, "v")):
+            ax.plot(games, bound, marker, color="tab:red", markerfacecolor="none", markersize=4.5,
+                    markeredgewidth=1, linestyle="none", zorder=3)  # fmt: skip
         ax.axhline(0, color="0.7", linewidth=0.8, zorder=0)
         ax.set_title(f"{k + 1}. {labels[name]}", fontsize=9, loc="left")
         ax.tick_params(labelsize=8)
@@ -238,7 +242,15 @@ def progress_figure(
     handles = [
         Line2D([], [], color="tab:blue", marker="o", markersize=2.5, label="Elo"),
         Patch(color="tab:blue", alpha=0.18, label="95 % interval"),
-        Line2D([], [], color="tab:red", marker="^", linestyle="--", label="one-sided bound (no finite Elo)"),
+        Line2D(
+            [],
+            [],
+            color="tab:red",
+            marker="^",
+            markerfacecolor="none",
+            linestyle="none",
+            label="no finite Elo yet: its one-sided 95 % bound",
+        ),  # fmt: skip
         Line2D([], [], color="0.85", label="the other agents"),
     ]
     legend = 4 if width > 2 else width  # one or two panels: the legend in as many columns, to fit

@@ -14,6 +14,7 @@ import pandas as pd
 from reports.stats.ratings import Rating
 from reports.stats.sections import ForfeitRow
 from reports.stats.standings import Standing
+from reports.words import plural
 
 if TYPE_CHECKING:
     from reports.report import Report
@@ -78,7 +79,9 @@ def forfeit_summary(forfeits: Sequence[ForfeitRow]) -> list[str]:
         groups[forfeit.agent, forfeit.kind, text].append(forfeit.game_id)
     if not groups:
         return []
-    lines = [f"forfeits ({len(forfeits)} games; full messages in report.html, section Terminations):"]
+    lines = [
+        f"forfeits ({plural(len(forfeits), 'game')}; full messages in report.html, section Terminations):"
+    ]
     for (agent, kind, text), games in groups.items():
         shown = ", ".join(map(str, games[:8])) + (", ..." if len(games) > 8 else "")
         lines.append(f"  {agent}: {len(games)} {kind} (game{'s' if len(games) > 1 else ''} {shown}): {text}")

@@ -15,21 +15,35 @@ import pandas as pd
 from reports.render.plots import plot_crosstable, plot_elo, plot_progress
 from reports.stats.results import Results
 from reports.stats.tables import crosstable, pairs, standings
+from reports.words import plural
 from tournament.record import GameRecord
 
-__all__ = ["readable_pairs", "replace_atomically", "write_reports"]
+__all__ = ["FILES", "replace_atomically", "readable_pairs", "write_reports"]
 
 ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
 
+FILES = (
+    "standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "los.csv", "elo.png", "elo_progress.png",
+    "crosstable.png",
+)  # fmt: skip
+"""The files :func:`write_reports` writes, in that order."""
 
-def write_reports(results: Results, out_dir: Path | str, *, scale: str = "Elo") -> dict[str, Path]:
+
+def write_reports(
+    results: Results,
+    out_dir: Path | str,
+    *,
+    scale: str = "Elo",
+    on_file: Callable[[str], object] = lambda name: None,
+) -> dict[str, Path]:
     """Write the tables and figures of ``results`` into ``out_dir`` (created if missing), replacing old ones;
-    ``scale`` labels the figures' Elo axis (where its zero is, :attr:`reports.report.Report.scale`).
+    ``scale`` labels the figures' Elo axis (where its zero is, :attr:`reports.report.Report.scale`);
+    ``on_file`` is called with each file's name before it is written (for a progress bar).
 
-    Files: ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`), ``pairs.csv``
-    (see :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
-    column agent, ``results.los``), ``elo.png``, ``elo_progress.png`` and ``crosstable.png`` (see
-    :mod:`reports.render.plots`). Returns the path of each file by file name.
+    Files (:data:`FILES`): ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`),
+    ``pairs.csv`` (see :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the
+    row agent over the column agent, ``results.los``), ``elo.png``, ``elo_progress.png`` and
+    ``crosstable.png`` (see :mod:`reports.render.plots`). Returns the path of each file by file name.
 
     Raises:
         ValueError: no game between two different agents; see also :func:`reports.stats.ratings.rate`.
@@ -39,7 +53,8 @@ def write_reports(results: Results, out_dir: Path | str, *, scale: str = "Elo") 
     order = results.order
     table = standings(results)
     los = pd.DataFrame(results.los, index=pd.Index(order, name="agent"), columns=order)
-    title = f"{sum(wdl.games for wdl in results.h2h.values())} games · {_configuration(results.records)}"
+    games = plural(sum(wdl.games for wdl in results.h2h.values()), "game")
+    title = f"{games} · {_configuration(results.records)}"
     writers: dict[str, Callable[[Path], object]] = {
         "standings.csv": _csv(table),
         "crosstable.csv": _csv(crosstable(results), index=True),
@@ -59,9 +74,11 @@ def write_reports(results: Results, out_dir: Path | str, *, scale: str = "Elo") 
             results.crosstable, results.standings, path, title=f"Crosstable\n{title}"
         ),
     }
+    assert tuple(writers) == FILES
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, write in writers.items():
+        on_file(name)
         replace_atomically(out / name, write)
     return {name: out / name for name in writers}
 

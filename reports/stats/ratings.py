@@ -60,6 +60,7 @@ import numpy as np
 from reports.stats.headtohead import WDL, Pentanomial
 from reports.stats.likelihood import Model, dispersion
 from reports.stats.tally import Matchup, entrants, totals
+from reports.words import signed
 
 __all__ = ["Rating", "los_matrix", "rate"]
 
@@ -104,21 +105,22 @@ class Rating:
             return "0 (reference)"
         if self.is_finite:
             if math.isnan(self.low):
-                return f"{self.elo:+.0f}"
-            return f"{self.elo:+.0f} [{self.low:+.0f}, {self.high:+.0f}]"
+                return signed(self.elo)
+            return f"{signed(self.elo)} [{signed(self.low)}, {signed(self.high)}]"
         if self.elo > 0:
-            return f"> {self.low:+.0f}" if math.isfinite(self.low) else "> any"
+            return f"> {signed(self.low)}" if math.isfinite(self.low) else "> any"
         if self.elo < 0:
-            return f"< {self.high:+.0f}" if math.isfinite(self.high) else "< any"
+            return f"< {signed(self.high)}" if math.isfinite(self.high) else "< any"
         return "unrated"
 
     def estimate(self) -> str:
-        """The rating alone, for a table's Elo column: ``+123``, ``0`` for the reference, ``+∞`` or
+        """The rating alone, for a table's Elo column: ``+123`` (``0``, never ``+0``, when it rounds to
+        zero, :func:`reports.words.signed`), ``0`` for the reference, ``+∞`` or
         ``-∞`` for an unbounded player (so that the column reads in rank order), ``unrated``."""
         if self.reference:
             return "0"
         if self.is_finite:
-            return f"{self.elo:+.0f}"
+            return signed(self.elo)
         if self.elo > 0:
             return "+∞"
         return "-∞" if self.elo < 0 else "unrated"
@@ -141,11 +143,11 @@ class Rating:
         if self.reference:
             return "reference"
         if self.is_finite:
-            return "" if math.isnan(self.low) else f"{self.low:+.0f} to {self.high:+.0f}"
+            return "" if math.isnan(self.low) else f"{signed(self.low)} to {signed(self.high)}"
         if self.elo > 0 and math.isfinite(self.low):
-            return f"≥ {self.low:+.0f}"
+            return f"≥ {signed(self.low)}"
         if self.elo < 0 and math.isfinite(self.high):
-            return f"≤ {self.high:+.0f}"
+            return f"≤ {signed(self.high)}"
         return ""
 
 
