@@ -174,7 +174,7 @@ def _add_command(actions: argparse._SubParsersAction) -> None:
         help="let agents join the ladder and play until each is rated to ±E Elo",
         description="Each SPEC joins the ladder (a changed file or changed parameters make a new "
         "version, name@2, and the old versions stay rated) and plays game pairs against the members "
-        "taking part, first where a pair tells the most about its rating, until its 95 %% interval is "
+        "taking part, first where a pair tells the most about its rating, until its 95 % interval is "
         "within ±--until Elo or it has played --pairs pairs in all. Interrupted, the same command "
         "resumes: nothing lost, nothing played twice.",
     )
@@ -186,16 +186,15 @@ def _add_command(actions: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help=f"stop after N game pairs of the agent in all (default {DEFAULT_MAX_PAIRS} when --until "
-        "applies, else required)",
+        help=f"stop after N game pairs of the agent in all its adds (default {DEFAULT_MAX_PAIRS})",
     )
     add.add_argument(
         "--until",
         type=float,
         default=None,
         metavar="E",
-        help=f"stop once its 95 %% interval is within ±E Elo (default {DEFAULT_UNTIL:g} unless --pairs "
-        "is given alone)",
+        help=f"stop once its 95 %% interval is within ±E Elo (default {DEFAULT_UNTIL:g}; none when "
+        "--pairs is given alone)",
     )
     add.add_argument(
         "--matchmaking",
@@ -204,8 +203,14 @@ def _add_command(actions: argparse._SubParsersAction) -> None:
         help="whom it plays: where a pair tells the most (default), or every member in turn (a uniform "
         "gauntlet)",
     )
-    for option, what in (("--rows", "rows"), ("--columns", "columns"), ("--inarow", "in a row")):
-        add.add_argument(option, type=int, default=None, help=f"board {what} (default: the ladder's)")
+    for option, what in (
+        ("--rows", "rows"),
+        ("--columns", "columns"),
+        ("--inarow", "stones in a line that win"),
+    ):
+        add.add_argument(
+            option, type=int, default=None, help=f"{what} (default: the ladder's; another is refused)"
+        )
     _backend_options(add)
     add.set_defaults(handler=lambda args, _: _add(args, add))
 
@@ -314,12 +319,8 @@ def _add(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     check_ranges(args, parser, LIMITS)
     if args.name is not None and len(args.specs) > 1:
         parser.error("--name names one SPEC; add the others by commands of their own")
-    if args.pairs is None and args.until is None:
-        rules = Rules(DEFAULT_MAX_PAIRS, DEFAULT_UNTIL, args.matchmaking)
-    else:
-        rules = Rules(
-            args.pairs if args.pairs is not None else DEFAULT_MAX_PAIRS, args.until, args.matchmaking
-        )
+    until = args.until if args.until is not None or args.pairs is not None else DEFAULT_UNTIL
+    rules = Rules(args.pairs or DEFAULT_MAX_PAIRS, until, args.matchmaking)
     ladder = Ladder(args.ladder, toolkit=toolkit_version())
     backend = _backend(args, parser)
     candidates = _candidates(args.specs, parser, args.name)
@@ -410,7 +411,7 @@ def _added_line(added: Added) -> str:
     elo = "unrated" if math.isnan(added.elo) else f"Elo {_elo(added.elo)}"
     margin = "" if math.isinf(added.margin) else f" ±{added.margin:.0f}"
     return (
-        f"{added.member.id} {joined}: {added.played} games now, {added.pairs} pairs in all; "
+        f"{added.member.id} {joined}: {added.played} games played, {added.pairs} pairs in all; "
         f"{elo}{margin} (stopped: {why})"
     )
 
@@ -451,7 +452,8 @@ def _show(args: argparse.Namespace, parser: argparse.ArgumentParser, *, plot: bo
     print(ordering_note(disagreements(entries)))
     for line in notes(entries, kaggle, _scale(args)):
         print(line)
-    print(f"{len(records)} games, {len(roster.members)} members ({len(roster.active)} taking part)")
+    members = f"{len(roster.members)} member" + ("s" if len(roster.members) != 1 else "")
+    print(f"{len(records)} games, {members} ({len(roster.active)} taking part)")
     if plot and records and os.access(ladder.directory, os.W_OK):
         path = ladder.directory / HISTORY
         plot_history(history(records, roster), path, title=f"{_title(ladder)}: the ratings as members joined")

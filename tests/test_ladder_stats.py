@@ -130,3 +130,28 @@ def test_disagreements_name_the_pairs_the_two_ratings_order_otherwise_and_whethe
         _entry("d", -math.inf, -math.inf, -200.0, 100.0),
     ]
     assert disagreements(entries) == [("a@1", "b@1", False), ("a@1", "c@1", False), ("b@1", "c@1", True)]
+
+
+def test_the_history_has_a_checkpoint_an_addition_at_most_twelve_the_last_all_games():
+    from reports.stats.ladder import history
+    from tournament.ladder import Roster, Session
+
+    records = [
+        game_record(
+            game_id=k,
+            pair_id=k // 2,
+            first=a,
+            second=b,
+            moves=(),
+            move_times=(),
+            result=float(k % 3 != 0),
+            termination=Termination.WIN,
+        )  # fmt: skip
+        for k, (a, b) in enumerate(
+            [("x", "y"), ("y", "x"), ("y", "z"), ("z", "y"), ("x", "z"), ("z", "x")] * 10
+        )
+    ]
+    sessions = tuple(Session("add", (f"m{k}",), 3 * k, 1) for k in range(20))
+    checkpoints = history(records, Roster((), sessions))
+    assert 1 < len(checkpoints) <= 12 and checkpoints[-1].games == len(records)
+    assert [c.games for c in checkpoints] == sorted({c.games for c in checkpoints})

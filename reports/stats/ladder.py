@@ -88,12 +88,19 @@ def _shifted(rating: Rating, offset: float) -> Rating:
     )
 
 
-def history(records: Sequence[GameRecord], roster: Roster) -> list[Checkpoint]:
-    """The ratings (with intervals) after each addition of ``roster``'s sessions: the games whose pairs
-    come before the next addition's first pair. Additions after which the ratings cannot be fitted
-    yet (no two members met, or groups that never met) are left out."""
+def history(records: Sequence[GameRecord], roster: Roster, *, points: int = 12) -> list[Checkpoint]:
+    """The ratings (with intervals) after the additions of ``roster``'s sessions: the games whose pairs
+    come before the next addition's first pair. At most ``points`` additions, evenly spaced, the last
+    always among them (each costs a fit with every interval). Additions after which the ratings
+    cannot be fitted yet (no two members met, or groups that never met) are left out."""
     ordered = sorted(records, key=lambda record: record.game_id)
     ends = [session.first_pair for session in roster.sessions[1:]] + [math.inf]
+    if len(ends) > points:
+        ends = (
+            [ends[round(k * (len(ends) - 1) / (points - 1))] for k in range(points)]
+            if points > 1
+            else ends[-1:]
+        )
     checkpoints: list[Checkpoint] = []
     for end in ends:
         prefix = [record for record in ordered if record.pair_id < end]
