@@ -155,3 +155,20 @@ def test_the_history_has_a_checkpoint_an_addition_at_most_twelve_the_last_all_ga
     checkpoints = history(records, Roster((), sessions))
     assert 1 < len(checkpoints) <= 12 and checkpoints[-1].games == len(records)
     assert [c.games for c in checkpoints] == sorted({c.games for c in checkpoints})
+
+
+def test_a_changed_file_or_changed_parameters_make_the_next_version_and_defaults_change_nothing(tmp_path):
+    from tournament.ladder import Roster, identify
+
+    bot = tmp_path / "bot.py"
+    bot.write_text("def agent(obs, config):\n    return 0\n")
+    first = identify(str(bot))
+    roster = Roster().with_member(Roster().admit(first, added="t", toolkit=""))
+    assert roster.admit(identify(str(bot)), added="t", toolkit="").id == "bot@1"  # the same bytes: the same
+    bot.write_text("def agent(obs, config):\n    return 1\n")
+    second = roster.admit(identify(str(bot)), added="t", toolkit="")
+    assert second.id == "bot@2" and second.spec != roster.members[0].spec
+    assert second.spec.startswith("agents/") and second.files == (second.spec,)  # plays its own copy
+    assert identify("minimax").identity == identify("minimax:depth=3").identity  # 3 is the default
+    assert identify("minimax:depth=2").identity != identify("minimax").identity
+    assert identify("minimax:depth=2").name == "minimax" and identify("kaggle-random").name == "kaggle-random"
