@@ -43,7 +43,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
 
 __all__ = ["RULES", "Outlook", "choose", "pair_gain"]
 
@@ -69,6 +68,12 @@ class Outlook:
         return self.names.index(name)
 
 
+def _expected(difference: float) -> float:
+    """The expected score of a rating ``difference`` Elo ahead (logistic; scipy is left out of the
+    command line's start, ``tests/test_imports.py``)."""
+    return 1.0 / (1.0 + math.exp(-float(difference) / _C))
+
+
 def pair_gain(outlook: Outlook, newcomer: str, member: str, covariance: np.ndarray | None = None) -> float:
     """The target's variance (Elo²) one game pair of ``newcomer`` against ``member`` is expected to
     remove, with ``covariance`` (default the outlook's) as the current one (module docstring)."""
@@ -76,7 +81,7 @@ def pair_gain(outlook: Outlook, newcomer: str, member: str, covariance: np.ndarr
     n, j = outlook.index(newcomer), outlook.index(member)
     u = np.zeros(len(outlook.names))
     u[n], u[j] = 1.0, -1.0
-    p = float(expit((outlook.elo[n] - outlook.elo[j]) / _C))
+    p = _expected(outlook.elo[n] - outlook.elo[j])
     noise = _C**2 / max(2.0 * p * (1.0 - p), 1e-12)
     vu = v @ u
     return float((outlook.target @ vu) ** 2 / (noise + u @ vu))
@@ -87,7 +92,7 @@ def _after(outlook: Outlook, newcomer: str, member: str, covariance: np.ndarray)
     n, j = outlook.index(newcomer), outlook.index(member)
     u = np.zeros(len(outlook.names))
     u[n], u[j] = 1.0, -1.0
-    p = float(expit((outlook.elo[n] - outlook.elo[j]) / _C))
+    p = _expected(outlook.elo[n] - outlook.elo[j])
     noise = _C**2 / max(2.0 * p * (1.0 - p), 1e-12)
     vu = covariance @ u
     updated: np.ndarray = covariance - np.outer(vu, vu) / (noise + u @ vu)
