@@ -4,19 +4,31 @@ Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), 
 (:mod:`connectx.play`), ``import`` (:mod:`connectx.importing`: episodes played on Kaggle), ``report``
 (alias ``table``; :mod:`connectx.results`), ``analyze`` (:mod:`connectx.analyze`), ``agents``
 (:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
-(:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`), ``serve`` (:mod:`connectx.serve`). With
-no subcommand: ``run`` with its defaults. ``python -m connectx`` is the same command.
+(:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`), ``serve`` (:mod:`connectx.serve`), ``ladder``
+(:mod:`connectx.ladder`). With no subcommand: ``run`` with its defaults. ``python -m connectx`` is the same command.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from connectx import analyze, importing, listing, match, play, results, serve, solve, submission, train
+from connectx import (
+    analyze,
+    importing,
+    ladder,
+    listing,
+    match,
+    play,
+    results,
+    serve,
+    solve,
+    submission,
+    train,
+)
 from connectx.options import Handler, Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,play,import,report,analyze,agents,build,check,solve,train,serve}"
+COMMANDS = "{run,sprt,play,import,report,analyze,agents,build,check,solve,train,serve,ladder}"
 
 
 def parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
@@ -28,7 +40,19 @@ def parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
         "referee, reports, single-file Kaggle submissions, an exact solver, trainable learners.",
     )
     commands = top.add_subparsers(dest="command", metavar=COMMANDS)
-    for module in (match, play, importing, results, analyze, listing, submission, solve, train, serve):
+    for module in (
+        match,
+        play,
+        importing,
+        results,
+        analyze,
+        listing,
+        submission,
+        solve,
+        train,
+        serve,
+        ladder,
+    ):
         module.add_commands(commands)
     return top, commands
 

@@ -4,6 +4,7 @@ left for the next run, and a misbehaving agent's game is stored like any other."
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from tournament import runner
 from tournament.driver import Backend, BackendError, Started, Summary, Tournament
 from tournament.record import GameFailed, GameRecord, Termination
-from tournament.schedule import Settings
+from tournament.schedule import GameTask, Settings
 from tournament.store import Store
 
 MISBEHAVING = Path(__file__).parent / "misbehaving"
@@ -112,3 +113,26 @@ def test_an_unknown_backend_is_refused_before_anything_is_written(tmp_path):
     ):
         pass
     assert not (tmp_path / "out").exists()
+
+
+def test_tasks_given_are_played_instead_of_the_schedule_by_the_specs_their_names_stand_for(tmp_path):
+    """A driver that chooses its games as it goes (a ladder) hands them in, named as it stores them."""
+    settings = _settings("left@1", "rand@1", games=1)
+    tasks = [
+        GameTask(k, 0, a, b, 4, 4, 3, 2.0, None, 5) for k, (a, b) in enumerate([("left@1", "rand@1")] * 2)
+    ]
+    tasks[1] = dataclasses.replace(tasks[1], first="rand@1", second="left@1")
+    players = {"left@1": "leftmost", "rand@1": "random:seed=2"}
+    with Tournament(tmp_path, settings, ONE) as tournament:
+        assert tournament.play(tasks=tasks[:1], players=players) == Summary(1, 0, 1, 1, None)
+        assert tournament.play(tasks=tasks, players=players) == Summary(1, 0, 2, 2, None)  # game 0 is stored
+    with Store.open(tmp_path) as store:
+        stored = store.records()
+    assert [r.task for r in stored] == tasks  # under the names, as handed in
+    for record in stored:  # left@1 played leftmost: the leftmost column not full, every move
+        assert record.offender is None and len(record.moves) >= 5
+        heights = [0] * 4
+        for ply, column in enumerate(record.moves):
+            if (record.first, record.second)[ply % 2] == "left@1":
+                assert column == min(c for c in range(4) if heights[c] < 4)
+            heights[column] += 1

@@ -218,3 +218,16 @@ def test_bounds_grow_along_a_chain_of_perfect_scorers():
     assert [r.name for r in ratings[:3]] == ["T", "U", "V"]
     t, u, v = ratings[:3]
     assert t.low > u.low > v.low > max(r.elo for r in ratings[3:])
+
+
+def test_intervals_of_named_players_alone_are_those_of_the_full_fit():
+    h2h = {
+        ("A", "B"): WDL(wins=30, draws=5, losses=15),
+        ("B", "C"): WDL(wins=25, losses=25),
+        ("A", "C"): WDL(20, 0, 20),
+    }
+    full = {r.name: r for r in rate(h2h)}
+    some = {r.name: r for r in rate(h2h, intervals={"B"})}
+    assert (some["B"].low, some["B"].high) == (full["B"].low, full["B"].high)
+    assert math.isnan(some["A"].low) and math.isnan(some["C"].high)
+    assert [some[name].elo for name in "ABC"] == [full[name].elo for name in "ABC"]

@@ -29,7 +29,7 @@ import contextlib
 import dataclasses
 import functools
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -149,15 +149,26 @@ class Tournament:
         self._stack.close()
 
     def play(
-        self, stop: Stop | None = None, on_event: Callable[[Event], None] = lambda event: None
+        self,
+        stop: Stop | None = None,
+        on_event: Callable[[Event], None] = lambda event: None,
+        *,
+        tasks: Sequence[GameTask] | None = None,
+        players: Mapping[str, str] | None = None,
     ) -> Summary:
         """Play the scheduled games not stored yet, storing each as it ends, until all are played or
         ``stop`` has decided (then the games in flight are cancelled); ``on_event`` hears of each
         (:data:`Event`). Raises :class:`~tournament.store.StoreError` when a game cannot be stored
         (e.g. a full disk), and lets ``KeyboardInterrupt`` through; either way the games in flight
-        stop and the games stored stay."""
+        stop and the games stored stay.
+
+        ``tasks`` are the games to play instead of the settings' schedule, for a driver that chooses
+        them as it goes (:mod:`tournament.ladder`); those already stored are skipped all the same.
+        ``players`` maps an entrant's name in ``tasks`` to the spec that plays it (a ladder's
+        ``name@version``); the games are stored under the names, as scheduled.
+        """
         assert self._play is not None, "play inside `with Tournament(...)`"
-        tasks = schedule(self.settings)
+        tasks = schedule(self.settings) if tasks is None else list(tasks)
         done = self.store.game_ids()
         if stop is not None:
             stop.add(self.store.records())
@@ -165,13 +176,15 @@ class Tournament:
         todo = [] if decided else [task for task in tasks if task.game_id not in done]
         on_event(Started(len(tasks), len(done), len(todo)))
         played = failed = 0
-        games = self._play(todo)
+        named = {task.game_id: task for task in todo}
+        games = self._play([_played_by(task, players or {}) for task in todo])
         try:
             for result in games:
                 if not isinstance(result, GameRecord):
                     failed += 1
                     on_event(result)
                     continue
+                result = dataclasses.replace(result, task=named[result.game_id])  # stored as scheduled
                 self.store.add(result)
                 played += 1
                 if stop is not None:
@@ -183,6 +196,13 @@ class Tournament:
             games.close()  # the games still in flight are not needed, or the caller stops
         decision = None if stop is None else stop.decision
         return Summary(played, failed, len(done) + played, len(tasks), decision)
+
+
+def _played_by(task: GameTask, players: Mapping[str, str]) -> GameTask:
+    """``task`` with each entrant that ``players`` names replaced by the spec that plays it."""
+    return dataclasses.replace(
+        task, first=players.get(task.first, task.first), second=players.get(task.second, task.second)
+    )
 
 
 @contextlib.contextmanager

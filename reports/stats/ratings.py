@@ -52,7 +52,7 @@ BayesElo's prior (Rémi Coulom). It keeps every rating finite but pulls the rati
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,7 +157,7 @@ def rate(
     *,
     prior_draws: float = 0.0,
     anchor: str | None = None,
-    intervals: bool = True,
+    intervals: bool | Collection[str] = True,
 ) -> list[Rating]:
     """Rate every player of ``h2h`` jointly, best first: by level of the "scored against" graph (a
     player that won every game against the rest ranks above it), then by rating, and by score per
@@ -172,7 +172,8 @@ def rate(
             (1 without them).
         prior_draws: virtual draws added to every pairing that met (BayesElo's prior); >= 0.
         anchor: a player rated 0 Elo; ``None`` puts the mean of the rated pool at 0.
-        intervals: False skips the intervals and bounds (``low``, ``high`` are nan).
+        intervals: False skips the intervals and bounds (``low``, ``high`` are nan); a collection of
+            names computes those players' alone (a ladder's stop rule needs its newcomer's).
 
     Raises:
         ValueError: ``prior_draws < 0``; an ``anchor`` that did not play; players that fall into
@@ -187,11 +188,13 @@ def rate(
         return []
     model = Model.build(names, h2h, prior_draws)
     fit = model.fit_pool(None if anchor is None else names.index(anchor))
-    phi = dispersion(names, h2h, pairs or {}, fit.theta) if intervals else 1.0
+    wanted = (
+        range(len(names)) if intervals is True else [k for k, n in enumerate(names) if n in (intervals or ())]
+    )
+    phi = dispersion(names, h2h, pairs or {}, fit.theta) if wanted else 1.0
     low, high = np.full(len(names), math.nan), np.full(len(names), math.nan)
-    if intervals:
-        for k in range(len(names)):
-            low[k], high[k] = fit.interval(k, phi)
+    for k in wanted:
+        low[k], high[k] = fit.interval(k, phi)
     played = totals(h2h)
     reference = anchor
     if reference is None and fit.pool.sum() == 1:  # a pool of one: its player is the zero, unmeasured
