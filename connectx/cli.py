@@ -5,7 +5,8 @@ Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), 
 (alias ``table``; :mod:`connectx.results`), ``analyze`` (:mod:`connectx.analyze`), ``agents``
 (:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
 (:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`), ``serve`` (:mod:`connectx.serve`), ``ladder``
-(:mod:`connectx.ladder`). With no subcommand: ``run`` with its defaults. ``python -m connectx`` is the same command.
+(:mod:`connectx.ladder`). With no subcommand: ``run`` with its defaults. ``python -m connectx`` is the
+same command.
 """
 
 from __future__ import annotations
