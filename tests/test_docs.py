@@ -47,7 +47,8 @@ def command_lines(page: Path) -> list[str]:
     for span in INLINE.findall(_without_code(text)):
         span = " ".join(span.split())
         argv = _connectx_argv(span) if CONNECTX.match(span) else None
-        if MODULE.match(span) or (argv is not None and len(argv) > 1 and not argv[0].endswith(":")):
+        said = argv is not None and any(word.endswith(":") for word in argv)  # an error message it prints
+        if MODULE.match(span) or (argv is not None and len(argv) > 1 and not said):
             lines.append(span)
     return lines
 
