@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.files import replace_atomically
 from connectx.options import BOUNDS, check_ranges, workers_option
 from tournament.store import Store, StoreError
 
@@ -64,7 +65,6 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     from tqdm import tqdm
 
     from reports.render.analysis import accuracy_lines
-    from reports.render.write import replace_atomically
     from reports.stats.analysis import MOVES_FILE, Analysis
     from reports.stats.judging import judge, unavailable
 

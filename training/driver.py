@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import Geometry
+from agents.files import replace_atomically
 from agents.registry import BUILTIN
 from tournament.openings import random_openings
 from training import curve
@@ -326,8 +327,6 @@ def _checkpointed(path: Path) -> int:
 
 
 def _write_checkpoint(path: Path, saved: dict[str, Any]) -> None:
-    from reports.render.write import replace_atomically  # pandas: imported when a checkpoint is written
-
     data = pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL)
     replace_atomically(path, lambda temporary: temporary.write_bytes(data))
 

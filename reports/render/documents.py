@@ -4,7 +4,7 @@ report (:func:`write_all`); and comparisons.
 Kept apart from :mod:`reports.render.write` (the CSV tables and PNG figures of a
 :class:`~reports.stats.results.Results`): the documents are laid out from a
 :class:`reports.report.Report`. Files are replaced atomically, as there
-(:func:`reports.render.write.replace_atomically`).
+(:func:`agents.files.replace_atomically`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.files import replace_atomically
 from reports.compare import compare
 from reports.render import html, markdown
-from reports.render.write import replace_atomically, write_reports
+from reports.render.write import write_reports
 from reports.report import Report
 from reports.stats.frames import games_frame
 

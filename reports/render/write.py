@@ -1,23 +1,23 @@
 """Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.stats.results.Results`.
 
-Each file is written to a temporary file beside it and moved into place with :func:`os.replace`, so a
-reader (or an interrupted run) sees the old file or the new one, never half of one.
+Each file is replaced atomically (:func:`agents.files.replace_atomically`): a reader, or an interrupted
+run, sees the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from agents.files import replace_atomically
 from reports.render.plots import plot_crosstable, plot_elo, plot_progress
 from reports.stats.results import Results
 from reports.stats.tables import crosstable, pairs, standings
 from tournament.record import GameRecord
 
-__all__ = ["readable_pairs", "replace_atomically", "write_reports"]
+__all__ = ["readable_pairs", "write_reports"]
 
 ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
 
@@ -103,13 +103,3 @@ def readable_pairs(table: pd.DataFrame) -> pd.DataFrame:
 
 def _csv(frame: pd.DataFrame, *, index: bool = False, na_rep: str = "") -> Callable[[Path], object]:
     return lambda path: frame.to_csv(path, index=index, float_format="%.6g", na_rep=na_rep)
-
-
-def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
-    """Call ``write`` on a temporary path in ``path``'s directory, then move the result to ``path``."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)

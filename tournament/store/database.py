@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import urlencode
 
+from agents.files import replace_atomically
 from tournament.schedule import Settings
 from tournament.schema import SCHEMA, SCHEMA_VERSION, SchemaError, migrate
 from tournament.store.errors import StoreError, Unwritable, cannot_write, describe, failures
@@ -77,19 +78,23 @@ def stored_settings(db: sqlite3.Connection) -> str | None:
 
 def new_database(path: Path, settings: Settings) -> None:
     """Create the database ``path`` holding ``settings`` and no games, atomically: it is written as
-    ``path.new`` and renamed into place once complete. Call with the run lock held."""
+    ``path.new`` and renamed into place once complete (:func:`agents.files.replace_atomically`). Call
+    with the run lock held."""
     temporary = path.with_name(path.name + NEW_SUFFIX)
     for suffix in SIDE_FILES:  # what a creation killed half-way left behind
         Path(f"{temporary}{suffix}").unlink(missing_ok=True)
-    db = sqlite3.connect(temporary)
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(SCHEMA)
-        with db:
-            db.execute(INSERT_SETTINGS, (settings_to_json(settings),))
-    finally:
-        db.close()  # checkpoints the WAL into the file and removes it
-    os.replace(temporary, path)
+
+    def make(file: Path) -> None:
+        db = sqlite3.connect(file)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            with db:
+                db.execute(INSERT_SETTINGS, (settings_to_json(settings),))
+        finally:
+            db.close()  # checkpoints the WAL into the file and removes it
+
+    replace_atomically(path, make, temporary=temporary)
 
 
 def connect(path: Path, mode: str = "rw", *, immutable: bool = False) -> sqlite3.Connection:

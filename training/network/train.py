@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pickle
 import sys
 import time
@@ -49,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import geometry
+from agents.files import replace_atomically
 from agents.network.features import COLUMNS, PLANES, ROWS
 from agents.network.numpy_forward import load_weights
 from training.evaluation import opponent, paired_score
@@ -229,10 +229,8 @@ def _record(
         "history": state.history,
         "args": vars(args) | {"out": str(out)},
     }
-    checkpoint = out / "checkpoint.pkl"
-    with open(checkpoint.with_suffix(".tmp"), "wb") as f:
-        pickle.dump(saved, f)
-    os.replace(checkpoint.with_suffix(".tmp"), checkpoint)
+    pickled = pickle.dumps(saved)
+    replace_atomically(out / "checkpoint.pkl", lambda temporary: temporary.write_bytes(pickled))
 
 
 def _smoke(args: argparse.Namespace) -> None:
