@@ -226,6 +226,12 @@ class GameRecord:
         """The columns the referee played before the agents (the first ``len(opening)`` of ``moves``)."""
         return self.task.opening
 
+    def board(self, plies: int | None = None) -> Board:
+        """The position after the game's first ``plies`` moves (default: all of them), those moves its
+        history (:meth:`Board.notation <agents.engine.board.Board.notation>` writes them)."""
+        task = self.task
+        return Board.from_moves(self.moves[:plies], rows=task.rows, columns=task.columns, inarow=task.inarow)
+
     def score_of(self, name: str) -> float:
         """Score (1, 0.5, 0) of entrant ``name``; raises ValueError if it did not play."""
         if name == self.first:

@@ -10,7 +10,7 @@ spreadsheet and a notebook see the same columns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from reports.stats.results import Results
 from reports.stats.tables import crosstable, pairs, standings
 from tournament.record import GameRecord
 
-__all__ = ["GAMES_COLUMNS", "Frames", "games_frame", "load", "notation"]
+__all__ = ["GAMES_COLUMNS", "Frames", "games_frame", "load"]
 
 GAMES_COLUMNS = [
     "game_id", "pair_id", "first", "second", "rows", "columns", "inarow", "act_timeout", "seed",
@@ -70,14 +70,14 @@ def load(directory: Path | str) -> Frames:
 def games_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
     """One row per game, in the order given, columns :data:`GAMES_COLUMNS`.
 
-    ``opening`` and ``moves`` (the opening included) are in Pons' notation (:func:`notation`), which
-    ``connectx solve`` reads; ``plies`` counts the moves. ``result`` is ``first``'s score
-    (1, 0.5, 0), ``winner`` the winning entrant ("" for a draw), ``termination`` one of ``win draw
-    invalid timeout error`` and ``offender`` the entrant that forfeited ("" if none), with ``detail``
-    its message (possibly several lines). ``move_times`` is a tuple of seconds, one per agent call
-    after the opening, alternating between the players from the one to move after the opening (a
-    forfeit's offending call may be one more than the moves); ``duration`` is the game's wall-clock
-    seconds, ``started_at`` its ISO 8601 UTC start.
+    ``opening`` and ``moves`` (the opening included) are in Pons' notation
+    (:meth:`agents.engine.board.Board.notation`), which ``connectx solve`` reads; ``plies`` counts the
+    moves. ``result`` is ``first``'s score (1, 0.5, 0), ``winner`` the winning entrant ("" for a draw),
+    ``termination`` one of ``win draw invalid timeout error`` and ``offender`` the entrant that forfeited
+    ("" if none), with ``detail`` its message (possibly several lines). ``move_times`` is a tuple of
+    seconds, one per agent call after the opening, alternating between the players from the one to move
+    after the opening (a forfeit's offending call may be one more than the moves); ``duration`` is the
+    game's wall-clock seconds, ``started_at`` its ISO 8601 UTC start.
     """
     rows = []
     for record in records:
@@ -95,8 +95,8 @@ def games_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
                 "inarow": task.inarow,
                 "act_timeout": task.act_timeout,
                 "seed": task.seed,
-                "opening": notation(record.opening, task.columns),
-                "moves": notation(record.moves, task.columns),
+                "opening": record.board(len(record.opening)).notation(),
+                "moves": record.board().notation(),
                 "plies": len(record.moves),
                 "result": record.result,
                 "winner": winner,
@@ -109,14 +109,3 @@ def games_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=GAMES_COLUMNS)
-
-
-def notation(moves: Sequence[int], columns: int) -> str:
-    """Moves (0-based columns) in Pons' notation: 1-based column digits, ``(3, 3, 4) -> "445"``.
-
-    Boards wider than 9 columns, where digits would be ambiguous, get the 1-based columns separated
-    by spaces (``"10 3 12"``). No moves give "".
-    """
-    if columns <= 9:
-        return "".join(str(move + 1) for move in moves)
-    return " ".join(str(move + 1) for move in moves)

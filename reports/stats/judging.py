@@ -169,7 +169,7 @@ def _judge_game(game: Game) -> tuple[list[JudgedMove], dict[int, Scores], int]:
                 game=game_id,
                 ply=index + 1,
                 agent=agent,
-                position="".join(str(c + 1) for c in moves[:index]),
+                position=board.notation(),
                 column=column + 1,
                 value_before=best,
                 value_after=played,
