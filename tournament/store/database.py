@@ -21,8 +21,6 @@ __all__ = [
     "INSERT_SETTINGS",
     "OUR_TABLES",
     "SIDE_FILES",
-    "SOLVED_SCHEMA",
-    "SOLVED_TABLE",
     "connect",
     "new_database",
     "stored_settings",
@@ -36,10 +34,9 @@ SIDE_FILES = ("", "-wal", "-shm", "-journal")
 """The suffixes of a database's files: the database itself, then SQLite's side files."""
 
 OUR_TABLES = {"settings", "games"}
-SOLVED_TABLE = "solved"
-"""The cache of move analysis (:meth:`~tournament.store.Store.solved`): made by the first analysis,
-not by a run."""
-SOLVED_SCHEMA = f"CREATE TABLE IF NOT EXISTS {SOLVED_TABLE} (key INTEGER PRIMARY KEY, scores TEXT NOT NULL)"
+FORMER_TABLES = {"solved"}
+"""Tables an older version kept in a store, left as they are: ``solved``, move analysis's cache,
+which now has a file of its own (:mod:`reports.stats.solved`)."""
 
 
 def uri(path: Path, query: dict[str, str]) -> str:
@@ -110,8 +107,8 @@ def connect(path: Path, mode: str = "rw", *, immutable: bool = False) -> sqlite3
         db = sqlite3.connect(uri(path, query), uri=True)
     try:
         tables = table_names(db)
-        if not tables <= OUR_TABLES | {SOLVED_TABLE}:
-            others = ", ".join(sorted(tables - OUR_TABLES - {SOLVED_TABLE}))
+        if not tables <= OUR_TABLES | FORMER_TABLES:
+            others = ", ".join(sorted(tables - OUR_TABLES - FORMER_TABLES))
             raise sqlite3.DatabaseError(f"it holds other tables ({others})")
         if "games" in tables:
             if mode == "ro" and db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
