@@ -18,8 +18,7 @@ from pathlib import Path
 from agents.kit.adapter import DEFAULT_OVERAGE
 from agents.registry import BUILTIN, KAGGLE_BUILTIN
 from reports.stats.results import Results
-from reports.stats.sprt import Sprt
-from reports.stats.tally import oriented
+from reports.stats.stopping import SprtStop
 from tournament.record import GameRecord
 from tournament.schedule import HUMAN, Settings
 
@@ -174,16 +173,12 @@ def _sprt_line(results: Results, settings: Settings) -> str:
     """``elo0 0, elo1 10, ...: pairs 12 [...] LLR ...; H1 accepted`` for an SPRT match, else ""."""
     if settings.sprt is None:
         return ""
-    test = Sprt(*settings.sprt)
-    a, b = settings.entrants[:2]
-    pentas = results.pentanomials
-    key = (a, b) if a < b else (b, a)
-    counts = oriented(pentas, a, b) if key in pentas else None
-    if counts is None:
-        return f"{test.describe()}: no complete pair yet"
-    status = test.status(counts)
-    verdict = f"{status.decision} accepted" if status.decision else "no decision"
-    return f"{test.describe()}: {status.format()}; {verdict}"
+    stop = SprtStop(settings)
+    stop.add(results.records)
+    if not stop.counts.pairs:
+        return f"{stop.sprt.describe()}: no complete pair yet"
+    verdict = f"{stop.decision} accepted" if stop.decision else "no decision"
+    return f"{stop.sprt.describe()}: {stop.line}; {verdict}"
 
 
 def entrant(spec: str) -> Entrant:
