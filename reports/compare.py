@@ -139,7 +139,7 @@ def compare(
         agents.append(AgentLine(name, cells, change))
     versus = []
     for k, (report, lineup) in enumerate(zip(reports, lineups, strict=True)):
-        h2h = report.results.h2h
+        h2h = report.h2h
         for name, spec in lineup.items():
             results = [
                 oriented(h2h, spec, lineup[other]) if _met(h2h, spec, lineup[other]) else None

@@ -1,5 +1,5 @@
 """The facts of a tournament run, for its report: :class:`Header` (board, time control, openings,
-dates, SPRT line) and :class:`Entrant` (what each entrant is), and :func:`format_seconds`.
+dates, SPRT line) and :class:`Entrant` (what each entrant is).
 
 Units: seconds for times; dates are UTC.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,12 +16,13 @@ from pathlib import Path
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from agents.registry import BUILTIN, KAGGLE_BUILTIN
+from reports.durations import format_seconds
 from reports.stats.results import Results
 from reports.stats.stopping import SprtStop
 from tournament.record import GameRecord
 from tournament.schedule import HUMAN, Settings
 
-__all__ = ["Entrant", "Header", "entrant", "format_seconds", "header", "short_names"]
+__all__ = ["Entrant", "Header", "entrant", "header", "short_names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,21 +75,6 @@ class Entrant:
     description: str
     params: str
     sha256: str
-
-
-def format_seconds(seconds: float) -> str:
-    """``0.4 ms``, ``12.3 ms``, ``1.25 s``, ``3 min 4 s``, ``2 h 05 min``: a duration for people; ``-``
-    for nan, a time not measured (e.g. an agent whose imported games carry no move times)."""
-    if math.isnan(seconds):
-        return "-"
-    if seconds < 1:
-        return f"{seconds * 1000:.1f} ms" if seconds < 0.1 else f"{seconds * 1000:.0f} ms"
-    if seconds < 60:
-        return f"{seconds:.2f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {rest} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def header(results: Results, settings: Settings, name: str) -> Header:

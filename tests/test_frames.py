@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents.engine.board import Board
-from reports.stats.frames import GAMES_COLUMNS, load
+from reports.stats.frames import load
+from reports.stats.tables import GAMES_COLUMNS
 from tests.records import settings_for, synthetic_records
 from tournament.store import Store, StoreError
 

@@ -78,7 +78,7 @@ def inside(figure: Figure) -> bool:
 
 
 def test_every_figure_keeps_its_labels_inside(report):
-    results = report.results
+    results = report  # the figures' data
     figures = {
         "elo": elo_figure(results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale),
         "elo with labels": elo_figure(results.ratings, title="Elo", scale=report.scale),
@@ -98,7 +98,7 @@ def test_every_figure_keeps_its_labels_inside(report):
 
 
 def test_the_progression_panel_titles_do_not_collide(report):
-    figure = progress_figure(report.results.progress, title="Elo progression", scale=report.scale)
+    figure = progress_figure(report.progress, title="Elo progression", scale=report.scale)
     renderer = drawn(figure).get_renderer()
     titles = [text for text in figure.findobj(Text) if re.match(r"\d\. ", text.get_text())]  # "1. negamax"
     shown = sorted(title.get_text().split(". ", 1)[1] for title in titles)

@@ -1,9 +1,8 @@
 """Write a tournament's documents: ``report.html``, ``report.md`` and ``games.csv``; every file of a
 report (:func:`write_all`); and comparisons.
 
-Kept apart from :mod:`reports.render.write` (the CSV tables and PNG figures of a
-:class:`~reports.stats.results.Results`): the documents are laid out from a
-:class:`reports.report.Report`. Files are replaced atomically, as there
+Kept apart from :mod:`reports.render.write` (the CSV tables and PNG figures): these are the
+documents laid out from a :class:`reports.report.Report`. Files are replaced atomically
 (:func:`agents.files.replace_atomically`).
 """
 
@@ -17,7 +16,6 @@ from reports.compare import compare
 from reports.render import html, markdown
 from reports.render.write import write_reports
 from reports.report import Report
-from reports.stats.frames import games_frame
 
 __all__ = ["DOCUMENTS", "write_all", "write_comparison", "write_documents"]
 
@@ -27,19 +25,19 @@ DOCUMENTS = ("report.html", "report.md", "games.csv")
 def write_all(report: Report, out_dir: Path | str) -> dict[str, Path]:
     """Write every file of ``report`` into ``out_dir``: the tables and figures
     (:func:`reports.render.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file name."""
-    return write_reports(report.results, out_dir, scale=report.scale) | write_documents(report, out_dir)
+    return write_reports(report, out_dir) | write_documents(report, out_dir)
 
 
 def write_documents(report: Report, out_dir: Path | str) -> dict[str, Path]:
     """Write :data:`DOCUMENTS` of ``report`` into ``out_dir`` (created if missing); return their paths.
 
     ``report.md`` links the PNGs of :func:`reports.render.write.write_reports`, which should be written to
-    the same directory. ``games.csv`` is :func:`reports.stats.frames.games_frame` with ``move_times`` as
-    space-separated seconds.
+    the same directory. ``games.csv`` is the report's games table (:func:`reports.stats.tables.games`)
+    with ``move_times`` as space-separated seconds.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    games = games_frame(report.records)
+    games = report.tables.games.copy()
     games["move_times"] = games["move_times"].map(lambda times: " ".join(f"{t:.6g}" for t in times))
     writers = {
         "report.html": lambda path: path.write_text(html.render(report), encoding="utf-8"),

@@ -30,7 +30,7 @@ from markupsafe import Markup, escape
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
-from reports.header import format_seconds
+from reports.durations import format_seconds
 from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
 from reports.stats.headtohead import WDL
@@ -42,12 +42,8 @@ def render(report: Report) -> str:
     """The report as one HTML page (a ``str``; write it as UTF-8)."""
     title = f"{len(report.records)} games · {report.header.board}"
     figures = {
-        "elo": elo_figure(
-            report.results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale
-        ),
-        "progress": progress_figure(
-            report.results.progress, title=f"Elo progression · {title}", scale=report.scale
-        ),
+        "elo": elo_figure(report.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale),
+        "progress": progress_figure(report.progress, title=f"Elo progression · {title}", scale=report.scale),
         "crosstable": crosstable_figure(report.crosstable, report.standings, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from agents.kit.adapter import DEFAULT_OVERAGE
 from reports.compare import Comparison
-from reports.header import format_seconds
+from reports.durations import format_seconds
 from reports.report import Report
 from reports.review import Review
 from reports.stats.headtohead import WDL

@@ -1,4 +1,4 @@
-"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.stats.results.Results`.
+"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.report.Report`.
 
 Each file is replaced atomically (:func:`agents.files.replace_atomically`): a reader, or an interrupted
 run, sees the old file or the new one, never half of one.
@@ -6,57 +6,45 @@ run, sees the old file or the new one, never half of one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 from agents.files import replace_atomically
 from reports.render.plots import plot_crosstable, plot_elo, plot_progress
-from reports.stats.results import Results
-from reports.stats.tables import crosstable, pairs, standings
-from tournament.record import GameRecord
+from reports.report import Report
 
 __all__ = ["readable_pairs", "write_reports"]
 
-ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
 
+def write_reports(report: Report, out_dir: Path | str) -> dict[str, Path]:
+    """Write the tables and figures of ``report`` into ``out_dir`` (created if missing), replacing old
+    ones; the figures' Elo axis says where its zero is (:attr:`reports.report.Report.scale`).
 
-def write_reports(results: Results, out_dir: Path | str, *, scale: str = "Elo") -> dict[str, Path]:
-    """Write the tables and figures of ``results`` into ``out_dir`` (created if missing), replacing old ones;
-    ``scale`` labels the figures' Elo axis (where its zero is, :attr:`reports.report.Report.scale`).
-
-    Files: ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`), ``pairs.csv``
-    (see :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
-    column agent, ``results.los``), ``elo.png``, ``elo_progress.png`` and ``crosstable.png`` (see
+    Files: ``standings.csv``, ``crosstable.csv``, ``elo.csv``, ``pairs.csv`` (see
+    :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
+    column agent), ``elo.png``, ``elo_progress.png`` and ``crosstable.png`` (see
     :mod:`reports.render.plots`). Returns the path of each file by file name.
-
-    Raises:
-        ValueError: no game between two different agents; see also :func:`reports.stats.ratings.rate`.
     """
-    if not results.h2h:
-        raise ValueError("no game between two different agents to report")
-    order = results.order
-    table = standings(results)
-    los = pd.DataFrame(results.los, index=pd.Index(order, name="agent"), columns=order)
-    title = f"{sum(wdl.games for wdl in results.h2h.values())} games · {_configuration(results.records)}"
+    tables, title, scale = report.tables, report.caption, report.scale
     writers: dict[str, Callable[[Path], object]] = {
-        "standings.csv": _csv(table),
-        "crosstable.csv": _csv(crosstable(results), index=True),
-        "elo.csv": _csv(table[ELO_COLUMNS]),
-        "pairs.csv": _csv(readable_pairs(pairs(results)), na_rep="n/a"),
-        "los.csv": _csv(los, index=True),
+        "standings.csv": _csv(tables.standings),
+        "crosstable.csv": _csv(tables.crosstable, index=True),
+        "elo.csv": _csv(tables.elo),
+        "pairs.csv": _csv(readable_pairs(tables.pairs), na_rep="n/a"),
+        "los.csv": _csv(tables.los, index=True),
         "elo.png": lambda path: plot_elo(
-            results.ratings,
+            report.ratings,
             path,
             title=f"Elo: maximum likelihood, 95 % profile-likelihood intervals\n{title}",
             scale=scale,
         ),
         "elo_progress.png": lambda path: plot_progress(
-            results.progress, path, title=f"Elo progression\n{title}", scale=scale
+            report.progress, path, title=f"Elo progression\n{title}", scale=scale
         ),
         "crosstable.png": lambda path: plot_crosstable(
-            results.crosstable, results.standings, path, title=f"Crosstable\n{title}"
+            report.crosstable, report.standings, path, title=f"Crosstable\n{title}"
         ),
     }
     out = Path(out_dir)
@@ -64,15 +52,6 @@ def write_reports(results: Results, out_dir: Path | str, *, scale: str = "Elo") 
     for name, write in writers.items():
         replace_atomically(out / name, write)
     return {name: out / name for name in writers}
-
-
-def _configuration(records: Sequence[GameRecord]) -> str:
-    """The board and time settings of the games, e.g. ``6x7, 4 in a row, 2 s a move``, joined by ``;``."""
-    settings = sorted({(r.task.rows, r.task.columns, r.task.inarow, r.task.act_timeout) for r in records})
-    return "; ".join(
-        f"{rows}x{columns}, {inarow} in a row, {timeout:g} s a move"
-        for rows, columns, inarow, timeout in settings
-    )
 
 
 def readable_pairs(table: pd.DataFrame) -> pd.DataFrame:

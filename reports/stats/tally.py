@@ -23,7 +23,6 @@ __all__ = [
     "GamePairs",
     "Matchup",
     "distinct_games",
-    "entrants",
     "forfeits",
     "head_to_head",
     "oriented",
@@ -124,11 +123,6 @@ def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, str, Terminati
 def oriented(table: Mapping[Matchup, _Stat], a: str, b: str) -> _Stat:
     """``a``'s counts against ``b`` from a per-pairing table; raises KeyError if they never met."""
     return table[a, b] if a < b else table[b, a].flipped()
-
-
-def entrants(table: Mapping[Matchup, object]) -> list[str]:
-    """Every name in a per-pairing table, sorted."""
-    return sorted({name for key in table for name in key})
 
 
 def totals(h2h: Mapping[Matchup, WDL]) -> dict[str, WDL]:
