@@ -26,7 +26,7 @@ from agents.one_step import score_moves
 
 __all__ = [
     "Afterstates",
-    "Evaluate",
+    "PositionValues",
     "OnePly",
     "afterstates",
     "best_column",
@@ -34,7 +34,7 @@ __all__ = [
     "one_step_values",
 ]
 
-Evaluate = Callable[[Sequence[int], Sequence[int], Geometry], np.ndarray]
+PositionValues = Callable[[Sequence[int], Sequence[int], Geometry], np.ndarray]
 """``evaluate(positions, masks, geo)``: values in [-1, 1], shape ``(len(positions),)``, of the
 positions given as bitboards (:mod:`agents.engine.board`), each for its side to move."""
 
@@ -66,7 +66,7 @@ def afterstates(board: Board) -> Afterstates:
     return Afterstates(tuple(columns), tuple(results), tuple(positions), tuple(masks))
 
 
-def move_values(board: Board, evaluate: Evaluate) -> dict[int, float]:
+def move_values(board: Board, evaluate: PositionValues) -> dict[int, float]:
     """``{column: worth to the mover}`` of every legal move of ``board`` (game not over), centre
     first: the result of a move that ends the game, else minus ``evaluate`` of its afterstate (all
     afterstates in one call)."""
@@ -94,12 +94,12 @@ def best_column(values: dict[int, float]) -> int:
 
 
 class OnePly:
-    """The one-ply :class:`~agents.kit.player.Player`: ``evaluator(geo)`` returns the :data:`Evaluate`
+    """The one-ply :class:`~agents.kit.player.Player`: ``evaluator(geo)`` returns the :data:`PositionValues`
     to use on boards ``geo``, or None when it has none for that board (then the one-step fallback
     plays). ``last_move`` holds ``stage`` (``one_ply`` or ``fallback``) and ``value``, the chosen
     move's worth to the mover. Raises ``ValueError`` when asked to play a finished game."""
 
-    def __init__(self, evaluator: Callable[[Geometry], Evaluate | None]) -> None:
+    def __init__(self, evaluator: Callable[[Geometry], PositionValues | None]) -> None:
         self.evaluator = evaluator
         self.last_move: dict[str, object] = {}
 

@@ -25,7 +25,7 @@ import random
 
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
-from agents.engine.puct import Evaluate, Puct
+from agents.engine.puct import PolicyValue, Puct
 from agents.kit.adapter import Agent, Clock, kaggle_agent
 from agents.kit.record import MoveRecord
 from agents.kit.strategy import Strategy
@@ -43,7 +43,7 @@ MARGIN = 0.25
 """Seconds of ``actTimeout`` left unused: process and referee overhead around the agent's call."""
 
 
-def rollout_evaluator(geo: Geometry, rng: random.Random) -> Evaluate:
+def rollout_evaluator(geo: Geometry, rng: random.Random) -> PolicyValue:
     """The rollout evaluator of ``geo`` for :class:`agents.engine.puct.Puct`: prior logits ``(columns,)``
     all 0 (a uniform prior) and, as the value, the result of one game from the position played out
     with uniformly random legal moves drawn from ``rng``, for the side to move (1 win, 0 draw, -1

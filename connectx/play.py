@@ -7,7 +7,7 @@ bank, run in a process of its own behind the tournament's proxy
 (:class:`tournament.sandbox.AgentProcess`), so that an untrusted file agent can read neither the store
 nor this terminal, its prints do not garble the board, and a move that overruns Kaggle's limit is cut
 off and forfeits instead of hanging the session. Its answer is judged by Kaggle's rules, as in a
-tournament (:func:`tournament.rules.judge`): a Python ``int`` naming a column that is not full, in
+tournament (:func:`tournament.rules.rule_on`): a Python ``int`` naming a column that is not full, in
 time (``actTimeout`` plus the bank), else the game is its forfeit (INVALID, TIMEOUT, or ERROR when it
 raised); ``None`` is Kaggle's default action, column 0. The forfeit says why, counting columns from 1
 as the board does.
@@ -49,7 +49,7 @@ from connectx.match import LIMITS
 from connectx.options import act_timeout_option, board_geometry, board_options, check_ranges, out_option
 from reports.provenance import toolkit_version
 from tournament.record import Forfeit, GameRecord, Termination
-from tournament.rules import judge
+from tournament.rules import rule_on
 from tournament.schedule import HUMAN, GameTask, Settings
 from tournament.store import DB_NAME, Store, StoreError
 
@@ -122,7 +122,7 @@ def open_store(out: Path, settings: Settings) -> Store:
 
 
 class Forfeited(Exception):  # noqa: N818 - an event of the game, like Kaggle's statuses
-    """The agent's call broke Kaggle's rules: ``forfeit`` says how (:func:`tournament.rules.judge`),
+    """The agent's call broke Kaggle's rules: ``forfeit`` says how (:func:`tournament.rules.rule_on`),
     ``seconds`` is how long the call took."""
 
     def __init__(self, forfeit: Forfeit, seconds: float) -> None:
@@ -133,7 +133,7 @@ class Forfeited(Exception):  # noqa: N818 - an event of the game, like Kaggle's 
 class AgentSide:
     """The agent as a :class:`~agents.kit.player.Player`: asks ``proxy`` (an
     :class:`~tournament.sandbox.AgentProcess`) through :func:`~agents.kit.adapter.as_player` and judges
-    the answer by Kaggle's rules (:func:`tournament.rules.judge`), raising :class:`Forfeited` instead
+    the answer by Kaggle's rules (:func:`tournament.rules.rule_on`), raising :class:`Forfeited` instead
     of returning a bad one."""
 
     def __init__(self, proxy: AgentProcess, label: str, say: Say) -> None:
@@ -148,7 +148,7 @@ class AgentSide:
         except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
             answer = error
         spent = time.perf_counter() - began
-        ruling = judge(board.mark, board, answer, seconds=spent, clock=clock)
+        ruling = rule_on(board.mark, board, answer, seconds=spent, clock=clock)
         if isinstance(ruling, Forfeit):
             raise Forfeited(ruling, spent)
         return ruling

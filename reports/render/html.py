@@ -17,7 +17,7 @@ Why it looks the way it does:
 * Long names: an agent's name is its spec (``network:search=none,weights=/tmp/exp/old.npz``), and
   the tables show it whole, wrappable after its ``:``, ``,`` and ``/`` (the ``agent`` filter), and
   scroll sideways inside their own box when still too wide; the figures shorten names
-  (:func:`reports.render.plots.short_names`) and sit beside or above the tables that give them whole.
+  (:func:`reports.render.plots.abbreviated`) and sit beside or above the tables that give them whole.
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ import numpy.random  # noqa: F401 - imported once here, not in every host (numpy
 from agents.engine.board import Board
 from agents.engine.solver import warm_up
 from agents.registry import SpecError, files_of, load_agent, parse_spec
+from tournament.environments import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.limits import Limits
-from tournament.referee import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.replies import decode, encode
 from tournament.rules import invalid_action
 from tournament.sandbox import isolation, landlock
