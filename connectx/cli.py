@@ -16,7 +16,7 @@ from connectx import analyze, importing, listing, match, play, results, solve, s
 from connectx.options import Handler, Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,play,import,report,analyze,agents,build,check,solve,train}"
+COMMANDS = "{run,sprt,play,import,report,table,analyze,agents,build,check,solve,train}"
 
 
 def parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
