@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.engine.board import Board, Geometry
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.one_step import score_moves
 
 __all__ = [

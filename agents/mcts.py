@@ -26,7 +26,8 @@ import random
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
 from agents.engine.puct import PolicyValue, Puct
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move

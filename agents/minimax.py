@@ -23,7 +23,8 @@ from functools import cache
 from agents.engine.board import Board, Geometry
 from agents.engine.search import Evaluate, Search
 from agents.heuristic import MINIMAX, evaluate
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.clock import Clock
 
 
 def course_evaluation(geo: Geometry, root_ply: int) -> Evaluate:

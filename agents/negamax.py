@@ -51,8 +51,9 @@ from __future__ import annotations
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
 from agents.engine.search import Evaluate, Search
-from agents.kit.adapter import DEFAULT_OVERAGE, Agent, Clock, kaggle_agent
+from agents.kit.adapter import Agent, kaggle_agent
 from agents.kit.budget import move_budget
+from agents.kit.clock import DEFAULT_OVERAGE, Clock
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
 from agents.kit.strategy import Strategy

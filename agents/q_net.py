@@ -33,7 +33,8 @@ from agents import resources
 from agents.afterstates import best_column, one_step_values
 from agents.engine.board import Board, Geometry
 from agents.features import planes
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.clock import Clock
 from agents.weights import Layers, board_of, layers, load, require
 
 __all__ = ["QNet", "agent", "make_agent", "q_values"]

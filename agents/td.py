@@ -39,8 +39,9 @@ from agents import resources
 from agents.engine.board import Board, Geometry
 from agents.engine.search import Evaluate, Search
 from agents.features import features
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import Agent, kaggle_agent
 from agents.kit.budget import move_budget
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move

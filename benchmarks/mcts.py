@@ -15,7 +15,8 @@ import argparse
 import time
 
 from agents.engine.board import Board, geometry
-from agents.kit.adapter import Clock, as_player
+from agents.kit.adapter import as_player
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.mcts import Mcts
 from agents.registry import load_agent, parse_spec

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 
 __all__ = ["HumanPlayer", "Quit", "Undo", "column_of"]
 

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.engine.board import Board, Outcome
-from agents.kit.adapter import Clock, as_player
+from agents.kit.adapter import as_player
+from agents.kit.clock import Clock
 from agents.kit.player import Player, play_game
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour

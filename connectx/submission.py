@@ -21,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from agents.registry import SpecError
 from connectx.options import BOUNDS, act_timeout_option, check_ranges, games_option
 from submissions.build import BuildError, build_spec, write

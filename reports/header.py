@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from agents.registry import BUILTIN, KAGGLE_BUILTIN
 from reports.durations import format_seconds
 from reports.stats.results import Results

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from tournament import rules, sandbox
 from tournament.game import Environments, play_episode
 from tournament.record import Forfeit, GameRecord, Termination

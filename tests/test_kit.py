@@ -14,8 +14,9 @@ import pytest
 from agents.engine.board import Board
 from agents.engine.solver import Solver
 from agents.kit import solved
-from agents.kit.adapter import Clock, kaggle_agent, observation
+from agents.kit.adapter import kaggle_agent, observation
 from agents.kit.budget import Budget, collector_paused, move_budget
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.solved import EXACT_EMPTY_LIMIT, TABLE_LIMIT, Solution, SolvedPositions
 from agents.kit.tactics import tactical_move

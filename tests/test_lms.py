@@ -9,7 +9,8 @@ import pytest
 from agents import lms, random_agent
 from agents.engine.board import Board, geometry
 from agents.features import FEATURES
-from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.adapter import as_player, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.weights import save
 from tests.boards import random_board

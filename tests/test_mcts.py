@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.mcts import Mcts, make_agent, rollout_evaluator
 from agents.registry import load_agent, parse_spec
 

@@ -11,8 +11,8 @@ import pytest
 from agents import negamax
 from agents.engine.board import Board
 from agents.engine.search import WIN, Search
-from agents.kit.adapter import Clock
 from agents.kit.budget import Budget, move_budget
+from agents.kit.clock import Clock
 
 
 def _obs(board: Board, overage: float = 0.0) -> dict:

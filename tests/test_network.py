@@ -123,7 +123,7 @@ def test_iterative_deepening_within_time_takes_a_win_and_blocks(random_weights) 
 
 
 def test_network_players_play_a_whole_game(random_weights) -> None:
-    from agents.kit.adapter import Clock
+    from agents.kit.clock import Clock
     from agents.kit.player import play_game
     from agents.network.agent import Network
 
@@ -177,7 +177,7 @@ def test_unknown_parameters() -> None:
 
 
 def test_search_none_is_the_policy_alone(random_weights) -> None:
-    from agents.kit.adapter import Clock
+    from agents.kit.clock import Clock
     from agents.network.agent import Network, policy_logits
 
     _, _, weights = random_weights(seed=12)
@@ -189,7 +189,7 @@ def test_search_none_is_the_policy_alone(random_weights) -> None:
 
 
 def test_puct_stages(random_weights) -> None:
-    from agents.kit.adapter import Clock
+    from agents.kit.clock import Clock
     from agents.network.agent import Network
 
     _, _, weights = random_weights(seed=13)
@@ -243,7 +243,7 @@ def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
 def test_puct_gets_the_whole_move_after_a_failed_solve(
     monkeypatch: pytest.MonkeyPatch, random_weights
 ) -> None:
-    from agents.kit.adapter import Clock
+    from agents.kit.clock import Clock
 
     network_agent = importlib.import_module("agents.network.agent")
     seen = []

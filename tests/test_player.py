@@ -8,7 +8,8 @@ import pytest
 
 from agents import leftmost, random_agent
 from agents.engine.board import Board, IllegalMoveError, Outcome
-from agents.kit.adapter import Clock, as_player, kaggle_agent, observation
+from agents.kit.adapter import as_player, kaggle_agent, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 
 

@@ -14,7 +14,8 @@ import pytest
 from agents import random_agent
 from agents.engine.board import Board, geometry
 from agents.features import planes
-from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.adapter import as_player, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.q_net import make_agent, q_values
 from agents.weights import layers, load, save

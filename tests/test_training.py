@@ -11,7 +11,7 @@ import pytest
 
 from agents.engine.board import Board
 from agents.engine.solver import Solver
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.network.agent import best_move
 from agents.network.numpy_forward import forward, load_weights
 from training.network.data import FULL, UNSOLVED, NoisyTactical, label_game, noisy_game

@@ -10,7 +10,8 @@ import pytest
 from agents import random_agent, value_net
 from agents.engine.board import Board, geometry
 from agents.features import planes
-from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.adapter import as_player, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.weights import layers, save
 from tests.boards import random_board

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from tournament.environments import DeadlineExceeded, Environment, make
 from tournament.limits import Limits
 from tournament.record import FORFEIT_STATUSES, Forfeit, GameRecord, Termination

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.engine.board import Board, ColumnFullError, GameOverError, NotAColumnError
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from tournament.record import Forfeit, Termination
 from tournament.replies import Unreadable
 

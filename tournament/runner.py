@@ -51,7 +51,7 @@ from multiprocessing.connection import Connection, wait
 from threadpoolctl import threadpool_limits
 
 from agents.engine.solver import warm_up
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from tournament import sandbox
 from tournament.game_process import STOP, GameProcess, Played, Progress, serve
 from tournament.limits import Limits

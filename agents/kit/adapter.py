@@ -12,25 +12,14 @@ calling an agent by hand often pass plain dicts. Both are read here and nowhere 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agents.engine.board import Board
-
-if TYPE_CHECKING:
-    from agents.kit.player import Player
+from agents.kit.clock import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Clock
+from agents.kit.player import Player
 
 Agent = Callable[[Any, Any], int]
 """Kaggle's agent signature: ``agent(obs, config) -> column`` (a Python ``int``)."""
-
-DEFAULT_ACT_TIMEOUT = 2.0
-"""Kaggle's ``actTimeout`` for ConnectX: seconds a move may take before the bank is drawn on
-(kaggle_environments/envs/connectx/connectx.json)."""
-DEFAULT_OVERAGE = 60.0
-"""Kaggle's initial ``remainingOverageTime``: the seconds of each agent's overage bank
-(kaggle_environments/envs/connectx/connectx.json; core.py draws on it).
-"""
-
 
 _REQUIRED = object()
 
@@ -63,21 +52,13 @@ def board_from_obs(obs: Any, config: Any) -> Board:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Clock:
-    """Time a move may use, in seconds: ``act_timeout`` free, then ``overage`` from the bank.
-    The default is Kaggle's: 2 s a move and a 60 s bank."""
-
-    act_timeout: float = DEFAULT_ACT_TIMEOUT
-    overage: float = DEFAULT_OVERAGE
-
-    @classmethod
-    def from_kaggle(cls, obs: Any, config: Any) -> Clock:
-        """Read ``config.actTimeout`` and ``obs.remainingOverageTime`` (defaults 2 s and 60 s)."""
-        return cls(
-            act_timeout=float(field(config, "actTimeout", DEFAULT_ACT_TIMEOUT)),
-            overage=float(field(obs, "remainingOverageTime", DEFAULT_OVERAGE)),
-        )
+def clock_from_obs(obs: Any, config: Any) -> Clock:
+    """The :class:`~agents.kit.clock.Clock` of an observation: ``config.actTimeout`` and
+    ``obs.remainingOverageTime`` (Kaggle's 2 s and 60 s when absent)."""
+    return Clock(
+        act_timeout=float(field(config, "actTimeout", DEFAULT_ACT_TIMEOUT)),
+        overage=float(field(obs, "remainingOverageTime", DEFAULT_OVERAGE)),
+    )
 
 
 class _Struct(dict):
@@ -142,7 +123,7 @@ def kaggle_agent(player: Player) -> Agent:
     """
 
     def agent(obs: Any, config: Any) -> int:
-        column = int(player.play(board_from_obs(obs, config), Clock.from_kaggle(obs, config)))
+        column = int(player.play(board_from_obs(obs, config), clock_from_obs(obs, config)))
         if hasattr(player, "last_move"):
             agent.last_move = player.last_move  # type: ignore[attr-defined]
         return column

@@ -1,7 +1,7 @@
 """Players and the one game loop that plays them outside Kaggle's referee.
 
 A :class:`Player` chooses a column for a :class:`~agents.engine.board.Board` under a
-:class:`~agents.kit.adapter.Clock`. Kaggle's ``agent(obs, config)`` is an adapter at the edge:
+:class:`~agents.kit.clock.Clock`. Kaggle's ``agent(obs, config)`` is an adapter at the edge:
 :func:`agents.kit.adapter.as_player` turns an agent into a player, :func:`agents.kit.adapter.kaggle_agent` a
 player into an agent. :func:`play_game` is the one loop in which players meet in-process -- for
 benchmarks, training data, learners and terminal play. Tournaments do not use it: they play every game
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agents.engine.board import Board, Outcome
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 
 __all__ = ["GameResult", "Player", "play_game"]
 

@@ -13,8 +13,8 @@ import time
 from abc import ABC, abstractmethod
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
 from agents.kit.budget import collector_paused
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 
 __all__ = ["Strategy"]

@@ -47,8 +47,9 @@ from agents import resources
 from agents.engine.board import Board, geometry
 from agents.engine.puct import Puct, cached
 from agents.engine.search import Search
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import Agent, kaggle_agent
 from agents.kit.budget import collector_paused, move_budget
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
 from agents.kit.tactics import tactical_move

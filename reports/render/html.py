@@ -28,7 +28,7 @@ import re
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from reports.compare import Comparison
 from reports.durations import format_seconds
 from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg

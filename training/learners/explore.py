@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.kit.player import Player
 
 __all__ = ["EpsilonGreedy"]

@@ -69,7 +69,7 @@ from agents import weights as weights_file
 from agents.afterstates import afterstates
 from agents.engine.board import Board, Geometry
 from agents.features import planes
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.q_net import q_values
 from agents.weights import Layers
 from training.learners.exact import Oracle, opening

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents.engine.board import Board, Geometry
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.td import inputs, value
 from agents.weights import save
 from training.selfplay import Trajectory, play

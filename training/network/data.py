@@ -40,7 +40,7 @@ from pathlib import Path
 
 from agents.engine.board import Board, geometry
 from agents.engine.book import mirror
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.network.features import COLUMNS, ROWS
 from training.shards import build_shards, save_shard
