@@ -25,7 +25,6 @@ __all__ = ["add_commands", "analyze_run"]
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``analyze`` to the subcommands ``commands``."""
-    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     analyze = commands.add_parser(
         "analyze",
         help="judge every move of a stored tournament against perfect play (RUN/moves.csv)",

@@ -64,7 +64,6 @@ Say = Callable[[str], None]
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``play`` to the subcommands ``commands``."""
-    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     play = commands.add_parser(
         "play",
         help="play a game against an agent at the terminal, and store it",

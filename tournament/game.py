@@ -142,9 +142,9 @@ class Environments:
     the configuration stays the same, as kaggle's own ``evaluate(..., num_episodes=N)`` plays its
     episodes (``Environment.run`` resets a finished environment itself).
 
-    ``make`` costs about 16 ms on this machine, a reset 10 ms, and ``make(...).run`` resets twice
-    (once in ``make``, again in ``run``, which resets an environment still at its first step): a
-    random-vs-random game takes about 47 ms that way and 29 ms in a reused environment.
+    ``make(...).run`` resets twice (once in ``make``, again in ``run``, which resets an environment
+    still at its first step), and ``make`` itself costs more than a game of two fast agents; a reused
+    environment pays a single reset a game (``python -m benchmarks.runner_overhead`` measures it).
     """
 
     def __init__(self) -> None:

@@ -64,9 +64,8 @@ def non_losing(possible: int, threats: int) -> int:
     anticipate-losing-moves/): a single playable threat must be blocked, two or more lose, and no
     move may go directly under a threat.
 
-    Not cached: a few integer operations cost as much as a cache lookup (in the heuristic search at
-    depth 8, nodes a second are within 5 % with an unbounded cache and 15 % fewer with one bounded to
-    4096 entries), and a cache keyed by positions grows with every game played.
+    Not cached: a few integer operations cost as much as a cache lookup (a bounded cache made the
+    heuristic search slower), and a cache keyed by positions grows with every game played.
     """
     forced = possible & threats
     if forced:

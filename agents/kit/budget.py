@@ -53,8 +53,6 @@ class Budget:
         return now + max(self.fallback if after_solving else 0.05, start + self.total - now)
 
 
-# Keyword-only tuning parameters with defaults, a signature of the same shape as some constructors'
-# (duplicates pairs it with training.learners.td.Learner's): no shared logic.
 def move_budget(
     clock: Clock,
     ply: int,

@@ -38,8 +38,6 @@ class Standing:
     timeouts: int
     errors: int
 
-    # Read-only views of the tally, one property each: the shape duplicates pairs with GameRecord's
-    # properties (tournament.record); no shared logic.
     @property
     def games(self) -> int:
         return self.wdl.games
