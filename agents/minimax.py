@@ -23,7 +23,7 @@ from functools import cache
 from agents.engine.board import Board, Geometry
 from agents.engine.search import Evaluate, Search
 from agents.heuristic import MINIMAX, evaluate
-from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.adapter import agent_factory
 from agents.kit.clock import Clock
 
 
@@ -62,9 +62,10 @@ def minimax_values(board: Board, depth: int = 3) -> dict[int, int]:
 
 class Minimax:
     """The N-step lookahead :class:`~agents.kit.player.Player`: a column of the highest
-    :func:`minimax_values`, ties broken by ``random.Random(seed)``."""
+    :func:`minimax_values` searching ``depth`` plies (≥ 1, default 3 as in the course), ties broken by
+    ``random.Random(seed)``. Raises ``ValueError`` for ``depth < 1``."""
 
-    def __init__(self, depth: int = 3, seed: int | None = None) -> None:
+    def __init__(self, *, depth: int = 3, seed: int | None = None) -> None:
         if depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         self.depth = depth
@@ -76,12 +77,6 @@ class Minimax:
         return self.rng.choice([column for column, value in values.items() if value == best])
 
 
-def make_agent(*, depth: int = 3, seed: int | None = None) -> Agent:
-    """The N-step lookahead agent searching ``depth`` plies (≥ 1, default 3 as in the course).
-
-    ``seed`` seeds its tie-breaking ``random.Random``. Raises ``ValueError`` for ``depth < 1``.
-    """
-    return kaggle_agent(Minimax(depth, seed))
-
+make_agent = agent_factory(Minimax)
 
 agent = make_agent()

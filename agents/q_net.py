@@ -33,7 +33,7 @@ from agents import resources
 from agents.afterstates import best_column, one_step_values
 from agents.engine.board import Board, Geometry
 from agents.features import planes
-from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.adapter import agent_factory
 from agents.kit.clock import Clock
 from agents.weights import Layers, board_of, layers, load, require
 
@@ -57,10 +57,13 @@ def _fits(net: Layers, geo: Geometry) -> bool:
 
 class QNet:
     """The ``q_net`` :class:`~agents.kit.player.Player`. ``weights``: a path, or None for the shipped
-    file (read at the first move). ``last_move["stage"]`` is ``"q"`` or ``"fallback"`` (see the
-    module docstring). Raises ``ValueError`` when asked to play a finished game."""
+    file, read at the first move (``FileNotFoundError`` here when the path is no file; ``ValueError``
+    at the first move when it is not a q_net weights file). ``last_move["stage"]`` is ``"q"`` or
+    ``"fallback"`` (see the module docstring). Raises ``ValueError`` when asked to play a finished
+    game."""
 
     def __init__(self, weights: str | None = None) -> None:
+        require(weights)
         self.weights = weights
         self.last_move: dict[str, object] = {}
         self._loaded: tuple[Layers, Geometry] | None = None
@@ -89,12 +92,6 @@ class QNet:
         return legal[int(np.argmax(q[legal]))]
 
 
-def make_agent(weights: str | None = None) -> Agent:
-    """The ``q_net`` agent: the shipped weights, or the weights file at the path ``weights``
-    (``FileNotFoundError`` here when it does not exist; ``ValueError`` at the first move when it is
-    not a q_net weights file)."""
-    require(weights)
-    return kaggle_agent(QNet(weights))
-
+make_agent = agent_factory(QNet)
 
 agent = make_agent()

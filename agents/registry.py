@@ -6,9 +6,8 @@ A spec is one of
   ``minimax:depth=2``; values are read as int, float, ``true``/``false`` or else text (a text
   naming an existing file, such as ``weights=runs/lms/lms.npz``, becomes its absolute path: agents
   play in a sandbox whose working directory is another), and must
-  be keyword parameters of the module's ``make_agent`` of the type it annotates (a float must be
-  finite; an int is a valid float); a value may be a path (``lms:weights=runs/lms/lms.npz``), not
-  one holding a comma;
+  be parameters of the agent, of the type it annotates (a float must be finite; an int is a valid
+  float); a value may be a path (``lms:weights=runs/lms/lms.npz``), not one holding a comma;
 * ``kaggle-random`` / ``kaggle-negamax`` -- kaggle-environments' own built-in agents;
 * a path to a ``.py`` file (a text ending in ``.py`` or holding a path separator, unless the part
   before its first ``:`` names one of our agents) -- loaded the way Kaggle loads a submission:
@@ -20,7 +19,10 @@ closest known one, by :func:`difflib.get_close_matches`, and an unknown paramete
 agent's); :func:`load_agent` turns a checked spec into something ``kaggle_environments`` accepts in
 ``env.run``. :func:`files_of` and :func:`with_paths` find and
 replace the files a spec reads, for playing it on another machine (:mod:`tournament.cluster`).
-:func:`parameters` and :func:`summary` describe an agent from its code (``make_agent``'s signature,
+An agent's parameters are declared once, where they are taken: by its player class, whose signature
+its module's ``make_agent`` carries (:func:`agents.kit.adapter.agent_factory`), or, for an agent
+without one, by ``make_agent`` itself. The registry reads them there, through ``make_agent``'s
+signature: :func:`parameters` and :func:`summary` describe an agent from its code (its parameters,
 the module docstring), for ``connectx agents``.
 """
 
@@ -51,7 +53,8 @@ BUILTIN: dict[str, str] = {
     "lms": "agents.lms",
     "td": "agents.td",
 }
-"""Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
+"""Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``. Imported by name,
+lazily: every one lies in :mod:`agents`."""
 
 KAGGLE_BUILTIN: dict[str, str] = {"kaggle-random": "random", "kaggle-negamax": "negamax"}
 """kaggle-environments' ConnectX agents: spec name -> the name ``env.run`` knows them by."""
@@ -107,7 +110,8 @@ class Parameter:
 
 def parameters(name: str) -> tuple[Parameter, ...]:
     """The keyword parameters of our agent ``name`` (a key of :data:`BUILTIN`), from the signature
-    of its module's ``make_agent``; ``KeyError`` for another name."""
+    of its module's ``make_agent`` (its player class's, where it has one); ``KeyError`` for another
+    name."""
     make_agent = importlib.import_module(BUILTIN[name]).make_agent
     out = []
     for parameter in inspect.signature(make_agent, eval_str=True).parameters.values():

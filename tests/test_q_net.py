@@ -55,7 +55,7 @@ def test_every_move_is_a_legal_int_and_the_stage_says_network_or_fallback(rows, 
 def test_a_weights_file_is_played_by_argmax_over_legal_columns(trained, tmp_path: Path) -> None:
     path = trained[2]
     board = Board.from_moves([0, 1, 1, 2], rows=5, columns=4, inarow=3)
-    agent = make_agent(str(path))
+    agent = make_agent(weights=str(path))
     q = q_values(layers(load(str(path), shipped=bytes)), planes(board.position, board.mask, SMALL)[None])[0]
     assert agent(*observation(board, Clock())) == int(np.argmax(q))
     assert agent.last_move["stage"] == "q"
@@ -63,14 +63,14 @@ def test_a_weights_file_is_played_by_argmax_over_legal_columns(trained, tmp_path
     net = {"w0": np.zeros((2 * SMALL.size, 4), np.float32), "b0": np.array([9, 1, 2, 3], np.float32)}
     save(tmp_path / "zero.npz", net, SMALL)
     full = Board.from_moves([0] * 5, rows=5, columns=4, inarow=3)
-    assert make_agent(str(tmp_path / "zero.npz"))(*observation(full, Clock())) == 3
+    assert make_agent(weights=str(tmp_path / "zero.npz"))(*observation(full, Clock())) == 3
 
 
 def test_missing_weights_raise_at_make_agent_and_a_bad_file_at_the_first_move(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
-        make_agent(str(tmp_path / "nope.npz"))
+        make_agent(weights=str(tmp_path / "nope.npz"))
     save(tmp_path / "bad.npz", {"v": np.zeros(3)}, SMALL)
-    agent = make_agent(str(tmp_path / "bad.npz"))
+    agent = make_agent(weights=str(tmp_path / "bad.npz"))
     with pytest.raises(ValueError, match="w0"):
         agent(*observation(Board(5, 4, 3), Clock()))
 

@@ -11,6 +11,7 @@ calling an agent by hand often pass plain dicts. Both are read here and nowhere 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -129,3 +130,17 @@ def kaggle_agent(player: Player) -> Agent:
         return column
 
     return agent
+
+
+def agent_factory(player: Callable[..., Player]) -> Callable[..., Agent]:
+    """The ``make_agent`` of an agent whose player class declares its parameters: ``make_agent(**params)``
+    is :func:`kaggle_agent` of ``player(**params)``, and its signature is the class's, the one place the
+    parameters and their defaults are written (:mod:`agents.registry` reads them there). Raises what
+    the class raises: ``TypeError`` for an unknown parameter, ``ValueError`` for a bad value."""
+
+    def make_agent(**params: Any) -> Agent:
+        return kaggle_agent(player(**params))
+
+    make_agent.__signature__ = inspect.signature(player, eval_str=True)  # type: ignore[attr-defined]
+    make_agent.__doc__ = f"The Kaggle agent of a :class:`{player.__name__}` player (its parameters)."
+    return make_agent

@@ -204,11 +204,12 @@ def _record(
     ``negamax`` from the empty board) and save the weights, history, curves and checkpoint."""
     import jax
 
-    from agents.network.agent import make_agent_from_weights
+    from agents.kit.adapter import kaggle_agent
+    from agents.network.agent import Network
     from training.network.model import export_weights
 
     weights = export_weights(state.params)
-    agent = make_agent_from_weights(weights, search="none")
+    agent = kaggle_agent(Network.of_weights(weights, search="none"))
     empty = [()] * args.eval_games
     record = {"step": state.step, **extra}
     for name, held in data.held_out.items():
