@@ -15,6 +15,7 @@ ties to the centre) and records ``stage: "fallback"``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from agents.engine.board import Board, Geometry
 from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 from agents.one_step import score_moves
 
 __all__ = [
@@ -96,14 +98,14 @@ def best_column(values: dict[int, float]) -> int:
 class OnePly:
     """The one-ply :class:`~agents.kit.player.Player`: ``evaluator(geo)`` returns the :data:`PositionValues`
     to use on boards ``geo``, or None when it has none for that board (then the one-step fallback
-    plays). ``last_move`` holds ``stage`` (``one_ply`` or ``fallback``) and ``value``, the chosen
-    move's worth to the mover. Raises ``ValueError`` when asked to play a finished game."""
+    plays). Its move's record has the ``stage`` (``one_ply`` or ``fallback``) and the ``value``, the
+    chosen move's worth to the mover. Raises ``ValueError`` when asked to play a finished game."""
 
     def __init__(self, evaluator: Callable[[Geometry], PositionValues | None]) -> None:
         self.evaluator = evaluator
-        self.last_move: dict[str, object] = {}
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         if board.is_game_over():
             raise ValueError("the game is already over")
         evaluate = self.evaluator(board.geo)
@@ -114,6 +116,4 @@ class OnePly:
             values = move_values(board, evaluate)
             stage = "one_ply"
         column = best_column(values)
-        self.last_move.clear()
-        self.last_move.update(stage=stage, value=values[column])
-        return column
+        return MoveRecord.since(start, board, stage, column, value=values[column])

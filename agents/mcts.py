@@ -81,9 +81,9 @@ class Mcts(Strategy):
     those kept from the last move included (default: as many as ``actTimeout`` minus :data:`MARGIN`
     allows; with it the search ignores the clock and, with a ``seed``, repeats itself exactly);
     ``seconds``: time a move instead of ``actTimeout`` minus :data:`MARGIN`; ``seed`` seeds the
-    rollouts. ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last
-    decision (None before the first), stage only/draw/win/block/search, with the root's ``visits``,
-    those ``reused`` from the last tree and the ``simulations`` run by a search. Raises
+    rollouts. A move's record (:class:`~agents.kit.record.MoveRecord`): stage only/draw/win/block/
+    search, with the root's ``visits``, those ``reused`` from the last tree and the ``simulations``
+    run by a search. Raises
     ``ValueError`` for ``c < 0``, ``rollouts < 1`` or ``seconds <= 0``.
     """
 

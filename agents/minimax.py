@@ -18,6 +18,7 @@ course. Children are searched centre-first, which makes cut-offs come early.
 from __future__ import annotations
 
 import random
+import time
 from functools import cache
 
 from agents.engine.board import Board, Geometry
@@ -25,6 +26,7 @@ from agents.engine.search import Evaluate, Search
 from agents.heuristic import MINIMAX, evaluate
 from agents.kit.adapter import agent_factory
 from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 
 
 def course_evaluation(geo: Geometry, root_ply: int) -> Evaluate:
@@ -71,10 +73,12 @@ class Minimax:
         self.depth = depth
         self.rng = random.Random(seed)
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         values = minimax_values(board, self.depth)
         best = max(values.values())
-        return self.rng.choice([column for column, value in values.items() if value == best])
+        column = self.rng.choice([column for column, value in values.items() if value == best])
+        return MoveRecord.since(start, board, "search", column, depth=self.depth, value=best)
 
 
 make_agent = agent_factory(Minimax)

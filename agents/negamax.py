@@ -114,8 +114,8 @@ class Negamax(Strategy):
     solving gives up (the bank it draws is at most ``longest - actTimeout``). Bad values raise
     ``ValueError``.
 
-    ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
-    first), stage only/draw/win/block/book/exact/search, with the ``depth`` and ``nodes`` of a search.
+    A move's record (:class:`~agents.kit.record.MoveRecord`): stage only/draw/win/block/book/exact/
+    search, with the ``depth`` and ``nodes`` of a search.
     Solvers and searches live as long as the player.
     """
 

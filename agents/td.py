@@ -108,8 +108,8 @@ class Td(Strategy):
     move instead of ``actTimeout - margin`` (with ``depth`` > 0 as well: iterative deepening capped at
     ``depth``).
 
-    ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
-    first), stage only/draw/win/block/search, with the ``depth`` and ``nodes`` of a search. Searches
+    A move's record (:class:`~agents.kit.record.MoveRecord`): stage only/draw/win/block/search, with
+    the ``depth`` and ``nodes`` of a search. Searches
     (one a board geometry) live as long as the player. Raises ``ValueError`` for a negative
     ``depth``, ``seconds`` or ``margin``.
     """

@@ -15,7 +15,7 @@ Weights: ``agents/data/value_net.npz`` (:mod:`agents.weights`: layer ``i`` as ``
 ``(inputs, outputs)`` and ``b{i}`` of shape ``(outputs,)``), read through
 :func:`agents.resources.read` at the first move, or the file ``weights=PATH``. The network only fits
 the board it was trained on (6x7, four in a row, for the shipped file); on any other configuration
-the agent plays the one-step lookahead fallback of :mod:`agents.afterstates` (``last_move`` stage
+the agent plays the one-step lookahead fallback of :mod:`agents.afterstates` (its move's stage
 ``fallback``).
 """
 

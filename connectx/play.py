@@ -43,6 +43,7 @@ from agents.engine.board import Board, Outcome
 from agents.kit.adapter import as_player
 from agents.kit.clock import Clock
 from agents.kit.player import Player, play_game
+from agents.kit.record import MoveRecord
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo
@@ -139,19 +140,19 @@ class AgentSide:
     def __init__(self, proxy: AgentProcess, label: str, say: Say) -> None:
         self.proxy, self.player, self.label, self.say = proxy, as_player(proxy), label, say
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
         self.say(f"{self.label} is thinking...")
         began = time.perf_counter()
         answer: int | Exception
         try:
-            answer = self.player.play(board, clock)
+            answer = self.player.play(board, clock).column
         except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
             answer = error
         spent = time.perf_counter() - began
         ruling = rule_on(board.mark, board, answer, seconds=spent, clock=clock)
         if isinstance(ruling, Forfeit):
             raise Forfeited(ruling, spent)
-        return ruling
+        return MoveRecord.since(began, board, "agent", ruling)
 
 
 def _bank(times: list[float], mark: int, clock: Clock) -> float:

@@ -237,26 +237,19 @@ def test_a_record_is_frozen_and_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not hasattr(record, "__dict__")
 
 
-def test_the_agent_shows_its_players_record_after_each_move() -> None:
-    class Leftmost:
-        def play(self, board: Board, clock: Clock) -> int:
-            return board.legal_moves()[0]
+def test_the_agent_keeps_the_record_its_player_returned_for_each_move() -> None:
+    class Recording:
+        records: list[MoveRecord] = []
 
-    class Recording(Leftmost):
-        last_move: MoveRecord | None = None
-
-        def play(self, board: Board, clock: Clock) -> int:
-            self.last_move = MoveRecord.since(time.perf_counter(), board, "only", 0)
-            return 0
+        def play(self, board: Board, clock: Clock) -> MoveRecord:
+            self.records.append(MoveRecord.since(time.perf_counter(), board, "only", 0))
+            return self.records[-1]
 
     player = Recording()
     agent = kaggle_agent(player)
     for moves in ("", "1"):
         assert agent(*observation(Board.from_moves(moves), Clock())) == 0
-        assert agent.last_move is player.last_move and player.last_move.ply == len(moves)  # type: ignore[attr-defined]
-    plain = kaggle_agent(Leftmost())
-    plain(*observation(Board(), Clock()))
-    assert not hasattr(plain, "last_move")
+        assert agent.last_move is player.records[-1] and player.records[-1].ply == len(moves)  # type: ignore[attr-defined]
 
 
 def test_a_strategy_times_its_move_with_the_collector_paused_and_keeps_the_record() -> None:
@@ -268,8 +261,6 @@ def test_a_strategy_times_its_move_with_the_collector_paused_and_keeps_the_recor
             return MoveRecord.since(start, board, "leftmost", board.legal_moves()[0])
 
     player = Leftmost()
-    assert player.last_move is None
-    assert player.play(Board.from_moves("1111"), Clock()) == 0
+    move = player.play(Board.from_moves("1111"), Clock())
+    assert move.column == 0 and move.stage == "leftmost" and move.ply == 4 and move.seconds >= 0
     assert player.collecting is False and gc.isenabled()
-    assert player.last_move is not None and player.last_move.stage == "leftmost"
-    assert player.last_move.ply == 4 and player.last_move.seconds >= 0

@@ -190,8 +190,8 @@ def test_search_none_is_the_policy_alone(random_weights) -> None:
     player = Network.of_weights(weights, search="none")
     for moves in ("", "4", "4453", "3344551"):
         board = Board.from_moves(moves)
-        assert player.play(board, Clock()) == int(np.argmax(policy_logits(weights, board)))
-        assert player.last_move.stage == "policy"
+        move = player.play(board, Clock())
+        assert move.column == int(np.argmax(policy_logits(weights, board))) and move.stage == "policy"
 
 
 def test_puct_stages(random_weights) -> None:
@@ -199,20 +199,18 @@ def test_puct_stages(random_weights) -> None:
 
     _, _, weights = random_weights(seed=13)
     player = Network.of_weights(weights, visits=30)
-    assert player.play(Board.from_moves("112233"), Clock()) == 3
-    assert player.last_move.stage == "win"
-    assert player.play(Board.from_moves("11223"), Clock()) == 3
-    assert player.last_move.stage == "block"
-    assert player.play(Board(), Clock()) == 3  # the solved game's move (the databases, else the book)
-    assert player.last_move.stage in ("exact", "book")
+    move = player.play(Board.from_moves("112233"), Clock())
+    assert move.column == 3 and move.stage == "win"
+    move = player.play(Board.from_moves("11223"), Clock())
+    assert move.column == 3 and move.stage == "block"
+    move = player.play(Board(), Clock())  # the solved game's move (the databases, else the book)
+    assert move.column == 3 and move.stage in ("exact", "book")
     without_book = Network.of_weights(weights, visits=30, book=False)
-    without_book.play(Board(), Clock())
-    assert without_book.last_move.stage == "puct"
-    without_book.play(Board.from_moves("4453"), Clock())  # 38 empty cells: too early for the solver alone
-    assert without_book.last_move.stage == "puct" and without_book.last_move.visits == 30
+    assert without_book.play(Board(), Clock()).stage == "puct"
+    move = without_book.play(Board.from_moves("4453"), Clock())  # 38 empty cells: too early for the solver
+    assert move.stage == "puct" and move.visits == 30
     late = Board.from_moves("52753311433677442422121")  # from Pons' L2_R1: the solver decides in time
-    player.play(late, Clock())
-    assert player.last_move.stage == "exact"
+    assert player.play(late, Clock()).stage == "exact"
     Network.of_weights(weights, visits=30, exact=False).play(late, Clock())
 
 

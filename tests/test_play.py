@@ -115,7 +115,7 @@ def test_column_of_reads_one_based_columns_and_refuses_the_rest() -> None:
 def test_human_player_asks_again_until_a_legal_move() -> None:
     answers, said = iter(["nine", "9", "3"]), []
     player = HumanPlayer("X", ask=lambda prompt: next(answers), say=said.append)
-    assert player.play(Board(), Clock()) == 2
+    assert player.play(Board(), Clock()).column == 2
     assert len(said) == 2 and "not a column" in said[0] and "no column 9" in said[1]
 
 

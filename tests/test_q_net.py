@@ -47,7 +47,7 @@ def test_every_move_is_a_legal_int_and_the_stage_says_network_or_fallback(rows, 
     while not board.is_game_over():
         move = agent(*observation(board, Clock()))
         assert type(move) is int and board.can_play(move)
-        assert agent.last_move["stage"] == ("q" if (rows, columns, inarow) == (6, 7, 4) else "fallback")
+        assert agent.last_move.stage == ("q" if (rows, columns, inarow) == (6, 7, 4) else "fallback")
         board.push(move)
 
 
@@ -58,7 +58,7 @@ def test_a_weights_file_is_played_by_argmax_over_legal_columns(trained, tmp_path
     agent = make_agent(weights=str(path))
     q = q_values(layers(load(str(path), shipped=bytes)), planes(board.position, board.mask, SMALL)[None])[0]
     assert agent(*observation(board, Clock())) == int(np.argmax(q))
-    assert agent.last_move["stage"] == "q"
+    assert agent.last_move.stage == "q"
     # a network that prefers column 0 above all must not play it once column 0 is full
     net = {"w0": np.zeros((2 * SMALL.size, 4), np.float32), "b0": np.array([9, 1, 2, 3], np.float32)}
     save(tmp_path / "zero.npz", net, SMALL)

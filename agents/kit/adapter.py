@@ -12,12 +12,14 @@ calling an agent by hand often pass plain dicts. Both are read here and nowhere 
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.engine.board import Board
 from agents.kit.clock import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Clock
 from agents.kit.player import Player
+from agents.kit.record import MoveRecord
 
 Agent = Callable[[Any, Any], int]
 """Kaggle's agent signature: ``agent(obs, config) -> column`` (a Python ``int``)."""
@@ -103,14 +105,15 @@ class _AgentPlayer:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
-    def play(self, board: Board, clock: Clock) -> int:
-        return self.agent(*observation(board, clock))
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
+        return MoveRecord.since(start, board, "agent", self.agent(*observation(board, clock)))
 
 
 def as_player(agent: Agent) -> Player:
-    """The :class:`~agents.kit.player.Player` that asks ``agent(obs, config)`` for each move (its answer is
-    returned as given, so :func:`agents.kit.player.play_game` refuses a column that is not a legal
-    ``int``)."""
+    """The :class:`~agents.kit.player.Player` that asks ``agent(obs, config)`` for each move (stage
+    ``agent``; its answer is the record's column as given, so :func:`agents.kit.player.play_game`
+    refuses a column that is not a legal ``int``)."""
     return _AgentPlayer(agent)
 
 
@@ -118,16 +121,15 @@ def kaggle_agent(player: Player) -> Agent:
     """The Kaggle agent ``agent(obs, config) -> int`` that asks ``player`` for each move.
 
     Raises :class:`~agents.engine.board.InvalidBoardError` for an impossible observation and ``KeyError`` for
-    a missing field, as :func:`board_from_obs` does. When the player keeps a ``last_move`` (how it
-    chose, for benchmarks: a :class:`~agents.kit.record.MoveRecord`), the agent's ``last_move``
-    attribute is the player's after each move.
+    a missing field, as :func:`board_from_obs` does. Kaggle's agent returns the column alone, so the
+    agent's ``last_move`` attribute keeps the rest of the record of its last move (what ``play``
+    returned: a :class:`~agents.kit.record.MoveRecord`), for tools that hold only the agent.
     """
 
     def agent(obs: Any, config: Any) -> int:
-        column = int(player.play(board_from_obs(obs, config), clock_from_obs(obs, config)))
-        if hasattr(player, "last_move"):
-            agent.last_move = player.last_move  # type: ignore[attr-defined]
-        return column
+        record = player.play(board_from_obs(obs, config), clock_from_obs(obs, config))
+        agent.last_move = record  # type: ignore[attr-defined]
+        return int(record.column)
 
     return agent
 

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from agents.engine.board import Board, Outcome
 from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 
 __all__ = ["GameResult", "Player", "play_game"]
 
@@ -25,14 +26,15 @@ KAGGLE_CLOCK = Clock()
 
 
 class Player(Protocol):
-    """Anything with ``play(board, clock) -> column``.
+    """Anything with ``play(board, clock) -> MoveRecord``.
 
     ``board`` is the position with the player's mark to move (``board.mark``); the player may push and
     pop moves on it but must leave it as it found it. ``clock`` gives ``act_timeout`` (seconds a move
-    may take) and ``overage`` (seconds left in the player's bank). The result is a 0-based column.
+    may take) and ``overage`` (seconds left in the player's bank). The result is the move, its
+    0-based ``column``, with how it was chosen (:class:`~agents.kit.record.MoveRecord`).
     """
 
-    def play(self, board: Board, clock: Clock) -> int: ...
+    def play(self, board: Board, clock: Clock) -> MoveRecord: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,7 @@ def play_game(
         side = game.ply % 2
         view = game.copy()
         began = time.perf_counter()
-        column = players[side].play(view, Clock(clock.act_timeout, banks[side]))
+        column = players[side].play(view, Clock(clock.act_timeout, banks[side])).column
         spent = time.perf_counter() - began
         banks[side] = max(0.0, banks[side] - max(0.0, spent - clock.act_timeout))
         game.push(column)

@@ -180,9 +180,9 @@ class Network:
     ``depth``, ``seconds``, ``visits``, ``c``, ``exact`` and ``book``). ``weights``: the path of a
     weights file (as ``python -m training.network.train`` writes them: ``OUT/network.npz``), read at
     once (``FileNotFoundError``, or ``ValueError`` when it is not one); None: the shipped weights,
-    read at the first move (``FileNotFoundError`` if the file is missing). ``last_move``: the
-    :class:`~agents.kit.record.MoveRecord` of the last decision (None before the first; the negamax
-    player's on another board), stage only/win/block/book/exact/puct/alphabeta/policy, with the
+    read at the first move (``FileNotFoundError`` if the file is missing). A move's record
+    (:class:`~agents.kit.record.MoveRecord`; the negamax player's on another board): stage
+    only/win/block/book/exact/puct/alphabeta/policy, with the
     ``visits``, ``reused`` and ``simulations`` of a PUCT search. Raises ``ValueError`` for an unknown
     search, a negative number, ``depth`` without alpha-beta or ``visits`` without PUCT, and when
     asked to play a finished game. The PUCT tree and the solver's table live as long as the player."""
@@ -208,7 +208,6 @@ class Network:
         self.seconds = seconds
         self.visits = visits
         self.c = float(c)
-        self.last_move: MoveRecord | None = None
         self._solved = SolvedPositions(book=book, exact=exact)
         self._fallback: Negamax | None = None
         self._puct: Puct | None = None
@@ -221,22 +220,20 @@ class Network:
         player.weights = weights
         return player
 
-    def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile: the PUCT tree makes many small
-        objects); the board is left as it was. Raises ``ValueError`` when the game is over."""
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        """The move to play and how it was chosen (garbage collector off meanwhile: the PUCT tree
+        makes many small objects); the board is left as it was. Raises ``ValueError`` when the game is
+        over."""
         start = time.perf_counter()
         if board.geo != GEOMETRY:
             if self._fallback is None:
                 self._fallback = Negamax()
-            column = self._fallback.play(board, clock)
-            self.last_move = self._fallback.last_move
-            return column
+            return self._fallback.play(board, clock)
         if board.winner() is not None:
             raise ValueError("the game is already over")
         weights = _shipped_weights() if self.weights is None else self.weights
         with collector_paused():
-            self.last_move = self._choose(weights, board, clock, start)
-        return self.last_move.column
+            return self._choose(weights, board, clock, start)
 
     def _choose(
         self, weights: Mapping[str, np.ndarray], board: Board, clock: Clock, start: float

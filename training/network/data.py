@@ -42,6 +42,7 @@ from agents.engine.board import Board, geometry
 from agents.engine.book import mirror
 from agents.kit.clock import Clock
 from agents.kit.player import play_game
+from agents.kit.record import MoveRecord
 from agents.network.features import COLUMNS, ROWS
 from training.shards import build_shards, save_shard
 from training.solvers import WeakSolver, weak_solver
@@ -85,14 +86,15 @@ class NoisyTactical:
         self.rng = rng
         self.epsilon = epsilon
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         rng = self.rng
         if rng.random() < self.epsilon:
-            return rng.choice(board.legal_moves())
+            return MoveRecord.since(start, board, "explore", rng.choice(board.legal_moves()))
         for cells in (board.winning_moves(), board.threats() & board.possible(), board.non_losing_moves()):
             if cells:
-                return rng.choice(board.columns(cells))
-        return rng.choice(board.legal_moves())
+                return MoveRecord.since(start, board, "tactics", rng.choice(board.columns(cells)))
+        return MoveRecord.since(start, board, "tactics", rng.choice(board.legal_moves()))
 
 
 def noisy_game(rng: random.Random, epsilon: float, start: Board | None = None) -> tuple[int, ...]:
