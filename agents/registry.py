@@ -37,6 +37,7 @@ import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 BUILTIN: dict[str, str] = {
@@ -108,11 +109,17 @@ class Parameter:
         return f"{self.name}: {self.kind}" + (f" = {self.default}" if self.default else " (required)")
 
 
+def module(name: str) -> ModuleType:
+    """The module of our agent ``name`` (a key of :data:`BUILTIN`), imported by its name: the one import
+    of an agent by name (every one lies in :mod:`agents`); ``KeyError`` for another name."""
+    return importlib.import_module(BUILTIN[name])
+
+
 def parameters(name: str) -> tuple[Parameter, ...]:
     """The keyword parameters of our agent ``name`` (a key of :data:`BUILTIN`), from the signature
     of its module's ``make_agent`` (its player class's, where it has one); ``KeyError`` for another
     name."""
-    make_agent = importlib.import_module(BUILTIN[name]).make_agent
+    make_agent = module(name).make_agent
     out = []
     for parameter in inspect.signature(make_agent, eval_str=True).parameters.values():
         allowed = set(typing.get_args(parameter.annotation)) or {parameter.annotation}
@@ -132,7 +139,7 @@ def summary(name: str) -> str:
     """One line on our agent ``name``: the first line of its module's docstring, without reST
     markup (double backticks, roles such as ``:mod:`x```) or a leading ``name:``; ``KeyError`` for a
     name not in :data:`BUILTIN`."""
-    lines = (importlib.import_module(BUILTIN[name]).__doc__ or "").strip().splitlines()
+    lines = (module(name).__doc__ or "").strip().splitlines()
     line = re.sub(r":\w+:`~?([^`]+)`", r"\1", (lines[0] if lines else "").replace("``", ""))
     return line.removeprefix(f"{name}:").strip()
 
@@ -165,7 +172,7 @@ def parse_spec(text: str) -> AgentSpec:
     params = {key: _value(value) for key, value in _items(text)}
     for key, value in params.items():  # agents play in a sandbox with another working directory
         params[key] = _file(value) or value
-    make_agent = importlib.import_module(BUILTIN[name]).make_agent
+    make_agent = module(name).make_agent
     signature = inspect.signature(make_agent, eval_str=True)
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
     for key in params:
@@ -307,7 +314,7 @@ def load_agent(spec: AgentSpec, *, seed: int | None = None) -> Callable[..., Any
         return KAGGLE_BUILTIN[spec.name]
     if spec.kind == "file":
         return spec.name
-    make_agent = importlib.import_module(BUILTIN[spec.name]).make_agent
+    make_agent = module(spec.name).make_agent
     params = dict(spec.params)
     if seed is not None and "seed" in inspect.signature(make_agent).parameters and "seed" not in params:
         params["seed"] = seed

@@ -7,7 +7,6 @@ Units: seconds for times; dates are UTC.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from agents.kit.clock import DEFAULT_OVERAGE
-from agents.registry import BUILTIN, KAGGLE_BUILTIN
+from agents.registry import BUILTIN, KAGGLE_BUILTIN, summary
 from reports.durations import format_seconds
 from reports.stats.results import Results
 from reports.stats.stopping import SprtStop
@@ -174,9 +173,7 @@ def entrant(spec: str) -> Entrant:
         return Entrant(spec, "kaggle", f"kaggle-environments' built-in {KAGGLE_BUILTIN[spec]!r}", "", "")
     name, _, params = spec.partition(":")
     if name in BUILTIN:
-        doc = (importlib.import_module(BUILTIN[name]).__doc__ or "").strip().splitlines()
-        line = doc[0].replace("``", "") if doc else ""  # "random: a uniformly random legal column."
-        return Entrant(spec, "ours", line.removeprefix(f"{name}:").strip(), params.replace(",", ", "), "")
+        return Entrant(spec, "ours", summary(name), params.replace(",", ", "), "")
     path = Path(spec)
     digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
     return Entrant(spec, "file", f"file agent {os.path.abspath(spec)}", "", digest)
