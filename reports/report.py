@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reports.entrants import Entrant, entrant
 from reports.games import Pairing, pairings, replay_data
-from reports.header import Entrant, Header, entrant, header
+from reports.header import Header, header
 from reports.review import Review, review
 from reports.stats.analysis import Analysis
 from reports.stats.headtohead import WDL
