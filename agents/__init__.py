@@ -1,15 +1,15 @@
-"""ConnectX agents, each a module exposing ``agent(obs, config) -> int`` as Kaggle calls it.
+"""ConnectX agents: what plays, and nothing else, each agent reachable as ``agent(obs, config) -> int``
+the way Kaggle calls it.
 
-Only what plays lives here -- what a single-file submission inlines; offline work (training, book
-generation, the numba solver) is in the ``training`` package, which nothing here imports.
+An agent is a strategy -- a search over the game's rules with an evaluation of its own, a learned
+network or value function, or a fixed rule -- built on a shared engine (the board and its rules,
+exact values of solved positions, the searches) and on a kit every strategy shares (the player
+interface, the clock, the stages before a search, the Kaggle adapter at the edge). The registry maps
+the names the command line takes (``random``, ``minimax:depth=2``, a path to a ``.py`` file) to
+agents, and describes each from its code.
 
-* :mod:`agents.engine`: the game engine -- the rules (board, winning lines), the exact values
-  (solver, opening books), the alpha-beta and tree searches.
-* :mod:`agents.kit`: what every agent is made of -- the player interface and the one game loop, the
-  Kaggle adapter.
-* The strategies, one module each, at the top: ``random_agent``, ``leftmost``, ``middle``,
-  ``one_step``, ``minimax``, ``negamax``, ``mcts``, ``network``, ``value_net``, ``q_net``, ``lms``,
-  ``td``; with what they share (``heuristic``, ``features``, ``afterstates``, ``weights``).
-* :mod:`agents.registry` maps the names used on the command line (``random``, ``minimax:depth=2``,
-  ``path/to/file.py``) to agents; :mod:`agents.resources` reads data files.
+This package is the bottom floor: it imports no other package of the project, so a single-file
+Kaggle submission can inline it (:mod:`submissions`), and whatever makes an agent's data (training,
+opening books) lives above it, in :mod:`training`. The compiled solver (numba) is optional: without
+numba, or in a submission, the pure-Python solver plays.
 """

@@ -15,18 +15,20 @@ ties to the centre) and records ``stage: "fallback"``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.engine.board import Board, Geometry
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 from agents.one_step import score_moves
 
 __all__ = [
     "Afterstates",
-    "Evaluate",
+    "PositionValues",
     "OnePly",
     "afterstates",
     "best_column",
@@ -34,7 +36,7 @@ __all__ = [
     "one_step_values",
 ]
 
-Evaluate = Callable[[Sequence[int], Sequence[int], Geometry], np.ndarray]
+PositionValues = Callable[[Sequence[int], Sequence[int], Geometry], np.ndarray]
 """``evaluate(positions, masks, geo)``: values in [-1, 1], shape ``(len(positions),)``, of the
 positions given as bitboards (:mod:`agents.engine.board`), each for its side to move."""
 
@@ -66,7 +68,7 @@ def afterstates(board: Board) -> Afterstates:
     return Afterstates(tuple(columns), tuple(results), tuple(positions), tuple(masks))
 
 
-def move_values(board: Board, evaluate: Evaluate) -> dict[int, float]:
+def move_values(board: Board, evaluate: PositionValues) -> dict[int, float]:
     """``{column: worth to the mover}`` of every legal move of ``board`` (game not over), centre
     first: the result of a move that ends the game, else minus ``evaluate`` of its afterstate (all
     afterstates in one call)."""
@@ -94,16 +96,16 @@ def best_column(values: dict[int, float]) -> int:
 
 
 class OnePly:
-    """The one-ply :class:`~agents.kit.player.Player`: ``evaluator(geo)`` returns the :data:`Evaluate`
+    """The one-ply :class:`~agents.kit.player.Player`: ``evaluator(geo)`` returns the :data:`PositionValues`
     to use on boards ``geo``, or None when it has none for that board (then the one-step fallback
-    plays). ``last_move`` holds ``stage`` (``one_ply`` or ``fallback``) and ``value``, the chosen
-    move's worth to the mover. Raises ``ValueError`` when asked to play a finished game."""
+    plays). Its move's record has the ``stage`` (``one_ply`` or ``fallback``) and the ``value``, the
+    chosen move's worth to the mover. Raises ``ValueError`` when asked to play a finished game."""
 
-    def __init__(self, evaluator: Callable[[Geometry], Evaluate | None]) -> None:
+    def __init__(self, evaluator: Callable[[Geometry], PositionValues | None]) -> None:
         self.evaluator = evaluator
-        self.last_move: dict[str, object] = {}
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         if board.is_game_over():
             raise ValueError("the game is already over")
         evaluate = self.evaluator(board.geo)
@@ -114,6 +116,4 @@ class OnePly:
             values = move_values(board, evaluate)
             stage = "one_ply"
         column = best_column(values)
-        self.last_move.clear()
-        self.last_move.update(stage=stage, value=values[column])
-        return column
+        return MoveRecord.since(start, board, stage, column, value=values[column])

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import resources
-from agents.afterstates import Evaluate, OnePly
+from agents.afterstates import OnePly, PositionValues
 from agents.engine.board import Geometry
 from agents.features import FEATURES, features
 from agents.kit.adapter import Agent, kaggle_agent
@@ -48,8 +48,8 @@ def values(w: np.ndarray, positions: Sequence[int], masks: Sequence[int], geo: G
     return out
 
 
-def evaluator(w: np.ndarray) -> Evaluate:
-    """The :data:`agents.afterstates.Evaluate` of the weights ``w`` (shape ``(INPUTS,)``)."""
+def evaluator(w: np.ndarray) -> PositionValues:
+    """The :data:`agents.afterstates.PositionValues` of the weights ``w`` (shape ``(INPUTS,)``)."""
 
     def evaluate(positions: Sequence[int], masks: Sequence[int], geo: Geometry) -> np.ndarray:
         return values(w, positions, masks, geo)
@@ -64,9 +64,9 @@ def make_agent(weights: str | None = None) -> Agent:
     (``ValueError`` if it is not a weights file with an array ``w`` of shape ``(11,)``).
     """
     require(weights)
-    loaded: list[Evaluate] = []
+    loaded: list[PositionValues] = []
 
-    def evaluate_for(geo: Geometry) -> Evaluate:
+    def evaluate_for(geo: Geometry) -> PositionValues:
         if not loaded:
             w = load(weights, shipped=lambda: resources.read("lms.npz")).get("w")
             if w is None or w.shape != (INPUTS,):

@@ -25,8 +25,9 @@ import random
 
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
-from agents.engine.puct import Evaluate, Puct
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.engine.puct import PolicyValue, Puct
+from agents.kit.adapter import agent_factory
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move
@@ -43,7 +44,7 @@ MARGIN = 0.25
 """Seconds of ``actTimeout`` left unused: process and referee overhead around the agent's call."""
 
 
-def rollout_evaluator(geo: Geometry, rng: random.Random) -> Evaluate:
+def rollout_evaluator(geo: Geometry, rng: random.Random) -> PolicyValue:
     """The rollout evaluator of ``geo`` for :class:`agents.engine.puct.Puct`: prior logits ``(columns,)``
     all 0 (a uniform prior) and, as the value, the result of one game from the position played out
     with uniformly random legal moves drawn from ``rng``, for the side to move (1 win, 0 draw, -1
@@ -77,16 +78,18 @@ class Mcts(Strategy):
     """The Monte Carlo tree search :class:`~agents.kit.player.Player` (see the module docstring).
 
     ``c``: PUCT's exploration constant (default :data:`C`); ``rollouts``: the root's visits a move,
-    those kept from the last move included (then the search ignores the clock and, with a ``seed``,
-    repeats itself exactly); ``seconds``: time a move instead of ``actTimeout`` minus :data:`MARGIN`;
-    ``seed`` seeds the rollouts. ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last
-    decision (None before the first), stage only/draw/win/block/search, with the root's ``visits``,
-    those ``reused`` from the last tree and the ``simulations`` run by a search. Raises
+    those kept from the last move included (default: as many as ``actTimeout`` minus :data:`MARGIN`
+    allows; with it the search ignores the clock and, with a ``seed``, repeats itself exactly);
+    ``seconds``: time a move instead of ``actTimeout`` minus :data:`MARGIN`; ``seed`` seeds the
+    rollouts. A move's record (:class:`~agents.kit.record.MoveRecord`): stage only/draw/win/block/
+    search, with the root's ``visits``, those ``reused`` from the last tree and the ``simulations``
+    run by a search. Raises
     ``ValueError`` for ``c < 0``, ``rollouts < 1`` or ``seconds <= 0``.
     """
 
     def __init__(
         self,
+        *,
         c: float = C,
         rollouts: int | None = None,
         seconds: float | None = None,
@@ -118,18 +121,6 @@ class Mcts(Strategy):
         return MoveRecord.of_tree_search(start, board, "search", result)
 
 
-def make_agent(
-    *,
-    c: float = C,
-    rollouts: int | None = None,
-    seconds: float | None = None,
-    seed: int | None = None,
-) -> Agent:
-    """The Kaggle agent of an :class:`Mcts` player: ``c`` exploration constant, ``rollouts`` the root's
-    visits a move (default: as many as ``actTimeout`` minus :data:`MARGIN` allows), ``seconds`` a move
-    instead, ``seed`` for the rollouts. Raises ``ValueError`` on the bad values :class:`Mcts` names.
-    The agent's ``last_move`` attribute is the player's."""
-    return kaggle_agent(Mcts(c, rollouts, seconds, seed))
-
+make_agent = agent_factory(Mcts)
 
 agent = make_agent()

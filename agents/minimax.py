@@ -18,12 +18,15 @@ course. Children are searched centre-first, which makes cut-offs come early.
 from __future__ import annotations
 
 import random
+import time
 from functools import cache
 
 from agents.engine.board import Board, Geometry
 from agents.engine.search import Evaluate, Search
 from agents.heuristic import MINIMAX, evaluate
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import agent_factory
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 
 
 def course_evaluation(geo: Geometry, root_ply: int) -> Evaluate:
@@ -61,26 +64,23 @@ def minimax_values(board: Board, depth: int = 3) -> dict[int, int]:
 
 class Minimax:
     """The N-step lookahead :class:`~agents.kit.player.Player`: a column of the highest
-    :func:`minimax_values`, ties broken by ``random.Random(seed)``."""
+    :func:`minimax_values` searching ``depth`` plies (≥ 1, default 3 as in the course), ties broken by
+    ``random.Random(seed)``. Raises ``ValueError`` for ``depth < 1``."""
 
-    def __init__(self, depth: int = 3, seed: int | None = None) -> None:
+    def __init__(self, *, depth: int = 3, seed: int | None = None) -> None:
         if depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         self.depth = depth
         self.rng = random.Random(seed)
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         values = minimax_values(board, self.depth)
         best = max(values.values())
-        return self.rng.choice([column for column, value in values.items() if value == best])
+        column = self.rng.choice([column for column, value in values.items() if value == best])
+        return MoveRecord.since(start, board, "search", column, depth=self.depth, value=best)
 
 
-def make_agent(*, depth: int = 3, seed: int | None = None) -> Agent:
-    """The N-step lookahead agent searching ``depth`` plies (≥ 1, default 3 as in the course).
-
-    ``seed`` seeds its tie-breaking ``random.Random``. Raises ``ValueError`` for ``depth < 1``.
-    """
-    return kaggle_agent(Minimax(depth, seed))
-
+make_agent = agent_factory(Minimax)
 
 agent = make_agent()

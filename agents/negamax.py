@@ -42,8 +42,9 @@ Heuristic search (any ConnectX configuration), what is negamax's own:
   the second: Allis' parity rule), and the stones near the centre; decided positions score
   ``±(WIN - stones)`` (:data:`agents.engine.search.WIN`) so that faster wins are preferred.
 
-:class:`Negamax` is the :class:`~agents.kit.player.Player`; ``make_agent(**params)`` wraps it as the Kaggle
-callable (:func:`agents.kit.adapter.kaggle_agent`); ``agent = make_agent()``.
+:class:`Negamax` is the :class:`~agents.kit.player.Player`, its parameters those of the spec
+(``negamax:max_depth=6``); ``make_agent(**params)`` wraps it as the Kaggle callable
+(:func:`agents.kit.adapter.agent_factory`); ``agent = make_agent()``.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ from __future__ import annotations
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import wins_function
 from agents.engine.search import Evaluate, Search
-from agents.kit.adapter import DEFAULT_OVERAGE, Agent, Clock, kaggle_agent
+from agents.kit.adapter import agent_factory
 from agents.kit.budget import move_budget
+from agents.kit.clock import DEFAULT_OVERAGE, Clock
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
 from agents.kit.strategy import Strategy
@@ -101,10 +103,19 @@ def threat_evaluation(geo: Geometry) -> Evaluate:
 
 
 class Negamax(Strategy):
-    """The negamax :class:`~agents.kit.player.Player` (see the module docstring and :func:`make_agent`).
+    """The negamax :class:`~agents.kit.player.Player` (see the module docstring).
 
-    ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
-    first), stage only/draw/win/block/book/exact/search, with the ``depth`` and ``nodes`` of a search.
+    Per move: the kit's tactics; exact solving (Pons-style solver, down to the opening databases on
+    6x7, our opening book first without them) within the move's budget; else iterative-deepening
+    heuristic negamax over the moves not proven lost. ``max_depth``: cap on the heuristic iterative
+    deepening (plies); ``margin``: seconds kept back from ``config.actTimeout``; ``book``/``exact``:
+    enable those stages; ``share``: fraction of the overage bank (above :data:`BANK_KEPT`) one move
+    may spend on exact solving; ``longest``: seconds a move may take, bank included, before exact
+    solving gives up (the bank it draws is at most ``longest - actTimeout``). Bad values raise
+    ``ValueError``.
+
+    A move's record (:class:`~agents.kit.record.MoveRecord`): stage only/draw/win/block/book/exact/
+    search, with the ``depth`` and ``nodes`` of a search.
     Solvers and searches live as long as the player.
     """
 
@@ -156,33 +167,6 @@ class Negamax(Strategy):
         return MoveRecord.since(start, board, "search", result.column, depth=result.depth, nodes=result.nodes)
 
 
-def make_agent(
-    *,
-    max_depth: int | None = None,
-    margin: float = 0.15,
-    book: bool = True,
-    exact: bool = True,
-    share: float = 0.5,
-    longest: float = 20.0,
-) -> Agent:
-    """Build the Kaggle agent ``agent(obs, config) -> int`` of a :class:`Negamax` player.
-
-    Per move: the kit's tactics; exact solving (Pons-style solver, down to the opening databases on
-    6x7, our opening book first without them) within the move's budget; else iterative-deepening
-    heuristic negamax over the moves not proven lost. The garbage collector is off while the agent
-    thinks.
-
-    ``max_depth``: cap on the heuristic iterative deepening (plies); ``margin``: seconds kept back
-    from ``config.actTimeout``; ``book``/``exact``: enable those stages; ``share``: fraction of the
-    overage bank (above :data:`BANK_KEPT`) one move may spend on exact solving; ``longest``: seconds a
-    move may take, bank included, before exact solving gives up (the bank it draws is at most
-    ``longest - actTimeout``). Unknown keyword parameters raise ``TypeError``; bad values
-    ``ValueError``. After each move the agent's ``last_move`` attribute is the player's (see
-    :class:`Negamax`).
-    """
-    return kaggle_agent(
-        Negamax(max_depth=max_depth, margin=margin, book=book, exact=exact, share=share, longest=longest)
-    )
-
+make_agent = agent_factory(Negamax)
 
 agent = make_agent()

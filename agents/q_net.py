@@ -21,11 +21,13 @@ last evaluation, 20 games): it has learned to beat aimless play, not to look ahe
 
 Other boards: raw-board inputs mean nothing on a board other than the weights', so there the agent
 plays the one-step fallback -- the legal column of highest :func:`agents.one_step.score_moves`
-score, ties to the column nearest the centre -- and records ``stage: "fallback"`` in ``last_move``
-(``stage: "q"`` when the network chose).
+score, ties to the column nearest the centre -- and its move's record has stage ``fallback``
+(``q`` when the network chose).
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -33,7 +35,9 @@ from agents import resources
 from agents.afterstates import best_column, one_step_values
 from agents.engine.board import Board, Geometry
 from agents.features import planes
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import agent_factory
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 from agents.weights import Layers, board_of, layers, load, require
 
 __all__ = ["QNet", "agent", "make_agent", "q_values"]
@@ -56,12 +60,14 @@ def _fits(net: Layers, geo: Geometry) -> bool:
 
 class QNet:
     """The ``q_net`` :class:`~agents.kit.player.Player`. ``weights``: a path, or None for the shipped
-    file (read at the first move). ``last_move["stage"]`` is ``"q"`` or ``"fallback"`` (see the
-    module docstring). Raises ``ValueError`` when asked to play a finished game."""
+    file, read at the first move (``FileNotFoundError`` here when the path is no file; ``ValueError``
+    at the first move when it is not a q_net weights file). A move's stage is ``q`` or ``fallback``
+    (see the module docstring). Raises ``ValueError`` when asked to play a finished
+    game."""
 
     def __init__(self, weights: str | None = None) -> None:
+        require(weights)
         self.weights = weights
-        self.last_move: dict[str, object] = {}
         self._loaded: tuple[Layers, Geometry] | None = None
 
     def _load(self) -> tuple[Layers, Geometry]:
@@ -75,25 +81,18 @@ class QNet:
                     _shipped.append(self._loaded)
         return self._loaded
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         if board.is_game_over():
             raise ValueError("the game is already over")
         net, trained_on = self._load()
         if board.geo != trained_on or not _fits(net, board.geo):
-            self.last_move["stage"] = "fallback"
-            return best_column(one_step_values(board))
+            return MoveRecord.since(start, board, "fallback", best_column(one_step_values(board)))
         q = q_values(net, planes(board.position, board.mask, board.geo)[None])[0]
         legal = board.legal_moves()
-        self.last_move["stage"] = "q"
-        return legal[int(np.argmax(q[legal]))]
+        return MoveRecord.since(start, board, "q", legal[int(np.argmax(q[legal]))])
 
 
-def make_agent(weights: str | None = None) -> Agent:
-    """The ``q_net`` agent: the shipped weights, or the weights file at the path ``weights``
-    (``FileNotFoundError`` here when it does not exist; ``ValueError`` at the first move when it is
-    not a q_net weights file)."""
-    require(weights)
-    return kaggle_agent(QNet(weights))
-
+make_agent = agent_factory(QNet)
 
 agent = make_agent()

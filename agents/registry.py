@@ -6,9 +6,8 @@ A spec is one of
   ``minimax:depth=2``; values are read as int, float, ``true``/``false`` or else text (a text
   naming an existing file, such as ``weights=runs/lms/lms.npz``, becomes its absolute path: agents
   play in a sandbox whose working directory is another), and must
-  be keyword parameters of the module's ``make_agent`` of the type it annotates (a float must be
-  finite; an int is a valid float); a value may be a path (``lms:weights=runs/lms/lms.npz``), not
-  one holding a comma;
+  be parameters of the agent, of the type it annotates (a float must be finite; an int is a valid
+  float); a value may be a path (``lms:weights=runs/lms/lms.npz``), not one holding a comma;
 * ``kaggle-random`` / ``kaggle-negamax`` -- kaggle-environments' own built-in agents;
 * a path to a ``.py`` file (a text ending in ``.py`` or holding a path separator, unless the part
   before its first ``:`` names one of our agents) -- loaded the way Kaggle loads a submission:
@@ -20,7 +19,10 @@ closest known one, by :func:`difflib.get_close_matches`, and an unknown paramete
 agent's); :func:`load_agent` turns a checked spec into something ``kaggle_environments`` accepts in
 ``env.run``. :func:`files_of` and :func:`with_paths` find and
 replace the files a spec reads, for playing it on another machine (:mod:`tournament.cluster`).
-:func:`parameters` and :func:`summary` describe an agent from its code (``make_agent``'s signature,
+An agent's parameters are declared once, where they are taken: by its player class, whose signature
+its module's ``make_agent`` carries (:func:`agents.kit.adapter.agent_factory`), or, for an agent
+without one, by ``make_agent`` itself. The registry reads them there, through ``make_agent``'s
+signature: :func:`parameters` and :func:`summary` describe an agent from its code (its parameters,
 the module docstring), for ``connectx agents``.
 """
 
@@ -35,6 +37,7 @@ import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 BUILTIN: dict[str, str] = {
@@ -51,7 +54,8 @@ BUILTIN: dict[str, str] = {
     "lms": "agents.lms",
     "td": "agents.td",
 }
-"""Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``."""
+"""Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``. Imported by name,
+lazily: every one lies in :mod:`agents`."""
 
 KAGGLE_BUILTIN: dict[str, str] = {"kaggle-random": "random", "kaggle-negamax": "negamax"}
 """kaggle-environments' ConnectX agents: spec name -> the name ``env.run`` knows them by."""
@@ -105,10 +109,17 @@ class Parameter:
         return f"{self.name}: {self.kind}" + (f" = {self.default}" if self.default else " (required)")
 
 
+def module(name: str) -> ModuleType:
+    """The module of our agent ``name`` (a key of :data:`BUILTIN`), imported by its name: the one import
+    of an agent by name (every one lies in :mod:`agents`); ``KeyError`` for another name."""
+    return importlib.import_module(BUILTIN[name])
+
+
 def parameters(name: str) -> tuple[Parameter, ...]:
     """The keyword parameters of our agent ``name`` (a key of :data:`BUILTIN`), from the signature
-    of its module's ``make_agent``; ``KeyError`` for another name."""
-    make_agent = importlib.import_module(BUILTIN[name]).make_agent
+    of its module's ``make_agent`` (its player class's, where it has one); ``KeyError`` for another
+    name."""
+    make_agent = module(name).make_agent
     out = []
     for parameter in inspect.signature(make_agent, eval_str=True).parameters.values():
         allowed = set(typing.get_args(parameter.annotation)) or {parameter.annotation}
@@ -128,7 +139,7 @@ def summary(name: str) -> str:
     """One line on our agent ``name``: the first line of its module's docstring, without reST
     markup (double backticks, roles such as ``:mod:`x```) or a leading ``name:``; ``KeyError`` for a
     name not in :data:`BUILTIN`."""
-    lines = (importlib.import_module(BUILTIN[name]).__doc__ or "").strip().splitlines()
+    lines = (module(name).__doc__ or "").strip().splitlines()
     line = re.sub(r":\w+:`~?([^`]+)`", r"\1", (lines[0] if lines else "").replace("``", ""))
     return line.removeprefix(f"{name}:").strip()
 
@@ -161,7 +172,7 @@ def parse_spec(text: str) -> AgentSpec:
     params = {key: _value(value) for key, value in _items(text)}
     for key, value in params.items():  # agents play in a sandbox with another working directory
         params[key] = _file(value) or value
-    make_agent = importlib.import_module(BUILTIN[name]).make_agent
+    make_agent = module(name).make_agent
     signature = inspect.signature(make_agent, eval_str=True)
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
     for key in params:
@@ -303,7 +314,7 @@ def load_agent(spec: AgentSpec, *, seed: int | None = None) -> Callable[..., Any
         return KAGGLE_BUILTIN[spec.name]
     if spec.kind == "file":
         return spec.name
-    make_agent = importlib.import_module(BUILTIN[spec.name]).make_agent
+    make_agent = module(spec.name).make_agent
     params = dict(spec.params)
     if seed is not None and "seed" in inspect.signature(make_agent).parameters and "seed" not in params:
         params["seed"] = seed

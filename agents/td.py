@@ -39,8 +39,9 @@ from agents import resources
 from agents.engine.board import Board, Geometry
 from agents.engine.search import Evaluate, Search
 from agents.features import features
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import agent_factory
 from agents.kit.budget import move_budget
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move
@@ -99,10 +100,16 @@ def _load(path: str | None) -> dict[str, np.ndarray]:
 
 
 class Td(Strategy):
-    """The ``td`` :class:`~agents.kit.player.Player` (see the module docstring for the parameters).
+    """The ``td`` :class:`~agents.kit.player.Player` (see the module docstring).
 
-    ``last_move``: the :class:`~agents.kit.record.MoveRecord` of its last decision (None before the
-    first), stage only/draw/win/block/search, with the ``depth`` and ``nodes`` of a search. Searches
+    ``weights``: path of a weights file (None: the shipped ``agents/data/td.npz``), read at the first
+    move; a path that is not a file raises ``FileNotFoundError`` here. ``depth``: plies of a
+    fixed-depth search (0: iterative deepening for the move's time); ``seconds``: seconds of search a
+    move instead of ``actTimeout - margin`` (with ``depth`` > 0 as well: iterative deepening capped at
+    ``depth``).
+
+    A move's record (:class:`~agents.kit.record.MoveRecord`): stage only/draw/win/block/search, with
+    the ``depth`` and ``nodes`` of a search. Searches
     (one a board geometry) live as long as the player. Raises ``ValueError`` for a negative
     ``depth``, ``seconds`` or ``margin``.
     """
@@ -115,6 +122,7 @@ class Td(Strategy):
         for name, number in (("seconds", seconds), ("margin", margin)):
             if isinstance(number, bool) or not isinstance(number, int | float) or not number >= 0:
                 raise ValueError(f"{name} must be a number >= 0, got {number!r}")
+        require(weights)
         self.weights = weights
         self.depth = depth
         self.seconds = float(seconds)
@@ -139,19 +147,6 @@ class Td(Strategy):
         return MoveRecord.since(start, board, "search", result.column, depth=result.depth, nodes=result.nodes)
 
 
-def make_agent(
-    weights: str | None = None, depth: int = 0, seconds: float = 0.0, margin: float = 0.15
-) -> Agent:
-    """The Kaggle agent of a :class:`Td` player.
-
-    ``weights``: path of a weights file (None: the shipped ``agents/data/td.npz``), read at the first
-    move; a path that is not a file raises ``FileNotFoundError`` here. ``depth``: plies of a fixed-depth
-    search (0: iterative deepening for the move's time); ``seconds``: seconds of search a move instead
-    of ``actTimeout - margin`` (with ``depth`` > 0 as well: iterative deepening capped at ``depth``).
-    Raises ``ValueError`` for a negative number.
-    """
-    require(weights)
-    return kaggle_agent(Td(weights, depth=depth, seconds=seconds, margin=margin))
-
+make_agent = agent_factory(Td)
 
 agent = make_agent()

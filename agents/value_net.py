@@ -15,7 +15,7 @@ Weights: ``agents/data/value_net.npz`` (:mod:`agents.weights`: layer ``i`` as ``
 ``(inputs, outputs)`` and ``b{i}`` of shape ``(outputs,)``), read through
 :func:`agents.resources.read` at the first move, or the file ``weights=PATH``. The network only fits
 the board it was trained on (6x7, four in a row, for the shipped file); on any other configuration
-the agent plays the one-step lookahead fallback of :mod:`agents.afterstates` (``last_move`` stage
+the agent plays the one-step lookahead fallback of :mod:`agents.afterstates` (its move's stage
 ``fallback``).
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import resources
-from agents.afterstates import Evaluate, OnePly
+from agents.afterstates import OnePly, PositionValues
 from agents.engine.board import Geometry
 from agents.features import planes
 from agents.kit.adapter import Agent, kaggle_agent
@@ -43,8 +43,8 @@ def forward(layers: Layers, x: np.ndarray) -> np.ndarray:
     return x[:, 0]
 
 
-def evaluator(layers: Layers) -> Evaluate:
-    """The :data:`agents.afterstates.Evaluate` of the network: one forward pass for all positions."""
+def evaluator(layers: Layers) -> PositionValues:
+    """The :data:`agents.afterstates.PositionValues` of the network: one forward pass for all positions."""
 
     def evaluate(positions: Sequence[int], masks: Sequence[int], geo: Geometry) -> np.ndarray:
         return forward(layers, np.stack([planes(p, m, geo) for p, m in zip(positions, masks, strict=True)]))
@@ -61,9 +61,9 @@ def make_agent(weights: str | None = None) -> Agent:
     the agent plays the one-step fallback.
     """
     require(weights)
-    loaded: list[tuple[Geometry, Evaluate]] = []
+    loaded: list[tuple[Geometry, PositionValues]] = []
 
-    def evaluate_for(geo: Geometry) -> Evaluate | None:
+    def evaluate_for(geo: Geometry) -> PositionValues | None:
         if not loaded:
             arrays = load(weights, shipped=lambda: resources.read("value_net.npz"))
             net = layers(arrays)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import Geometry, geometry
+from agents.files import replace_atomically
 
 __all__ = ["BOARD_KEYS", "Layers", "board_of", "layers", "load", "require", "save"]
 
@@ -74,11 +75,12 @@ def board_of(arrays: Mapping[str, np.ndarray]) -> Geometry:
 
 def save(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], geo: Geometry) -> None:
     """Write ``arrays`` (float arrays, names without the board keys) and the board ``geo`` as a
-    weights file at ``path``, atomically (a temporary file renamed over it)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+    weights file at ``path``, atomically (:func:`agents.files.replace_atomically`)."""
     contents: dict[str, Any] = {name: np.asarray(value) for name, value in arrays.items()}
     contents |= {"rows": geo.rows, "columns": geo.columns, "inarow": geo.inarow}
-    with open(tmp, "wb") as handle:
-        np.savez(handle, **contents)  # Any: numpy's stub would match the arrays to its keyword allow_pickle
-    os.replace(tmp, path)
+
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as handle:
+            np.savez(handle, **contents)  # Any: numpy's stub would match the arrays to allow_pickle
+
+    replace_atomically(path, write)

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from agents.engine.solver import Solver
+from reports.stats import solved
 from reports.stats.analysis import Analysis, Verdict
 from reports.stats.judging import judge, unavailable
 from tournament.store import Store
@@ -34,14 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a tournament directory")
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--cached", action="store_true", help="use the store's cache of solved positions")
+    parser.add_argument("--cached", action="store_true", help="use the run's cache of solved positions")
     parser.add_argument("--sample", type=int, default=60, help="moves to check (default 60)")
     parser.add_argument("--from-ply", type=int, default=8, help="check moves from this ply on (default 8)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     with Store.open(args.run) as store:
         records = store.records()
-        known = store.solved() if args.cached else {}
+    known = solved.load(args.run) if args.cached else {}
     if why := unavailable(records):
         parser.error(why)
     start = time.perf_counter()

@@ -234,8 +234,8 @@ def play(spec: AgentSpec, obs: dict[str, Any], config: dict[str, Any], *, seed: 
     except Exception as error:  # noqa: BLE001 - reported as the move's error
         return Move(None, time.perf_counter() - start, error=f"{type(error).__name__}: {error}")
     seconds = time.perf_counter() - start
-    last = getattr(agent, "last_move", None)  # a MoveRecord; a dict from the players not moved to one yet
-    stage = str(last.get("stage", "?") if isinstance(last, dict) else getattr(last, "stage", "?"))
+    last = getattr(agent, "last_move", None)  # a MoveRecord (a file agent keeps none)
+    stage = str(getattr(last, "stage", "?"))
     if type(column) is not int:
         return Move(None, seconds, stage, f"returned {column!r}, not a Python int")
     return Move(column, seconds, stage)

@@ -15,7 +15,8 @@ import argparse
 import time
 
 from agents.engine.board import Board, geometry
-from agents.kit.adapter import Clock, as_player
+from agents.kit.adapter import as_player
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.mcts import Mcts
 from agents.registry import load_agent, parse_spec
@@ -38,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'position':14s} {'simulations':>11s} {'per second':>11s}")
     for name, moves in POSITIONS.items():
         player = Mcts(seconds=args.seconds, seed=args.seed)
-        player.play(Board.from_moves(moves), Clock())
-        done, seconds = player.last_move.simulations, player.last_move.seconds
+        move = player.play(Board.from_moves(moves), Clock())
+        done, seconds = move.simulations, move.seconds
         print(f"{name:14s} {done:11,d} {done / seconds:11,.0f}", flush=True)
     if args.pairs:
         geo = geometry(6, 7, 4)

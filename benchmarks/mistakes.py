@@ -54,7 +54,8 @@ from typing import Any
 
 from agents.engine.board import Board
 from agents.engine.solver import SearchAborted, solve, warm_up
-from agents.kit.adapter import Clock, observation
+from agents.kit.adapter import observation
+from agents.kit.clock import Clock
 from agents.registry import AgentSpec, parse_spec
 from benchmarks.kaggle_call import close_players, cores, play
 from benchmarks.load import spinning

@@ -18,7 +18,8 @@ import time
 
 from agents.engine.board import Board
 from agents.engine.solver import warm_up
-from agents.kit.adapter import Agent, Clock, observation
+from agents.kit.adapter import Agent, observation
+from agents.kit.clock import Clock
 from agents.registry import load_agent, parse_spec
 from benchmarks.pons import DATA, SETS, read_set
 

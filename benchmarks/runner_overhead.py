@@ -15,7 +15,7 @@ Usage: ``python -m benchmarks.runner_overhead [--games 50] [--rounds 10] [--mix 
    game: wall time, and CPU time (all processes: the runner's game and agent processes may use the
    second core, which a full machine would not have). The ratio to the reused environment is the
    cost of the isolation alone. The plain loops run in this process, where ``kaggle_environments``
-   was imported the runner's way (:mod:`tournament.referee`).
+   was imported the runner's way (:mod:`tournament.environments`).
 2. **Scaling.** A longer mix, ``--mix`` games of ``minimax:depth=3`` against ``minimax:depth=4``
    with each side first in turn, in ``--mix-rounds`` rounds: each round plays it through the runner
    with one worker and then with two, and the speed-up is the ratio of the wall times (2.0 at best

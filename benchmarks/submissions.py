@@ -35,7 +35,7 @@ from pathlib import Path
 # submissions.py, would hide the ``submissions`` package: drop that entry before importing it.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-from agents.kit.adapter import DEFAULT_ACT_TIMEOUT  # noqa: E402
+from agents.kit.clock import DEFAULT_ACT_TIMEOUT  # noqa: E402
 from agents.registry import BUILTIN  # noqa: E402
 from submissions import probe  # noqa: E402
 from submissions.build import build_spec, write  # noqa: E402

@@ -1,13 +1,11 @@
-"""The ``connectx`` command: every tool of the project as one subcommand.
+"""The ``connectx`` command: every tool of the project as one subcommand (:mod:`connectx.cli` lists
+them), and the terminal around them.
 
-It sits above the packages it drives (:mod:`agents`, :mod:`tournament`, :mod:`reports`,
-:mod:`submissions`); none of them imports it. Modules, one job each: :mod:`~connectx.cli` (the
-parser and dispatch, ``main``), :mod:`~connectx.options` (one-line errors, numeric bounds, the
-board), :mod:`~connectx.match` (``run``, ``sprt``), :mod:`~connectx.judge` (the SPRT of an ``sprt``
-match as games end), :mod:`~connectx.play` (``play``: a person against an agent at the terminal,
-with :mod:`~connectx.human`, the person as a player, and :mod:`~connectx.drawing`, the board),
-:mod:`~connectx.results` (``table``, ``report``), :mod:`~connectx.submission` (``build``,
-``check``), :mod:`~connectx.solve` (``solve``), :mod:`~connectx.listing` (``agents``).
+It is the top floor: it parses options, turns bad input into one line and exit status 2, shows
+progress, and hands the work to the packages below it (:mod:`agents`, :mod:`tournament`,
+:mod:`reports`, :mod:`submissions`, :mod:`training`), none of which imports it. What a subcommand
+does lives in those packages; a module here holds one subcommand's options and output, or what
+several share (:mod:`connectx.options`), or the terminal's own player and board (``connectx play``).
 """
 
 # kaggle-environments appends .../envs/lux_ai_s3 (holding an ``agents.py``) to sys.path when

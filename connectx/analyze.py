@@ -3,9 +3,9 @@
 It writes ``RUN/moves.csv`` (:mod:`reports.stats.analysis`: one row per stored move, with its value
 before and after, the best columns and a verdict) and prints each agent's accuracy; ``connectx
 report --analyze`` and ``connectx run --analyze`` call :func:`analyze_run` before writing the
-reports, which then show the analysis. Positions solved once are kept in the store
-(:meth:`tournament.store.Store.solved`), so a second analysis, or one after more games, solves only
-new positions.
+reports, which then show the analysis. Positions solved once are kept beside ``moves.csv``
+(:mod:`reports.stats.solved`), so a second analysis, or one after more games, solves only new
+positions.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.files import replace_atomically
 from connectx.options import BOUNDS, check_ranges, workers_option
 from connectx.progress import Ticking, bar
 from reports.words import plural
@@ -26,7 +27,6 @@ __all__ = ["add_commands", "analyze_run"]
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``analyze`` to the subcommands ``commands``."""
-    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     analyze = commands.add_parser(
         "analyze",
         help="judge every move of a stored tournament against perfect play (RUN/moves.csv)",
@@ -60,11 +60,12 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     """Judge every game in ``store``, write ``out/moves.csv`` and print the accuracy table; return
     None, or why the games cannot be judged (a sentence; nothing is written then).
 
-    The positions solved go to the store's cache; a store that cannot be written (a read-only
-    directory) keeps none, with a note on stderr. Raises OSError when ``moves.csv`` cannot be written.
+    The positions solved go to the cache in ``out`` (:mod:`reports.stats.solved`); a cache that
+    cannot be read or written is left out, with a note on stderr. Raises OSError when ``moves.csv``
+    cannot be written.
     """
     from reports.render.analysis import accuracy_lines
-    from reports.render.write import replace_atomically
+    from reports.stats import solved
     from reports.stats.analysis import MOVES_FILE, Analysis
     from reports.stats.judging import judge, unavailable
 
@@ -72,7 +73,11 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     why = unavailable(records)
     if why is not None:
         return why
-    known = store.solved()
+    try:
+        known = solved.load(out)
+    except solved.CacheError as error:
+        print(f"note: the solved positions kept before are not used ({error})", file=sys.stderr)
+        known = {}
     workers = workers or len(os.sched_getaffinity(0))
     start = time.perf_counter()
     judging = bar(total=len(records), unit="game", desc="judging moves")  # its clock runs while workers start
@@ -81,14 +86,14 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
         judged = judge(records, known=known, workers=min(workers, len(records)), progress=progress)
     seconds = time.perf_counter() - start
     try:
-        store.add_solved(judged.solved)
-    except StoreError as error:
+        solved.keep(out, judged.solved)
+    except solved.CacheError as error:
         print(f"note: the solved positions are not kept ({error})", file=sys.stderr)
     analysis = Analysis(judged.moves)
     replace_atomically(Path(out) / MOVES_FILE, analysis.write)
     print(
         f"judged {len(judged.moves):,} moves of {plural(len(records), 'game')} in {seconds:.1f} s: "
-        f"{len(judged.solved):,} positions solved, {judged.cached:,} moves from positions cached in the store"
+        f"{len(judged.solved):,} positions solved, {judged.cached:,} moves from positions solved before"
     )
     print("\n".join(accuracy_lines(analysis.accuracy(records))))
     print(f"every move: {Path(out) / MOVES_FILE}")

@@ -29,7 +29,7 @@ from connectx import (
 from connectx.options import Handler, Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,play,import,report,analyze,agents,build,check,solve,train,serve,ladder}"
+COMMANDS = "{run,sprt,play,import,report,table,analyze,agents,build,check,solve,train,serve,ladder}"
 
 
 def parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:

@@ -10,10 +10,12 @@ stand) and ``q`` or the end of input, Ctrl-D (:class:`Quit`). Ctrl-C is Python's
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 
 __all__ = ["HumanPlayer", "Quit", "Undo", "column_of"]
 
@@ -66,7 +68,8 @@ class HumanPlayer:
     ) -> None:
         self.name, self.ask, self.say = name, ask, say
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         prompt = f"your move ({self.name}): column 1-{board.geo.columns}, u undo, q quit: "
         while True:
             try:
@@ -75,6 +78,6 @@ class HumanPlayer:
                 self.say("")
                 raise Quit from None
             try:
-                return column_of(answer, board)
+                return MoveRecord.since(start, board, "person", column_of(answer, board))
             except ValueError as reason:
                 self.say(str(reason))

@@ -52,7 +52,6 @@ MAX_BYTES = 64 << 20
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``import`` to the subcommands ``commands``."""
-    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     command = commands.add_parser(
         "import",
         help="store episodes played on Kaggle (replay JSON) as the games of a run, for `connectx report`",

@@ -9,7 +9,7 @@ one line and exit status 2, with nothing written.
 
 This module parses the options, shows the progress and writes the reports; the tournament itself,
 resumed, stored game by game and stopped by the SPRT, is :class:`tournament.driver.Tournament`'s,
-with the SPRT's stop rule from :mod:`connectx.judge`.
+with the SPRT's stop rule from :mod:`reports.stats.stopping`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
-from connectx.judge import SprtStop
 from connectx.options import (
     BOUNDS,
     MAX_SECONDS,
@@ -40,6 +39,7 @@ from connectx.progress import Ticking, bar
 from connectx.results import write_report
 from reports.provenance import toolkit_version
 from reports.stats.sprt import Sprt
+from reports.stats.stopping import SprtStop
 from reports.words import plural
 from tournament.driver import Backend, BackendError, Event, Started, Tournament
 from tournament.limits import Limits

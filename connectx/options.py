@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from agents.engine.board import Geometry, InvalidBoardError, geometry
-from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 
 MAX_SECONDS = 3600.0
 """Longest ``--act-timeout``, in seconds."""

@@ -7,7 +7,7 @@ bank, run in a process of its own behind the tournament's proxy
 (:class:`tournament.sandbox.AgentProcess`), so that an untrusted file agent can read neither the store
 nor this terminal, its prints do not garble the board, and a move that overruns Kaggle's limit is cut
 off and forfeits instead of hanging the session. Its answer is judged by Kaggle's rules, as in a
-tournament (:func:`tournament.rules.judge`): a Python ``int`` naming a column that is not full, in
+tournament (:func:`tournament.rules.rule_on`): a Python ``int`` naming a column that is not full, in
 time (``actTimeout`` plus the bank), else the game is its forfeit (INVALID, TIMEOUT, or ERROR when it
 raised); ``None`` is Kaggle's default action, column 0. The forfeit says why, counting columns from 1
 as the board does.
@@ -43,8 +43,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.engine.board import Board, Outcome
-from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, Clock, as_player
+from agents.kit.adapter import as_player
+from agents.kit.clock import DEFAULT_ACT_TIMEOUT, Clock
 from agents.kit.player import Player, play_game
+from agents.kit.record import MoveRecord
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo
@@ -52,7 +54,7 @@ from connectx.match import LIMITS
 from connectx.options import act_timeout_option, board_geometry, board_options, check_ranges, out_option
 from reports.provenance import toolkit_version
 from tournament.record import Forfeit, GameRecord, Termination
-from tournament.rules import judge
+from tournament.rules import rule_on
 from tournament.schedule import HUMAN, GameTask, Settings
 from tournament.store import DB_NAME, Store, StoreError
 
@@ -67,7 +69,6 @@ Say = Callable[[str], None]
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``play`` to the subcommands ``commands``."""
-    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     play = commands.add_parser(
         "play",
         help="play a game against an agent at the terminal, and store it",
@@ -142,7 +143,7 @@ def open_store(out: Path, settings: Settings) -> Store:
 
 
 class Forfeited(Exception):  # noqa: N818 - an event of the game, like Kaggle's statuses
-    """The agent's call broke Kaggle's rules: ``forfeit`` says how (:func:`tournament.rules.judge`),
+    """The agent's call broke Kaggle's rules: ``forfeit`` says how (:func:`tournament.rules.rule_on`),
     ``seconds`` is how long the call took."""
 
     def __init__(self, forfeit: Forfeit, seconds: float) -> None:
@@ -153,25 +154,25 @@ class Forfeited(Exception):  # noqa: N818 - an event of the game, like Kaggle's 
 class AgentSide:
     """The agent as a :class:`~agents.kit.player.Player`: asks ``proxy`` (an
     :class:`~tournament.sandbox.AgentProcess`) through :func:`~agents.kit.adapter.as_player` and judges
-    the answer by Kaggle's rules (:func:`tournament.rules.judge`), raising :class:`Forfeited` instead
+    the answer by Kaggle's rules (:func:`tournament.rules.rule_on`), raising :class:`Forfeited` instead
     of returning a bad one."""
 
     def __init__(self, proxy: AgentProcess, label: str, say: Say) -> None:
         self.proxy, self.player, self.label, self.say = proxy, as_player(proxy), label, say
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
         self.say(f"{self.label} is thinking...")
         began = time.perf_counter()
         answer: int | Exception
         try:
-            answer = self.player.play(board, clock)
+            answer = self.player.play(board, clock).column
         except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
             answer = error
         spent = time.perf_counter() - began
-        ruling = judge(board.mark, board, answer, seconds=spent, clock=clock)
+        ruling = rule_on(board.mark, board, answer, seconds=spent, clock=clock)
         if isinstance(ruling, Forfeit):
             raise Forfeited(ruling, spent)
-        return ruling
+        return MoveRecord.since(began, board, "agent", ruling)
 
 
 def _bank(times: list[float], mark: int, clock: Clock) -> float:

@@ -49,8 +49,8 @@ def refusal(settings: Settings, limits: Limits = Limits()) -> str | None:  # noq
     if not files:
         return None
     from tournament import sandbox
+    from tournament.environments import make
     from tournament.game import configuration
-    from tournament.referee import make
 
     task = GameTask(0, 0, files[0], files[0], settings.rows, settings.columns, settings.inarow,
                     settings.act_timeout, settings.hang_limit, seed=settings.seed)  # fmt: skip

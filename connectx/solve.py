@@ -55,7 +55,6 @@ LIMITS: dict[str, tuple[float, float]] = {"rows": (1, 16), "columns": (1, 16), "
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``solve`` to the subcommands ``commands``."""
-    # Alike in every subcommand module (connectx.cli calls each one's add_commands): argparse's own shape.
     command = commands.add_parser(
         "solve",
         help="solve positions exactly and say what the score means",

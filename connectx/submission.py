@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from agents.registry import SpecError
 from connectx.options import BOUNDS, act_timeout_option, check_ranges, games_option
 from connectx.progress import Ticking, bar

@@ -5,7 +5,7 @@ so a rating moves when the pool changes even if the agent did not. Scores
 against the same opponents compare directly, hence the second table: every agent of every run against
 each agent that all runs share.
 
-**Which agents are the same.** An agent is known across runs by its name, :func:`reports.header.short_names`
+**Which agents are the same.** An agent is known across runs by its name, :func:`reports.entrants.short_names`
 of its entrant spec: ``bots/v1/mine.py`` in one run and ``bots/v2/mine.py`` in the next are two
 versions of ``mine``, and line up on one row. Versions whose names differ (``mine_v1.py``,
 ``mine_v2.py``) are joined explicitly by a pair, ``("mine_v1", "mine_v2")`` (``connectx report``
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reports.header import short_names
+from reports.entrants import short_names
 from reports.report import Report
 from reports.stats.headtohead import WDL
 from reports.stats.standings import Standing
@@ -139,7 +139,7 @@ def compare(
         agents.append(AgentLine(name, cells, change))
     versus = []
     for k, (report, lineup) in enumerate(zip(reports, lineups, strict=True)):
-        h2h = report.results.h2h
+        h2h = report.h2h
         for name, spec in lineup.items():
             results = [
                 oriented(h2h, spec, lineup[other]) if _met(h2h, spec, lineup[other]) else None

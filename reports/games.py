@@ -10,7 +10,6 @@ from typing import Any
 
 from reports.review import MoveLink
 from reports.stats.analysis import Analysis, JudgedMove
-from reports.stats.frames import notation
 from reports.stats.results import Results
 from reports.stats.sections import sides
 from tournament.record import GameRecord, Termination
@@ -20,9 +19,11 @@ __all__ = ["GameRow", "Pairing", "pairings", "replay_data"]
 
 @dataclass(frozen=True, slots=True)
 class GameRow:
-    """One game in a pairing's list. ``result`` is ``1-0``, ``½-½`` or ``0-1`` from ``first``'s side;
-    ``ending`` says how it ended in words (``4 in a row``, ``draw``, ``middle invalid``); ``deciding``
-    the move that decided it, when the move analysis names one."""
+    """One game in a pairing's list. ``opening`` and ``moves`` (the opening included) are in Pons'
+    notation (:meth:`agents.engine.board.Board.notation`; ``-`` for no opening); ``result`` is
+    ``1-0``, ``½-½`` or ``0-1`` from ``first``'s side; ``ending`` says how it ended in words (``4 in a
+    row``, ``draw``, ``middle invalid``); ``deciding`` the move that decided it, when the move analysis
+    names one."""
 
     game_id: int
     pair_id: int
@@ -32,6 +33,7 @@ class GameRow:
     result: str
     ending: str
     plies: int
+    moves: str
     deciding: MoveLink | None = None
 
 
@@ -122,10 +124,11 @@ def pairings(results: Results, deciding: Mapping[int, MoveLink] | None = None) -
                 record.pair_id,
                 record.first,
                 record.second,
-                notation(record.opening, record.task.columns) or "-",
+                record.board(len(record.opening)).notation() or "-",
                 result,
                 _ending(record),
                 len(record.moves),
+                record.board().notation(),
                 deciding.get(record.game_id),
             )  # fmt: skip
         )

@@ -1,29 +1,23 @@
 """The facts of a tournament run, for its report: :class:`Header` (board, time control, openings,
-dates, SPRT line) and :class:`Entrant` (what each entrant is), and :func:`format_seconds`.
+dates, SPRT line).
 
 Units: seconds for times; dates are UTC.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-from agents.kit.adapter import DEFAULT_OVERAGE
-from agents.registry import BUILTIN, KAGGLE_BUILTIN
+from agents.kit.clock import DEFAULT_OVERAGE
+from reports.durations import format_seconds
 from reports.stats.results import Results
-from reports.stats.sprt import Sprt
-from reports.stats.tally import oriented
+from reports.stats.stopping import SprtStop
 from tournament.record import GameRecord
 from tournament.schedule import HUMAN, Settings
 
-__all__ = ["Entrant", "Header", "entrant", "format_seconds", "header", "short_names"]
+__all__ = ["Header", "header"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,34 +57,6 @@ class Header:
         if self.sprt:
             rows.insert(2, ("SPRT", self.sprt))
         return rows
-
-
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """An entrant: ``spec`` as given, ``kind`` (``ours``, ``kaggle``, ``file``, ``person``), what it is, its
-    parameters (``"depth=2"`` or ""), and for a file agent the SHA-256 of the file as it is when the
-    report is written (``"missing"`` if it is gone; "" for other kinds)."""
-
-    spec: str
-    kind: str
-    description: str
-    params: str
-    sha256: str
-
-
-def format_seconds(seconds: float) -> str:
-    """``0.4 ms``, ``12.3 ms``, ``1.25 s``, ``3 min 4 s``, ``2 h 05 min``: a duration for people; ``-``
-    for nan, a time not measured (e.g. an agent whose imported games carry no move times)."""
-    if math.isnan(seconds):
-        return "-"
-    if seconds < 1:
-        return f"{seconds * 1000:.1f} ms" if seconds < 0.1 else f"{seconds * 1000:.0f} ms"
-    if seconds < 60:
-        return f"{seconds:.2f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {rest} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def header(results: Results, settings: Settings, name: str) -> Header:
@@ -174,44 +140,9 @@ def _sprt_line(results: Results, settings: Settings) -> str:
     """``elo0 0, elo1 10, ...: pairs 12 [...] LLR ...; H1 accepted`` for an SPRT match, else ""."""
     if settings.sprt is None:
         return ""
-    test = Sprt(*settings.sprt)
-    a, b = settings.entrants[:2]
-    pentas = results.pentanomials
-    key = (a, b) if a < b else (b, a)
-    counts = oriented(pentas, a, b) if key in pentas else None
-    if counts is None:
-        return f"{test.describe()}: no complete pair yet"
-    status = test.status(counts)
-    verdict = f"{status.decision} accepted" if status.decision else "no decision"
-    return f"{test.describe()}: {status.format()}; {verdict}"
-
-
-def entrant(spec: str) -> Entrant:
-    """What ``spec`` names, read from the registry without loading the agent."""
-    if spec == HUMAN:
-        return Entrant(spec, "person", "a person playing at the terminal (connectx play)", "", "")
-    if spec in KAGGLE_BUILTIN:
-        return Entrant(spec, "kaggle", f"kaggle-environments' built-in {KAGGLE_BUILTIN[spec]!r}", "", "")
-    name, _, params = spec.partition(":")
-    if name in BUILTIN:
-        doc = (importlib.import_module(BUILTIN[name]).__doc__ or "").strip().splitlines()
-        line = doc[0].replace("``", "") if doc else ""  # "random: a uniformly random legal column."
-        return Entrant(spec, "ours", line.removeprefix(f"{name}:").strip(), params.replace(",", ", "), "")
-    path = Path(spec)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
-    return Entrant(spec, "file", f"file agent {os.path.abspath(spec)}", "", digest)
-
-
-def short_names(specs: Sequence[str]) -> dict[str, str]:
-    """A short name for each entrant spec, to show where a path is too long: a file agent's file name
-    without ``.py`` (``bots/v2/mine.py`` -> ``mine``), with its folder (``v2/mine``) when two files of
-    ``specs`` share a name; other specs as they are."""
-
-    def name(spec: str, folder: bool) -> str:
-        if spec == HUMAN or spec in KAGGLE_BUILTIN or spec.partition(":")[0] in BUILTIN:
-            return spec
-        path = Path(spec)
-        return f"{path.parent.name}/{path.stem}" if folder and path.parent.name else path.stem
-
-    short = [name(spec, folder=False) for spec in specs]
-    return {spec: name(spec, folder=short.count(alone) > 1) for spec, alone in zip(specs, short, strict=True)}
+    stop = SprtStop(settings)
+    stop.add(results.records)
+    if not stop.counts.pairs:
+        return f"{stop.sprt.describe()}: no complete pair yet"
+    verdict = f"{stop.decision} accepted" if stop.decision else "no decision"
+    return f"{stop.sprt.describe()}: {stop.line}; {verdict}"

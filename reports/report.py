@@ -2,8 +2,9 @@
 :func:`build`, or :func:`load` from a tournament directory.
 
 A :class:`Report` is plain data, already counted and formatted where a number needs words (Elo
-labels, results); :mod:`reports.render.html` and :mod:`reports.render.markdown` only lay it out,
-so the two files can never disagree. Its sections: header and entrants
+labels, results): every figure, table and section a report shows. :mod:`reports.render` reads
+nothing else and counts nothing, so its files (HTML, Markdown, CSV, PNG) can never disagree. Its
+sections: header and entrants
 (:mod:`reports.header`), standings, the move analysis when the run has one (:mod:`reports.review`),
 crosstable and LOS, results by colour, terminations (with every forfeit's message), time use, game
 lengths (:mod:`reports.stats.sections`), and the games of every pairing with the compact replay data
@@ -21,10 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reports.entrants import Entrant, entrant
 from reports.games import Pairing, pairings, replay_data
-from reports.header import Entrant, Header, entrant, header
+from reports.header import Header, header
 from reports.review import Review, review
 from reports.stats.analysis import Analysis
+from reports.stats.headtohead import WDL
+from reports.stats.progress import Checkpoint
+from reports.stats.ratings import Rating
 from reports.stats.results import Results
 from reports.stats.sections import (
     ColourRow,
@@ -39,51 +44,52 @@ from reports.stats.sections import (
     time_use,
 )
 from reports.stats.standings import Crosstable, Standing
+from reports.stats.tables import Tables, tables
+from reports.stats.tally import Matchup
 from reports.words import plural, signed
 from tournament.record import GameRecord
 from tournament.schedule import Settings
 
-__all__ = ["Report", "build", "load", "notes", "scale"]
+__all__ = ["Report", "build", "caption", "load", "notes", "scale"]
 
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Everything one tournament's report shows (see the module docstring). ``scale`` says where the
-    Elo scale's zero is (:func:`scale`); ``review`` is the move analysis (None when the run has none);
-    ``results`` is kept for the figures (its records, ratings and progression); ``replays`` is
-    :func:`reports.games.replay_data`."""
+    """Everything one tournament's report shows (see the module docstring).
+
+    ``scale`` says where the Elo scale's zero is (:func:`scale`) and ``caption`` what the figures'
+    titles say of the games (``24 games · 6x7, 4 in a row, 2 s a move``: the games between two
+    entrants and their settings); ``ratings`` and ``progress`` are the Elo figure's and the
+    progression's, ``h2h`` each pairing's wins, draws and losses (for comparisons); ``review`` is
+    the move analysis (None when the run has none); ``tables`` the CSV files' tables; ``records``
+    every game by game id and ``replays`` :func:`reports.games.replay_data`."""
 
     header: Header
+    settings: Settings
     entrants: list[Entrant]
     standings: list[Standing]
+    ratings: list[Rating]
     scale: str
     notes: list[str]
     review: Review | None
     crosstable: Crosstable
+    h2h: dict[Matchup, WDL]
     by_colour: list[ColourRow]
     terminations: list[TerminationRow]
     forfeits: list[ForfeitRow]
     time_use: list[TimeUse]
     lengths: list[LengthRow]
+    progress: list[Checkpoint]
+    caption: str
+    tables: Tables
     pairings: list[Pairing]
+    records: tuple[GameRecord, ...]
     replays: dict[str, Any]
-    results: Results
 
     @property
     def title(self) -> str:
         """``ConnectX tournament: NAME``."""
         return f"ConnectX tournament: {self.header.name}"
-
-    @property
-    def records(self) -> tuple[GameRecord, ...]:
-        """Every game, by game id (``results.records``)."""
-        return self.results.records
-
-    @property
-    def settings(self) -> Settings:
-        """The tournament's settings (``results.settings``)."""
-        assert self.results.settings is not None  # build() requires them
-        return self.results.settings
 
 
 def load(directory: Path | str) -> Report:
@@ -116,23 +122,45 @@ def build(results: Results, *, name: str, analysis: Analysis | None = None) -> R
     if settings is None:
         raise ValueError("a report needs the tournament's settings")
     moves = review(analysis, results) if analysis is not None and analysis.moves else None
+    entrants = [entrant(spec) for spec in settings.entrants]
     return Report(
         header=header(results, settings, name),
-        entrants=[entrant(spec) for spec in settings.entrants],
+        settings=settings,
+        entrants=entrants,
         standings=results.standings,
+        ratings=results.ratings,
         scale=scale(results),
         notes=notes(results, moves),
         review=moves,
         crosstable=results.crosstable,
+        h2h=results.h2h,
         by_colour=by_colour(results),
         terminations=terminations(results),
         forfeits=forfeits(results),
         time_use=time_use(results),
         lengths=lengths(results),
+        progress=results.progress,
+        caption=caption(results),
+        tables=tables(results),
         pairings=pairings(results, moves.deciding if moves is not None else None),
+        records=results.records,
         replays=replay_data(results.records, analysis),
-        results=results,
     )
+
+
+def caption(results: Results) -> str:
+    """What the figures' titles say of the games: how many were played between two entrants, and
+    their board and time settings, e.g. ``24 games · 6x7, 4 in a row, 2 s a move`` (settings joined
+    by ``;`` when the games differ)."""
+    played = sum(wdl.games for wdl in results.h2h.values())
+    settings = sorted(
+        {(r.task.rows, r.task.columns, r.task.inarow, r.task.act_timeout) for r in results.records}
+    )
+    shown = "; ".join(
+        f"{rows}x{columns}, {inarow} in a row, {timeout:g} s a move"
+        for rows, columns, inarow, timeout in settings
+    )
+    return f"{plural(played, 'game')} · {shown}"
 
 
 def scale(results: Results) -> str:

@@ -9,6 +9,7 @@ Columns count from 1 and plies from 1 (the opening included), as in ``moves.csv`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reports.stats.analysis import AgentAccuracy, Analysis, JudgedMove, Verdict, outcome
@@ -97,18 +98,19 @@ def link(move: JudgedMove) -> MoveLink:
     )  # fmt: skip
 
 
-def perfect_reference(analysis: Analysis, results: Results) -> str | None:
+def perfect_reference(accuracy: Sequence[AgentAccuracy], results: Results) -> str | None:
     """The entrant that stands for perfect play, to measure the others' Elo from: one that made no
-    mistake in the analysis (:meth:`~reports.stats.analysis.Analysis.perfect`), played the others and
-    forfeited no game (a forfeit is no perfect play); of several, the one with the most judged moves
-    (the most evidence), then by name. None when there is none."""
-    moves = {line.agent: line.moves for line in analysis.accuracy(results.records)}
+    mistake in the analysis (its ``accuracy``, :meth:`~reports.stats.analysis.Analysis.accuracy`),
+    played the others and forfeited no game (a forfeit is no perfect play); of several, the one with
+    the most judged moves (the most evidence), then by name. None when there is none."""
+    moves = {line.agent: line.moves for line in accuracy}
     perfect = [
-        agent
-        for agent in moves
-        if analysis.perfect(agent)
-        and agent in results.totals
-        and not any(results.forfeited(agent, kind) for kind in FORFEITS)
+        line.agent
+        for line in accuracy
+        if line.moves
+        and not line.mistakes
+        and line.agent in results.totals
+        and not any(results.forfeited[line.agent, kind] for kind in FORFEITS)
     ]
     return min(perfect, key=lambda agent: (-moves[agent], agent), default=None)
 
@@ -123,11 +125,11 @@ def review(analysis: Analysis, results: Results) -> Review:
         if move is not None:
             deciding[record.game_id] = link(move)
     judged = set(analysis.by_game)
-    reference = perfect_reference(analysis, results)
+    reference = perfect_reference(accuracy, results)
     return Review(
         accuracy=[AccuracyLine(a, [link(m) for m in analysis.worst(a.agent, WORST)]) for a in accuracy],
         deciding=deciding,
-        perfect=[line.agent for line in accuracy if analysis.perfect(line.agent)],
+        perfect=[line.agent for line in accuracy if line.moves and not line.mistakes],
         reference=reference,
         versus=results.relative_to(reference) if reference is not None else {},
         games=sum(record.game_id in judged for record in records),

@@ -1,12 +1,10 @@
 """Single-file Kaggle submissions for any of our agents, proved the way Kaggle loads them.
 
-Modules, one job each: :mod:`~submissions.inline` (which package modules an agent needs, read from
-the source), :mod:`~submissions.build` (write the one file), :mod:`~submissions.runtime` (the loader
-copied into every built file), :mod:`~submissions.check` (play the file in a fresh isolated
-interpreter through kaggle-environments) with :mod:`~submissions.probe` (the script run there),
-:mod:`~submissions.verdict` (its events judged), :mod:`~submissions.timing` (move times against
-``actTimeout``) and :mod:`~submissions.report` (the report, printed). The command line is
-``connectx build|check`` (:mod:`connectx.submission`).
+A submission is one Python file holding the agent's modules of :mod:`agents`, verbatim, with their
+data, and a loader that runs them as a package; its last callable is the agent, as Kaggle's loader
+wants. A built file is checked by playing it in a fresh, isolated interpreter through
+kaggle-environments, its events judged and its move times held to ``actTimeout``, and the verdict
+printed. The command line is ``connectx build|check`` (:mod:`connectx.submission`).
 """
 
 # kaggle-environments appends .../envs/lux_ai_s3 (holding an ``agents.py``) to sys.path when

@@ -78,7 +78,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import agents
-from agents.kit.adapter import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from submissions import probe
 from submissions.build import provenance
 from submissions.report import CheckReport

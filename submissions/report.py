@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from submissions.timing import NEAR_LIMIT, MoveTimes, agent_times
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 
 if TYPE_CHECKING:
     from submissions.report import CheckedGame
@@ -137,7 +137,6 @@ def move_times(games: Sequence[CheckedGame], act_timeout: float) -> MoveTimes:
                 near += seconds >= (1 - NEAR_LIMIT) * act_timeout
                 if slowest is None or seconds > slowest:
                     slowest, slowest_where = seconds, f"{game.label}, mark {index + 1}, move {move}"
-    # Each field given by name: a call of the same shape as other keyword calls, no shared logic.
     return MoveTimes(
         first_move=first_move,
         first_moves=first_moves,

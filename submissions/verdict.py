@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from agents.engine.board import Board, BoardError
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from submissions import timing
 from submissions.report import CheckedGame, CheckReport
 from tournament.replies import decode

@@ -11,7 +11,8 @@ import pytest
 from kaggle_environments.utils import structify
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock, observation
+from agents.kit.adapter import observation
+from agents.kit.clock import Clock
 from agents.minimax import minimax_values
 from agents.one_step import score_moves
 from agents.registry import BUILTIN

@@ -10,6 +10,7 @@ import pytest
 from agents.engine.board import Board
 from agents.engine.solver import Solver
 from connectx.cli import main
+from reports.stats import solved
 from reports.stats.analysis import OPENING, Analysis, AnalysisError, JudgedMove, Verdict
 from reports.stats.judging import canonical, judge, unavailable
 from tests.records import game_record
@@ -163,8 +164,7 @@ def test_analyze_writes_one_row_per_move_and_caches_positions(tmp_path, capsys) 
     assert "alpha" in out and "mistakes" in out
     analysis = Analysis.read(tmp_path)
     assert len(analysis.moves) == sum(len(r.moves) for r in records)
-    with Store.open(tmp_path) as store:
-        assert len(store.solved()) > 0
+    assert len(solved.load(tmp_path)) > 0
     assert main(["analyze", str(tmp_path), "--workers", "1"]) == 0
     assert "0 positions solved" in capsys.readouterr().out
     assert Analysis.read(tmp_path).moves == analysis.moves
@@ -221,3 +221,13 @@ def test_report_analyze_judges_then_reports(tmp_path, capsys) -> None:
     assert main(["report", str(tmp_path), "--analyze"]) == 0
     assert Analysis.read(tmp_path) is not None
     assert "perfect play" in (tmp_path / "report.html").read_text().lower()
+
+
+def test_the_cache_of_solved_positions_is_a_file_of_its_own(tmp_path) -> None:
+    assert solved.load(tmp_path) == {}  # no file: an empty cache
+    solved.keep(tmp_path, {5: (1, None, -2)})
+    solved.keep(tmp_path, {5: (0, 0, 0), 6: (0, 0, 0)})  # a key kept is kept as it was
+    assert solved.load(tmp_path) == {5: (1, None, -2), 6: (0, 0, 0)}
+    (tmp_path / solved.CACHE_FILE).write_text("not a database")
+    with pytest.raises(solved.CacheError, match="cannot read"):
+        solved.load(tmp_path)

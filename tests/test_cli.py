@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -353,21 +351,3 @@ def test_solve_interrupted_is_one_line_and_130(capsys, monkeypatch):
     assert main(["solve", "4453"]) == 130
     out, err = capsys.readouterr()
     assert err.strip() == "interrupted" and out == ""
-
-
-def test_connectx_sits_above_the_packages_and_tournament_does_not_import_reports():
-    root = Path(__file__).resolve().parents[1]
-    for package, banned in (
-        ("tournament", {"reports", "connectx"}),
-        ("agents", {"connectx"}),
-        ("reports", {"connectx"}),
-        ("submissions", {"connectx"}),
-    ):
-        for path in (root / package).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                names = (
-                    [a.name for a in node.names]
-                    if isinstance(node, ast.Import)
-                    else ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
-                )
-                assert not {name.split(".")[0] for name in names} & banned, f"{path} imports {names}"

@@ -1,12 +1,14 @@
 """Board features and planes of the learned evaluations (agents.features) and the training loop."""
 
 import random
+import time
 
 import numpy as np
 import pytest
 
 from agents.engine.board import Board, geometry
 from agents.features import FEATURES, features, planes
+from agents.kit.record import MoveRecord
 from training.selfplay import play
 
 
@@ -56,8 +58,8 @@ class Random:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def play(self, board: Board, clock: object) -> int:
-        return self.rng.choice(board.legal_moves())
+    def play(self, board: Board, clock: object) -> MoveRecord:
+        return MoveRecord.since(time.perf_counter(), board, "random", self.rng.choice(board.legal_moves()))
 
 
 def test_selfplay_trajectory_matches_the_game() -> None:

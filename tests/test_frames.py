@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reports.stats.frames import GAMES_COLUMNS, load, notation
+from agents.engine.board import Board
+from reports.stats.frames import load
+from reports.stats.tables import GAMES_COLUMNS
 from tests.records import settings_for, synthetic_records
 from tournament.store import Store, StoreError
 
@@ -33,16 +35,18 @@ def test_load_gives_games_standings_crosstable_and_pairs(stored):
     row = games.loc[crash.game_id]
     assert row["offender"] == "crashy" and row["detail"] == crash.detail
     assert row["winner"] == (crash.second if crash.offender == 1 else crash.first)
-    assert row["moves"] == notation(crash.moves, 7) and row["plies"] == len(crash.moves)
+    assert row["moves"] == Board.from_moves(crash.moves).notation() and row["plies"] == len(crash.moves)
     assert row["move_times"] == crash.move_times
     wins = frames.standings.set_index("agent")["wins"]
     assert wins.sum() == (frames.games["winner"] != "").sum()
 
 
-def test_notation():
-    assert notation((3, 3, 4), 7) == "445"
-    assert notation((), 7) == ""
-    assert notation((9, 2, 11), 12) == "10 3 12"
+def test_the_board_writes_and_reads_pons_notation():
+    assert Board.from_moves((3, 3, 4)).notation() == "445" and Board().notation() == ""
+    wide = Board.from_moves((9, 2, 11), rows=6, columns=12, inarow=4)
+    assert wide.notation() == "10 3 12"
+    assert Board.from_notation("10 3 12", columns=12).moves == (9, 2, 11)
+    assert Board.from_notation("445").moves == (3, 3, 4)
 
 
 def test_load_errors(tmp_path):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from tournament import rules, sandbox
 from tournament.game import Environments, play_episode
 from tournament.record import Forfeit, GameRecord, Termination
@@ -128,13 +128,13 @@ def test_a_forfeit_detail_reads_the_board_the_offender_was_shown():
 
 def test_judge_plays_a_legal_int_and_none_as_kaggles_default_column():
     board = Board.from_moves("4")
-    assert rules.judge(2, board, 3, seconds=0.01, clock=Clock()) == 3
-    assert rules.judge(2, board, None, seconds=0.01, clock=Clock()) == 0
+    assert rules.rule_on(2, board, 3, seconds=0.01, clock=Clock()) == 3
+    assert rules.rule_on(2, board, None, seconds=0.01, clock=Clock()) == 0
 
 
 @pytest.mark.parametrize("action", [3.0, 3.7, "3", True, np.int64(3), np.float64(3.0), 7, -1])
 def test_judge_forfeits_anything_but_a_python_int_naming_a_column_as_invalid(action):
-    ruling = rules.judge(1, Board(), action, seconds=0.01, clock=Clock())
+    ruling = rules.rule_on(1, Board(), action, seconds=0.01, clock=Clock())
     assert isinstance(ruling, Forfeit)
     assert (ruling.offender, ruling.termination) == (1, Termination.INVALID)
     assert ruling.detail == rules.invalid_action(1, action, Board())
@@ -143,22 +143,22 @@ def test_judge_forfeits_anything_but_a_python_int_naming_a_column_as_invalid(act
 def test_judge_checks_time_first_then_an_exception_then_the_action():
     """Kaggle's order: a call over actTimeout plus the bank is TIMEOUT whatever it gave; a raise is
     ERROR; the proxy's DeadlineExceeded (it gave up waiting) is TIMEOUT with its note."""
-    from tournament.referee import DeadlineExceeded
+    from tournament.environments import DeadlineExceeded
 
     clock, board = Clock(1.0, 2.0), Board()
     for answer in (3, 3.5, RuntimeError("boom")):
-        late = rules.judge(1, board, answer, seconds=3.5, clock=clock)
+        late = rules.rule_on(1, board, answer, seconds=3.5, clock=clock)
         assert late.termination is Termination.TIMEOUT
         assert late.detail == "mark 1 took 3.5 s, over its 3.0 s (actTimeout 1 s and 2.0 s left in its bank)"
-    assert rules.judge(1, board, 3, seconds=2.9, clock=clock) == 3  # the bank covers it
-    error = rules.judge(2, Board.from_moves("1"), RuntimeError("mark 2 raised ValueError: x"), seconds=0.1,
+    assert rules.rule_on(1, board, 3, seconds=2.9, clock=clock) == 3  # the bank covers it
+    error = rules.rule_on(2, Board.from_moves("1"), RuntimeError("mark 2 raised ValueError: x"), seconds=0.1,
                         clock=clock)  # fmt: skip
     assert (error.offender, error.termination, error.detail) == (
         2,
         Termination.ERROR,
         "mark 2 raised ValueError: x",
     )
-    gave_up = rules.judge(
+    gave_up = rules.rule_on(
         1, board, DeadlineExceeded("mark 1 did not return within 1.5 s"), seconds=1.5, clock=clock
     )
     assert (gave_up.termination, gave_up.detail) == (

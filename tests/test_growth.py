@@ -9,7 +9,7 @@ import random
 import tracemalloc
 
 from agents.engine.board import Board, geometry
-from agents.engine.lines import WINS_FUNCTIONS_KEPT, _wins_function, wins_function
+from agents.engine.lines import WINS_FUNCTIONS_KEPT, _kept, wins_function
 from agents.engine.search import Search
 from agents.negamax import threat_evaluation
 
@@ -60,4 +60,4 @@ def test_wins_functions_are_kept_per_configuration_and_bounded() -> None:
     assert wins_function(geo) is wins_function(geometry(6, 7, 4))
     for rows in range(4, 4 + 2 * WINS_FUNCTIONS_KEPT):
         wins_function(geometry(rows, 7, 4))
-    assert _wins_function.cache_info().currsize == WINS_FUNCTIONS_KEPT
+    assert len(_kept) == WINS_FUNCTIONS_KEPT

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from connectx.cli import main
+from tournament.environments import make
 from tournament.episodes import LOCAL_KEYS, EpisodeError, parse_episode, read_episode
 from tournament.record import Termination
-from tournament.referee import make
 from tournament.schedule import Settings
 from tournament.store import DB_NAME, Store, StoreError
 

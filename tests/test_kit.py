@@ -14,10 +14,11 @@ import pytest
 from agents.engine.board import Board
 from agents.engine.solver import Solver
 from agents.kit import solved
-from agents.kit.adapter import Clock, kaggle_agent, observation
+from agents.kit.adapter import kaggle_agent, observation
 from agents.kit.budget import Budget, collector_paused, move_budget
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
-from agents.kit.solved import EXACT_EMPTY_LIMIT, TABLE_LIMIT, SolvedPositions, Verdict
+from agents.kit.solved import EXACT_EMPTY_LIMIT, TABLE_LIMIT, Solution, SolvedPositions
 from agents.kit.tactics import tactical_move
 
 PONS = Path(__file__).parent / "data" / "pons"
@@ -162,16 +163,16 @@ def test_without_the_databases_the_book_answers_first(monkeypatch: pytest.Monkey
     entry = np.array([(2 << 4) | column], dtype=np.uint8)  # a win, this column
     fake = Book(np.array([key], dtype=np.uint64), entry, depth=(2, -1))
     monkeypatch.setattr(book_module, "_cached", fake)
-    assert SolvedPositions().choose(board, deadline=0.0) == Verdict(("book", 5), None)
-    assert SolvedPositions(book=False).choose(board, deadline=0.0) == Verdict(None, None)  # 40 empty
+    assert SolvedPositions().choose(board, deadline=0.0) == Solution(("book", 5), None)
+    assert SolvedPositions(book=False).choose(board, deadline=0.0) == Solution(None, None)  # 40 empty
 
 
 def test_with_the_databases_the_solver_plays_the_fastest_win_from_the_first_move() -> None:
     pytest.importorskip("bitbully_databases")
     stage = SolvedPositions()
-    assert stage.choose(Board(), deadline=math.inf) == Verdict(("exact", 3), None)
+    assert stage.choose(Board(), deadline=math.inf) == Solution(("exact", 3), None)
     # 32164625: columns 3 and 4 (1-based) both win, column 3 with the 11th stone, 4 with the 18th
-    assert stage.choose(Board.from_moves("32164625"), deadline=math.inf) == Verdict(("exact", 2), None)
+    assert stage.choose(Board.from_moves("32164625"), deadline=math.inf) == Solution(("exact", 2), None)
     # 4453 is lost for mark 1; columns 3, 6 and 7 lose last (score -2 against -3 to -5)
     verdict = stage.choose(Board.from_moves("4453"), deadline=math.inf)
     assert verdict.move is not None and verdict.move[1] in (2, 5, 6)
@@ -185,7 +186,7 @@ def test_exact_solving_proves_a_late_move() -> None:
     assert verdict.move is not None and verdict.move[0] == "exact" and verdict.allowed is None
     chosen = Solver().analyse(moves)[verdict.move[1]]
     assert chosen is not None and (chosen > 0) - (chosen < 0) == (int(score) > 0) - (int(score) < 0)
-    assert SolvedPositions(exact=False).choose(board, deadline=math.inf) == Verdict(None, None)
+    assert SolvedPositions(exact=False).choose(board, deadline=math.inf) == Solution(None, None)
 
 
 class FakeSolver:
@@ -212,14 +213,14 @@ def test_out_of_time_the_search_gets_the_moves_not_proven_lost(monkeypatch: pyte
     board = Board.from_moves("444444")
     assert board.geo.size - board.ply == EXACT_EMPTY_LIMIT
     monkeypatch.setattr(FakeSolver, "lost", (0, 6))
-    assert stage.choose(board, deadline=0.0) == Verdict(None, (1, 2, 4, 5))  # column 3 is full
+    assert stage.choose(board, deadline=0.0) == Solution(None, (1, 2, 4, 5))  # column 3 is full
     monkeypatch.setattr(FakeSolver, "lost", (0, 1, 2, 3, 4, 5, 6))
-    assert stage.choose(Board.from_moves("4444441"), deadline=0.0) == Verdict(None, ())  # all lost
+    assert stage.choose(Board.from_moves("4444441"), deadline=0.0) == Solution(None, ())  # all lost
     assert FakeSolver.made == [(6, 7, 4, TABLE_LIMIT)]  # one solver, its table kept between moves
     stage.choose(Board.from_moves("1234512", rows=5, columns=5, inarow=4), deadline=0.0)
     assert FakeSolver.made[1:] == [(5, 5, 4, TABLE_LIMIT)]  # one a geometry
     early = Board.from_moves("44444")  # one empty cell too many: the solver is not asked
-    assert stage.choose(early, deadline=0.0) == Verdict(None, None)
+    assert stage.choose(early, deadline=0.0) == Solution(None, None)
     assert len(FakeSolver.made) == 2
 
 
@@ -236,26 +237,19 @@ def test_a_record_is_frozen_and_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not hasattr(record, "__dict__")
 
 
-def test_the_agent_shows_its_players_record_after_each_move() -> None:
-    class Leftmost:
-        def play(self, board: Board, clock: Clock) -> int:
-            return board.legal_moves()[0]
+def test_the_agent_keeps_the_record_its_player_returned_for_each_move() -> None:
+    class Recording:
+        records: list[MoveRecord] = []
 
-    class Recording(Leftmost):
-        last_move: MoveRecord | None = None
-
-        def play(self, board: Board, clock: Clock) -> int:
-            self.last_move = MoveRecord.since(time.perf_counter(), board, "only", 0)
-            return 0
+        def play(self, board: Board, clock: Clock) -> MoveRecord:
+            self.records.append(MoveRecord.since(time.perf_counter(), board, "only", 0))
+            return self.records[-1]
 
     player = Recording()
     agent = kaggle_agent(player)
     for moves in ("", "1"):
         assert agent(*observation(Board.from_moves(moves), Clock())) == 0
-        assert agent.last_move is player.last_move and player.last_move.ply == len(moves)  # type: ignore[attr-defined]
-    plain = kaggle_agent(Leftmost())
-    plain(*observation(Board(), Clock()))
-    assert not hasattr(plain, "last_move")
+        assert agent.last_move is player.records[-1] and player.records[-1].ply == len(moves)  # type: ignore[attr-defined]
 
 
 def test_a_strategy_times_its_move_with_the_collector_paused_and_keeps_the_record() -> None:
@@ -267,8 +261,6 @@ def test_a_strategy_times_its_move_with_the_collector_paused_and_keeps_the_recor
             return MoveRecord.since(start, board, "leftmost", board.legal_moves()[0])
 
     player = Leftmost()
-    assert player.last_move is None
-    assert player.play(Board.from_moves("1111"), Clock()) == 0
+    move = player.play(Board.from_moves("1111"), Clock())
+    assert move.column == 0 and move.stage == "leftmost" and move.ply == 4 and move.seconds >= 0
     assert player.collecting is False and gc.isenabled()
-    assert player.last_move is not None and player.last_move.stage == "leftmost"
-    assert player.last_move.ply == 4 and player.last_move.seconds >= 0

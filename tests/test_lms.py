@@ -9,7 +9,8 @@ import pytest
 from agents import lms, random_agent
 from agents.engine.board import Board, geometry
 from agents.features import FEATURES
-from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.adapter import as_player, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.weights import save
 from tests.boards import random_board
@@ -26,7 +27,7 @@ def test_shipped_agent_plays_a_legal_int_on_any_board(config):
         if not board.is_game_over():
             move = agent(*observation(board, CLOCK))
             assert type(move) is int and board.can_play(move)
-            assert agent.last_move["stage"] == "one_ply"
+            assert agent.last_move.stage == "one_ply"
 
 
 def test_weights_file_is_used(tmp_path):

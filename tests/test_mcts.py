@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.mcts import Mcts, make_agent, rollout_evaluator
 from agents.registry import load_agent, parse_spec
 
@@ -19,10 +19,10 @@ CLOCK = Clock()
 
 def test_takes_a_win_and_blocks_a_threat_without_searching() -> None:
     player = Mcts(rollouts=10, seed=1)
-    assert player.play(Board.from_moves("445566"), CLOCK) in (2, 6)  # bottom row X X X: complete it
-    assert player.last_move.stage == "win"
-    assert player.play(Board.from_moves("17273"), CLOCK) == 3  # O must block the bottom row at column 4
-    assert player.last_move.stage == "block"
+    move = player.play(Board.from_moves("445566"), CLOCK)
+    assert move.column in (2, 6) and move.stage == "win"  # bottom row X X X: complete it
+    move = player.play(Board.from_moves("17273"), CLOCK)
+    assert move.column == 3 and move.stage == "block"  # O must block the bottom row at column 4
 
 
 @pytest.mark.parametrize(
@@ -43,34 +43,34 @@ def test_finds_the_open_three_that_wins() -> None:
     # X holds the 4th and 5th bottom cells with both ends open: columns 3 or 6 (1-based) make an open
     # three, a win in two moves whatever O does.
     player = Mcts(rollouts=3000, seed=1)
-    assert player.play(Board.from_moves("4455"), CLOCK) in (2, 5)
-    assert player.last_move.stage == "search"
+    move = player.play(Board.from_moves("4455"), CLOCK)
+    assert move.column in (2, 5) and move.stage == "search"
 
 
 def test_a_fixed_number_of_rollouts_with_a_seed_repeats_itself() -> None:
     boards = [Board.from_moves(moves) for moves in ("", "4", "4453", "1234567")]
-    runs = [[Mcts(rollouts=300, seed=7).play(board, CLOCK) for board in boards] for _ in range(2)]
+    runs = [[Mcts(rollouts=300, seed=7).play(board, CLOCK).column for board in boards] for _ in range(2)]
     assert runs[0] == runs[1]
 
 
 def test_the_tree_is_kept_for_the_next_move() -> None:
     player = Mcts(rollouts=2000, seed=3)
     board = Board()
-    board.push(player.play(board, CLOCK))
-    assert player.last_move.visits == 2000 == 1 + player.last_move.simulations
+    move = player.play(board, CLOCK)
+    board.push(move.column)
+    assert move.visits == 2000 == 1 + move.simulations
     board.push(3)  # the reply the tree has explored most: the centre
-    player.play(board, CLOCK)
-    reused = player.last_move.reused
-    assert reused > 0 and player.last_move.simulations == 2000 - 1 - reused  # visits add up
-    player.play(Board.from_moves("1111"), CLOCK)  # an unrelated position starts a new tree
-    assert player.last_move.reused == 0
+    move = player.play(board, CLOCK)
+    reused = move.reused
+    assert reused > 0 and move.simulations == 2000 - 1 - reused  # visits add up
+    assert player.play(Board.from_moves("1111"), CLOCK).reused == 0  # an unrelated position: a new tree
 
 
 def test_plays_other_boards() -> None:
     player = Mcts(rollouts=500, seed=2)
     board = Board.from_moves("3", rows=4, columns=5, inarow=3)
-    assert board.can_play(player.play(board, CLOCK))
-    assert player.play(Board.from_moves("44"), CLOCK) in range(7)  # a new search for the 6x7 board
+    assert board.can_play(player.play(board, CLOCK).column)
+    assert player.play(Board.from_moves("44"), CLOCK).column in range(7)  # a new search for the 6x7 board
 
 
 def test_seconds_stop_the_search_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,8 +80,8 @@ def test_seconds_stop_the_search_at_the_deadline(monkeypatch: pytest.MonkeyPatch
     readings = itertools.count()
     monkeypatch.setattr(time, "perf_counter", lambda: float(next(readings)))
     player = Mcts(seconds=4.5, seed=1)
-    player.play(Board.from_moves("44"), CLOCK)
-    assert player.last_move.stage == "search" and player.last_move.simulations == 4
+    move = player.play(Board.from_moves("44"), CLOCK)
+    assert move.stage == "search" and move.simulations == 4
 
 
 @pytest.mark.parametrize("params", [{"c": -1.0}, {"rollouts": 0}, {"seconds": 0.0}])

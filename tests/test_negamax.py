@@ -11,8 +11,8 @@ import pytest
 from agents import negamax
 from agents.engine.board import Board
 from agents.engine.search import WIN, Search
-from agents.kit.adapter import Clock
 from agents.kit.budget import Budget, move_budget
+from agents.kit.clock import Clock
 
 
 def _obs(board: Board, overage: float = 0.0) -> dict:
@@ -73,8 +73,9 @@ def test_a_board_where_no_line_fits_is_played_without_searching() -> None:
     board = Board(6, 7, 10)
     assert not board.geo.winnable and Board(6, 7, 7).geo.winnable
     while board.legal_moves():
-        board.push(player.play(board, Clock(act_timeout=2.0, overage=60.0)))
-        assert player.last_move.stage in ("draw", "only")
+        move = player.play(board, Clock(act_timeout=2.0, overage=60.0))
+        board.push(move.column)
+        assert move.stage in ("draw", "only")
     assert board.outcome().winner is None
 
 
@@ -117,8 +118,8 @@ def test_heuristic_search_keeps_within_the_move_time(monkeypatch: pytest.MonkeyP
     board = Board.from_moves(moves)
     player = negamax.Negamax(book=False, exact=False)
     move = player.play(board.copy(), Clock(act_timeout=0.3, overage=0.0))
-    assert board.can_play(move)
-    assert player.last_move.stage == "search" and player.last_move.depth >= 1 and player.last_move.nodes >= 1
+    assert board.can_play(move.column)
+    assert move.stage == "search" and move.depth >= 1 and move.nodes >= 1
     assert clock.now <= 0.3  # 0.3 s a move less the 0.15 s margin, read every 1024 nodes
 
 

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from agents.engine.board import Board
+from agents.kit.adapter import kaggle_agent
 from agents.kit.budget import Budget, move_budget
 from agents.network import agent as shipped_agent_module  # noqa: F401  (package imports without jax)
-from agents.network.agent import best_move, make_agent, make_agent_from_weights
+from agents.network.agent import Network, best_move, make_agent
 from agents.network.features import encode, encode_batch, legal_mask_batch
 from agents.network.numpy_forward import forward, load_weights, value_of
 
@@ -95,7 +96,7 @@ def test_search_none_plays_legal_argmax_of_policy(random_weights) -> None:
     board = Board.from_moves("111111")
     logits, _ = forward(weights, encode(board.position, board.mask))
     expected = 1 + int(np.argmax(logits[0, 1:]))
-    assert make_agent_from_weights(weights, search="none")(_obs(board), CONFIG) == expected
+    assert kaggle_agent(Network.of_weights(weights, search="none"))(_obs(board), CONFIG) == expected
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
@@ -123,16 +124,21 @@ def test_iterative_deepening_within_time_takes_a_win_and_blocks(random_weights) 
 
 
 def test_network_players_play_a_whole_game(random_weights) -> None:
-    from agents.kit.adapter import Clock
+    from agents.kit.clock import Clock
     from agents.kit.player import play_game
-    from agents.network.agent import Network
 
     _, _, weights = random_weights(seed=10)
-    players = [Network(weights, search="alphabeta", depth=2), Network(weights, search="none")]
+    players = [
+        Network.of_weights(weights, search="alphabeta", depth=2),
+        Network.of_weights(weights, search="none"),
+    ]
     result = play_game(players)
     assert result.outcome is not None and len(result.moves) >= 7
     quick = Clock(act_timeout=0.3, overage=0.0)  # the solver's share of a move: 0.02 s
-    result = play_game([Network(weights, visits=40), Network(weights, visits=40, exact=False)], clock=quick)
+    result = play_game(
+        [Network.of_weights(weights, visits=40), Network.of_weights(weights, visits=40, exact=False)],
+        clock=quick,
+    )
     assert result.outcome is not None and len(result.moves) >= 7
 
 
@@ -177,45 +183,42 @@ def test_unknown_parameters() -> None:
 
 
 def test_search_none_is_the_policy_alone(random_weights) -> None:
-    from agents.kit.adapter import Clock
-    from agents.network.agent import Network, policy_logits
+    from agents.kit.clock import Clock
+    from agents.network.agent import policy_logits
 
     _, _, weights = random_weights(seed=12)
-    player = Network(weights, search="none")
+    player = Network.of_weights(weights, search="none")
     for moves in ("", "4", "4453", "3344551"):
         board = Board.from_moves(moves)
-        assert player.play(board, Clock()) == int(np.argmax(policy_logits(weights, board)))
-        assert player.last_move.stage == "policy"
+        move = player.play(board, Clock())
+        assert move.column == int(np.argmax(policy_logits(weights, board))) and move.stage == "policy"
 
 
 def test_puct_stages(random_weights) -> None:
-    from agents.kit.adapter import Clock
-    from agents.network.agent import Network
+    from agents.kit.clock import Clock
 
     _, _, weights = random_weights(seed=13)
-    player = Network(weights, visits=30)
-    assert player.play(Board.from_moves("112233"), Clock()) == 3
-    assert player.last_move.stage == "win"
-    assert player.play(Board.from_moves("11223"), Clock()) == 3
-    assert player.last_move.stage == "block"
-    assert player.play(Board(), Clock()) == 3  # the solved game's move (the databases, else the book)
-    assert player.last_move.stage in ("exact", "book")
-    without_book = Network(weights, visits=30, book=False)
-    without_book.play(Board(), Clock())
-    assert without_book.last_move.stage == "puct"
-    without_book.play(Board.from_moves("4453"), Clock())  # 38 empty cells: too early for the solver alone
-    assert without_book.last_move.stage == "puct" and without_book.last_move.visits == 30
+    player = Network.of_weights(weights, visits=30)
+    move = player.play(Board.from_moves("112233"), Clock())
+    assert move.column == 3 and move.stage == "win"
+    move = player.play(Board.from_moves("11223"), Clock())
+    assert move.column == 3 and move.stage == "block"
+    move = player.play(Board(), Clock())  # the solved game's move (the databases, else the book)
+    assert move.column == 3 and move.stage in ("exact", "book")
+    without_book = Network.of_weights(weights, visits=30, book=False)
+    assert without_book.play(Board(), Clock()).stage == "puct"
+    move = without_book.play(Board.from_moves("4453"), Clock())  # 38 empty cells: too early for the solver
+    assert move.stage == "puct" and move.visits == 30
     late = Board.from_moves("52753311433677442422121")  # from Pons' L2_R1: the solver decides in time
-    player.play(late, Clock())
-    assert player.last_move.stage == "exact"
-    Network(weights, visits=30, exact=False).play(late, Clock())
+    assert player.play(late, Clock()).stage == "exact"
+    Network.of_weights(weights, visits=30, exact=False).play(late, Clock())
 
 
 def test_other_configurations_are_played_by_negamax(random_weights) -> None:
     _, _, weights = random_weights(seed=8)
     board = Board.from_moves("1122", rows=5, columns=7, inarow=3)  # mark 1 wins at column 3 (index 2)
     config = {**CONFIG, "rows": 5, "inarow": 3, "actTimeout": 0.3}
-    agent = make_agent_from_weights(weights)
+    agent = kaggle_agent(Network.of_weights(weights))
     assert agent(_obs(board), config) == 2
     assert agent.last_move.stage == "win"  # type: ignore[attr-defined]  # the negamax player's record
 
@@ -243,7 +246,7 @@ def test_shipped_agent_plays_legal_moves_if_weights_present() -> None:
 def test_puct_gets_the_whole_move_after_a_failed_solve(
     monkeypatch: pytest.MonkeyPatch, random_weights
 ) -> None:
-    from agents.kit.adapter import Clock
+    from agents.kit.clock import Clock
 
     network_agent = importlib.import_module("agents.network.agent")
     seen = []
@@ -255,7 +258,7 @@ def test_puct_gets_the_whole_move_after_a_failed_solve(
 
     monkeypatch.setattr(network_agent, "move_budget", spy)
     _, _, weights = random_weights(seed=13)
-    network_agent.Network(weights, visits=30).play(
+    network_agent.Network.of_weights(weights, visits=30).play(
         Board.from_moves("4453"), Clock(act_timeout=2.0, overage=60.0)
     )
     base = 2.0 - network_agent.PUCT_MARGIN

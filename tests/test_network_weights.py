@@ -9,7 +9,8 @@ import pytest
 
 from agents import resources
 from agents.engine.board import Board
-from agents.kit.adapter import Clock, observation
+from agents.kit.adapter import observation
+from agents.kit.clock import Clock
 from agents.network.agent import make_agent
 
 

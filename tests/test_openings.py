@@ -20,8 +20,8 @@ def test_parse_openings_reads_pons_notation_and_skips_comments():
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("4x", "not a move string"),
-        ("40", "not a move string"),
+        ("4x", "move 2 'x' is not a column digit"),
+        ("40", "move 2 '0' is not a column digit"),
         ("8", "not a column"),
         ("1111111", "full"),
         ("1212121", "ends the game"),  # mark 1 has four in column 1

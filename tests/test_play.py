@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from connectx.drawing import draw, stone, wants_colour, winning_stones
 from connectx.human import HumanPlayer, Quit, Undo, column_of
 from connectx.play import default_out
@@ -116,7 +116,7 @@ def test_column_of_reads_one_based_columns_and_refuses_the_rest() -> None:
 def test_human_player_asks_again_until_a_legal_move() -> None:
     answers, said = iter(["nine", "9", "3"]), []
     player = HumanPlayer("X", ask=lambda prompt: next(answers), say=said.append)
-    assert player.play(Board(), Clock()) == 2
+    assert player.play(Board(), Clock()).column == 2
     assert len(said) == 2 and "not a column" in said[0] and "no column 9" in said[1]
 
 

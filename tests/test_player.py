@@ -8,8 +8,10 @@ import pytest
 
 from agents import leftmost, random_agent
 from agents.engine.board import Board, IllegalMoveError, Outcome
-from agents.kit.adapter import Clock, as_player, kaggle_agent, observation
+from agents.kit.adapter import as_player, kaggle_agent, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
+from agents.kit.record import MoveRecord
 
 
 class Column:
@@ -19,9 +21,10 @@ class Column:
         self.column = column
         self.clocks: list[Clock] = []
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
         self.clocks.append(clock)
-        return self.column if board.can_play(self.column) else board.legal_moves()[0]
+        column = self.column if board.can_play(self.column) else board.legal_moves()[0]
+        return MoveRecord.since(time.perf_counter(), board, "column", column)
 
 
 def test_a_game_is_played_to_its_outcome_from_the_empty_board():
@@ -49,8 +52,8 @@ def test_kaggle_agents_play_through_the_adapter_and_players_become_agents():
 
 def test_an_illegal_move_raises_and_a_finished_game_is_refused():
     class OffTheBoard:
-        def play(self, board: Board, clock: Clock) -> int:
-            return 9
+        def play(self, board: Board, clock: Clock) -> MoveRecord:
+            return MoveRecord.since(time.perf_counter(), board, "off the board", 9)
 
     with pytest.raises(IllegalMoveError):
         play_game([OffTheBoard(), Column(0)])
@@ -61,7 +64,7 @@ def test_an_illegal_move_raises_and_a_finished_game_is_refused():
 
 
 class Slow(Column):
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
         time.sleep(0.02)
         return super().play(board, clock)
 

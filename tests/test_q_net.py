@@ -14,7 +14,8 @@ import pytest
 from agents import random_agent
 from agents.engine.board import Board, geometry
 from agents.features import planes
-from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.adapter import as_player, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.q_net import make_agent, q_values
 from agents.weights import layers, load, save
@@ -46,7 +47,7 @@ def test_every_move_is_a_legal_int_and_the_stage_says_network_or_fallback(rows, 
     while not board.is_game_over():
         move = agent(*observation(board, Clock()))
         assert type(move) is int and board.can_play(move)
-        assert agent.last_move["stage"] == ("q" if (rows, columns, inarow) == (6, 7, 4) else "fallback")
+        assert agent.last_move.stage == ("q" if (rows, columns, inarow) == (6, 7, 4) else "fallback")
         board.push(move)
 
 
@@ -54,22 +55,22 @@ def test_every_move_is_a_legal_int_and_the_stage_says_network_or_fallback(rows, 
 def test_a_weights_file_is_played_by_argmax_over_legal_columns(trained, tmp_path: Path) -> None:
     path = trained[2]
     board = Board.from_moves([0, 1, 1, 2], rows=5, columns=4, inarow=3)
-    agent = make_agent(str(path))
+    agent = make_agent(weights=str(path))
     q = q_values(layers(load(str(path), shipped=bytes)), planes(board.position, board.mask, SMALL)[None])[0]
     assert agent(*observation(board, Clock())) == int(np.argmax(q))
-    assert agent.last_move["stage"] == "q"
+    assert agent.last_move.stage == "q"
     # a network that prefers column 0 above all must not play it once column 0 is full
     net = {"w0": np.zeros((2 * SMALL.size, 4), np.float32), "b0": np.array([9, 1, 2, 3], np.float32)}
     save(tmp_path / "zero.npz", net, SMALL)
     full = Board.from_moves([0] * 5, rows=5, columns=4, inarow=3)
-    assert make_agent(str(tmp_path / "zero.npz"))(*observation(full, Clock())) == 3
+    assert make_agent(weights=str(tmp_path / "zero.npz"))(*observation(full, Clock())) == 3
 
 
 def test_missing_weights_raise_at_make_agent_and_a_bad_file_at_the_first_move(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
-        make_agent(str(tmp_path / "nope.npz"))
+        make_agent(weights=str(tmp_path / "nope.npz"))
     save(tmp_path / "bad.npz", {"v": np.zeros(3)}, SMALL)
-    agent = make_agent(str(tmp_path / "bad.npz"))
+    agent = make_agent(weights=str(tmp_path / "bad.npz"))
     with pytest.raises(ValueError, match="w0"):
         agent(*observation(Board(5, 4, 3), Clock()))
 

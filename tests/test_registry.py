@@ -39,7 +39,8 @@ def test_file_spec_is_an_absolute_path(tmp_path):
 
 def test_a_parameter_naming_a_file_becomes_an_absolute_path(tmp_path, monkeypatch):
     from agents.engine.board import Board
-    from agents.kit.adapter import Clock, observation
+    from agents.kit.adapter import observation
+    from agents.kit.clock import Clock
     from agents.resources import DATA_DIR
 
     (tmp_path / "runs").mkdir()

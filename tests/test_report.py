@@ -208,7 +208,9 @@ def _sweep() -> list[GameRecord]:
 
 
 def test_pairs_csv_reads_back(tmp_path):
-    write_reports(Results(_sweep() + synthetic_records(("a", "c"), 2)), tmp_path)
+    records = _sweep() + synthetic_records(("a", "c"), 2)
+    names = tuple(dict.fromkeys(name for record in records for name in (record.first, record.second)))
+    write_reports(build(Results(records, settings_for(names, 2)), name="x"), tmp_path)
     text = (tmp_path / "pairs.csv").read_text()
     assert "n/a" in text and "inf" in text and "6.11597" not in text
     table = pd.read_csv(tmp_path / "pairs.csv")
@@ -395,7 +397,7 @@ def test_a_perfect_agent_adds_each_agents_elo_relative_to_it_and_leaves_the_stan
     report, _ = analysed
     pool = Results(report.records, report.settings)  # no analysis: the pool's mean at 0
     assert report.standings == pool.standings and report.scale == "Elo (mean of the rated = 0)"
-    assert report.results.progress == pool.progress  # the figures' scale too
+    assert report.progress == pool.progress  # the figures' scale too
     assert not any(line.rating.reference for line in report.standings)
     versus, review = report.review.versus, report.review
     assert review.reference == "beta" and sorted(versus) == sorted(pool.order)
@@ -489,7 +491,7 @@ def test_an_agent_that_forfeits_does_not_stand_for_perfect_play(records, tmp_pat
     only_fullcol = Analysis(judged_moves(records, perfect=("fullcol",)))  # it never errs, but forfeits
     assert [name for name in only_fullcol.agents() if only_fullcol.perfect(name)] == ["fullcol"]
     results = Results(records, settings_for(AGENTS, 4))
-    assert perfect_reference(only_fullcol, results) is None
+    assert perfect_reference(only_fullcol.accuracy(records), results) is None
     report = build(results, name="x", analysis=only_fullcol)
     assert report.review.reference is None and report.review.versus == {}
     assert "vs perfect" not in markdown.render(report) and "vs perfect" not in html.render(report)

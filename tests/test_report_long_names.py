@@ -16,11 +16,11 @@ from reports.render import html
 from reports.render.documents import write_documents
 from reports.render.plots import (
     NAME_LIMIT,
+    abbreviated,
     crosstable_figure,
     elo_figure,
     lengths_figure,
     progress_figure,
-    short_names,
 )
 from reports.report import Report, build
 from reports.stats.analysis import Analysis
@@ -46,21 +46,21 @@ def test_the_names_are_long():
     assert len(FALSE) == 60 and len(OLD) > NAME_LIMIT
 
 
-def test_short_names_keep_short_names_and_cut_long_ones_in_the_middle():
-    assert short_names(["negamax", "one_step"]) == {"negamax": "negamax", "one_step": "one_step"}
-    label = short_names([OLD, "minimax"])[OLD]
+def test_abbreviated_keeps_short_names_and_cuts_long_ones_in_the_middle():
+    assert abbreviated(["negamax", "one_step"]) == {"negamax": "negamax", "one_step": "one_step"}
+    label = abbreviated([OLD, "minimax"])[OLD]
     assert len(label) == NAME_LIMIT and label == "network:sea…/exp/old.npz"
-    assert short_names(["x" * NAME_LIMIT])["x" * NAME_LIMIT] == "x" * NAME_LIMIT
-    assert len(short_names(["x" * 80], limit=10)["x" * 80]) == 10
+    assert abbreviated(["x" * NAME_LIMIT])["x" * NAME_LIMIT] == "x" * NAME_LIMIT
+    assert len(abbreviated(["x" * 80], limit=10)["x" * 80]) == 10
 
 
-def test_short_names_tell_apart_names_that_differ_only_inside():
-    labels = short_names(NAMES)
+def test_abbreviated_names_tell_apart_names_that_differ_only_inside():
+    labels = abbreviated(NAMES)
     assert len(set(labels.values())) == len(NAMES)
     assert "false" in labels[FALSE] and "true" in labels[TRUE]
     assert labels[FALSE].startswith("network:") and labels[FALSE].endswith("final.npz")
     assert len(labels[FALSE]) <= NAME_LIMIT + 2
-    same_start = short_names(["a" * 40 + "1", "a" * 40 + "2"])
+    same_start = abbreviated(["a" * 40 + "1", "a" * 40 + "2"])
     assert len(set(same_start.values())) == 2
 
 
@@ -78,7 +78,7 @@ def inside(figure: Figure) -> bool:
 
 
 def test_every_figure_keeps_its_labels_inside(report):
-    results = report.results
+    results = report  # the figures' data
     figures = {
         "elo": elo_figure(results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale),
         "elo with labels": elo_figure(results.ratings, title="Elo", scale=report.scale),
@@ -94,15 +94,15 @@ def test_every_figure_keeps_its_labels_inside(report):
     for name, figure in figures.items():
         assert inside(figure), name
     texts = [text.get_text() for text in figures["crosstable"].findobj(lambda a: hasattr(a, "get_text"))]
-    assert short_names(NAMES)[FALSE] in texts and FALSE not in texts
+    assert abbreviated(NAMES)[FALSE] in texts and FALSE not in texts
 
 
 def test_the_progression_panel_titles_do_not_collide(report):
-    figure = progress_figure(report.results.progress, title="Elo progression", scale=report.scale)
+    figure = progress_figure(report.progress, title="Elo progression", scale=report.scale)
     renderer = drawn(figure).get_renderer()
     titles = [text for text in figure.findobj(Text) if re.match(r"\d\. ", text.get_text())]  # "1. negamax"
     shown = sorted(title.get_text().split(". ", 1)[1] for title in titles)
-    assert shown == sorted(short_names(NAMES).values())
+    assert shown == sorted(abbreviated(NAMES).values())
     boxes = [title.get_window_extent(renderer) for title in titles]
     for one, other in itertools.combinations(boxes, 2):
         assert not one.overlaps(other)

@@ -355,3 +355,25 @@ def test_status_line():
 def test_a_perfect_score_reads_as_such_in_the_status_line():
     line = Sprt(0, 100, 0.05, 0.05).status(Pentanomial(ww=12)).format()
     assert "Elo +inf, every pair won, (logistic)" in line and "nan" not in line
+
+
+def test_the_stop_rule_counts_the_pairs_of_its_two_entrants_as_their_games_end():
+    """SprtStop, fed games one at a time in any order, holds A's pentanomial counts against B as the
+    batch count of the stored games does, and grouping a third game into a pair is refused."""
+    import random
+
+    from reports.stats.stopping import SprtStop
+    from reports.stats.tally import oriented, pentanomials
+    from tests.records import settings_for, synthetic_records
+
+    records = synthetic_records(("beta", "alpha"), 12)
+    random.Random(3).shuffle(records)
+    stop = SprtStop(settings_for(("beta", "alpha"), 12, sprt=(0.0, 10.0, 0.05, 0.05)))
+    for record in records[:-1]:
+        stop.add([record])
+    stop.add(records[-1:])
+    assert stop.games == 24
+    assert stop.counts == oriented(pentanomials(records), "beta", "alpha") and stop.counts.pairs == 12
+    assert stop.status == stop.sprt.status(stop.counts)
+    with pytest.raises(ValueError, match="not two games with colours swapped"):
+        stop.add(records[:1])

@@ -14,12 +14,12 @@ import reports.stats.results
 from reports.render.plots import progress_figure
 from reports.render.terminal import format_standings
 from reports.render.write import write_reports
-from reports.report import notes
+from reports.report import build, notes
 from reports.stats.headtohead import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
 from reports.stats.results import Results
 from reports.stats.tables import PAIRS_COLUMNS, crosstable, pairs, standings
 from reports.stats.tally import forfeits, head_to_head, oriented, pentanomials
-from tests.records import game_record
+from tests.records import game_record, settings_for
 from tournament.record import Termination
 
 
@@ -44,6 +44,12 @@ def match(a, b, scores_of_a, start=0):
         else:
             records.append(game(b, a, 1 - score, pair_id=game_id // 2, game_id=game_id))
     return records
+
+
+def report_of(records):
+    """The report of ``records`` (its settings name their entrants)."""
+    names = tuple(dict.fromkeys(name for record in records for name in (record.first, record.second)))
+    return build(Results(records, settings_for(names, 2)), name="t")
 
 
 def tournament():
@@ -104,9 +110,9 @@ def test_forfeits_are_charged_to_the_offender():
     tasks = [dataclasses.replace(r.task, pair_id=k) for k, r in enumerate(records)]
     unpaired = [dataclasses.replace(r, task=task) for r, task in zip(records, tasks, strict=True)]
     results = Results(unpaired)
-    assert results.forfeited("A", Termination.TIMEOUT) == 2
-    assert results.suffered("B", Termination.TIMEOUT) == 2
-    assert results.forfeited("B", Termination.TIMEOUT) == 0
+    assert results.forfeited["A", Termination.TIMEOUT] == 2
+    assert results.suffered["B", Termination.TIMEOUT] == 2
+    assert results.forfeited["B", Termination.TIMEOUT] == 0
 
 
 def test_standings():
@@ -136,7 +142,7 @@ def test_standings():
 
 
 def test_results_count_once_and_rate_once(tmp_path, monkeypatch):
-    calls = {"rate": 0, "head_to_head": 0}
+    calls = {"rate_with_los": 0, "head_to_head": 0}
 
     def counted(name, function):
         def wrapper(*args, **kwargs):
@@ -145,13 +151,15 @@ def test_results_count_once_and_rate_once(tmp_path, monkeypatch):
 
         return wrapper
 
-    monkeypatch.setattr(reports.stats.results, "rate", counted("rate", reports.stats.results.rate))
+    monkeypatch.setattr(
+        reports.stats.results, "rate_with_los", counted("rate_with_los", reports.stats.results.rate_with_los)
+    )
     monkeypatch.setattr(reports.stats.results, "head_to_head", counted("head_to_head", head_to_head))
-    results = Results(tournament())
+    results = Results(tournament(), settings_for(("strong", "mid", "weak"), 2))
     standings(results), crosstable(results), pairs(results), notes(results)
     format_standings(results.standings)
-    write_reports(results, tmp_path)
-    assert calls == {"rate": 1, "head_to_head": 1}
+    write_reports(build(results, name="t"), tmp_path)
+    assert calls == {"rate_with_los": 1, "head_to_head": 1}
     assert standings(results)["elo"].tolist() == [r.elo for r in results.ratings]
 
 
@@ -204,7 +212,7 @@ def test_pairs():
 
 def test_write_reports(tmp_path):
     out = tmp_path / "reports"
-    paths = write_reports(Results(tournament()), out)
+    paths = write_reports(report_of(tournament()), out)
     names = ["standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "los.csv"]
     names += ["elo.png", "elo_progress.png", "crosstable.png"]
     assert sorted(paths) == sorted(names)
@@ -226,7 +234,7 @@ def test_write_reports(tmp_path):
     assert los.loc["strong", "weak"] > 0.5 and los.loc["strong", "weak"] + los.loc[
         "weak", "strong"
     ] == pytest.approx(1)
-    assert write_reports(Results(tournament()), out) == paths  # overwrites in place
+    assert write_reports(report_of(tournament()), out) == paths  # overwrites in place
 
 
 def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
@@ -235,7 +243,7 @@ def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
         match("A", "B", [1, 0, 1, 0]) + match("C", "A", [1] * 8, start=4) + match("C", "B", [1] * 8, start=12)
     )
     results = Results(records)
-    paths = write_reports(results, tmp_path)
+    paths = write_reports(report_of(records), tmp_path)
     elo = pd.read_csv(paths["elo.csv"]).set_index("agent")
     assert elo.loc["C", "elo"] == float("inf") and elo.loc["C", "elo_low"] > 0
     assert elo.loc["A", "elo"] == elo.loc["B", "elo"] == 0
@@ -254,16 +262,16 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(reports.render.write, "plot_crosstable", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        write_reports(Results(tournament()), tmp_path)
+        write_reports(report_of(tournament()), tmp_path)
     assert (tmp_path / "crosstable.png").read_bytes() == b"old"
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
 
 
-def test_write_reports_needs_games(tmp_path):
+def test_a_report_needs_games():
     with pytest.raises(ValueError, match="no game"):
-        write_reports(Results([]), tmp_path)
+        report_of([])
     with pytest.raises(ValueError, match="no game"):
-        write_reports(Results([game("A", "A", 1.0)]), tmp_path)
+        report_of([game("A", "A", 1.0)])
 
 
 def test_format_standings():

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from agents.engine.board import Board, geometry
-from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.adapter import as_player, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.random_agent import make_agent as random_agent
 from agents.td import VALUE_SCALE, Td, evaluation, inputs, make_agent, value

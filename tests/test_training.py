@@ -11,7 +11,7 @@ import pytest
 
 from agents.engine.board import Board
 from agents.engine.solver import Solver
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.network.agent import best_move
 from agents.network.numpy_forward import forward, load_weights
 from training.network.data import FULL, UNSOLVED, NoisyTactical, label_game, noisy_game
@@ -30,12 +30,12 @@ def test_the_tactical_player_wins_blocks_and_does_not_play_under_a_threat() -> N
     clock = Clock()
     for seed in range(20):
         player = NoisyTactical(random.Random(seed), epsilon=0.0)
-        assert player.play(Board.from_moves("112233"), clock) == 3  # its win in column 4
-        assert player.play(Board.from_moves("11223"), clock) == 3  # the opponent's win in column 4
+        assert player.play(Board.from_moves("112233"), clock).column == 3  # its win in column 4
+        assert player.play(Board.from_moves("11223"), clock).column == 3  # the opponent's win in column 4
         # The opponent threatens b2: a stone in b1 would let it win at once.
-        assert player.play(Board.from_moves("35326173332744"), clock) != 1
+        assert player.play(Board.from_moves("35326173332744"), clock).column != 1
     explorer = NoisyTactical(random.Random(0), epsilon=1.0)
-    assert {explorer.play(Board.from_moves("112233"), clock) for _ in range(50)} == set(range(7))
+    assert {explorer.play(Board.from_moves("112233"), clock).column for _ in range(50)} == set(range(7))
 
 
 def test_labels_are_the_solvers_weak_values() -> None:

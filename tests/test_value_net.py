@@ -10,7 +10,8 @@ import pytest
 from agents import random_agent, value_net
 from agents.engine.board import Board, geometry
 from agents.features import planes
-from agents.kit.adapter import Clock, as_player, observation
+from agents.kit.adapter import as_player, observation
+from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.weights import layers, save
 from tests.boards import random_board
@@ -28,7 +29,7 @@ def test_shipped_agent_plays_a_legal_int_on_any_board(config, stage):
         if not board.is_game_over():
             move = agent(*observation(board, CLOCK))
             assert type(move) is int and board.can_play(move)
-            assert agent.last_move["stage"] == stage
+            assert agent.last_move.stage == stage
 
 
 def test_weights_file_is_used_on_its_own_board_only(tmp_path):
@@ -39,9 +40,9 @@ def test_weights_file_is_used_on_its_own_board_only(tmp_path):
     save(tmp_path / "w.npz", {"w0": w0, "b0": np.zeros(1, np.float32)}, geo)
     agent = value_net.make_agent(weights=str(tmp_path / "w.npz"))
     assert agent(*observation(Board(5, 4, 3), CLOCK)) == 3
-    assert agent.last_move == {"stage": "one_ply", "value": pytest.approx(np.tanh(1.0))}
+    assert (agent.last_move.stage, agent.last_move.value) == ("one_ply", pytest.approx(np.tanh(1.0)))
     agent(*observation(Board(), CLOCK))
-    assert agent.last_move["stage"] == "fallback"
+    assert agent.last_move.stage == "fallback"
 
 
 def test_a_missing_weights_file_is_refused_at_make_agent(tmp_path):

@@ -1,17 +1,13 @@
 """Tournaments of ConnectX agents through the official kaggle-environments referee.
 
-Modules, one job each: :mod:`~tournament.driver` (a whole round-robin, gauntlet or SPRT, resumable),
-:mod:`~tournament.schedule` (who plays whom: round-robin, gauntlet),
-:mod:`~tournament.game` (play one game through the referee, :func:`~tournament.game.play_episode`),
-:mod:`~tournament.rules` (Kaggle's rules on an agent's answer),
-:mod:`~tournament.runner` (games in parallel, each in a long-lived game process of its own:
-:mod:`~tournament.game_process`), :mod:`~tournament.sandbox`
-(each agent in a host process of its own, a package: :mod:`~tournament.sandbox.confinement` confines it,
-:mod:`~tournament.replies` carries its moves), :mod:`~tournament.store` (SQLite, a package;
-:mod:`~tournament.schema` its layout), :mod:`~tournament.episodes` (episodes played on Kaggle, a
-package: :mod:`~tournament.episodes.fields` reads their JSON, :mod:`~tournament.episodes.replay` checks
-their games).
-The command line is ``connectx`` (:mod:`connectx.cli`).
+A tournament is a schedule of game pairs (round-robin, gauntlet, or an SPRT match's pairs), each pair
+one opening played once with each colour. Every game is played through kaggle-environments, which
+judges every answer by Kaggle's rules, with each agent in a confined process of its own, and ends as
+an immutable game record; the records are stored as they end in one SQLite store per tournament
+directory, so a run resumes where it stopped. Games run in parallel on this machine or on a Ray
+cluster; episodes played on Kaggle can be imported as records too. A tournament only plays and
+stores: what its records add up to is :mod:`reports`', which this package never imports; the
+command line is :mod:`connectx`.
 """
 
 # kaggle-environments appends .../envs/lux_ai_s3 to sys.path when imported, and that directory holds

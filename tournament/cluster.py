@@ -27,7 +27,7 @@ caller) writes the store.
   agent then fails to load, its ``ERROR``, as in a local run.
 
 The runner forks its game process from the Ray worker, a process with threads of Ray's own; the
-child only plays the game and touches nothing of Ray's (900 games in a row forked without a hang).
+child only plays the game and touches nothing of Ray's, so the fork is safe.
 Each runner claims its game slot from the node (:func:`tournament.sandbox.claim_slots`), so games
 played at once on one node give their agents different users. Workers need the same toolkit
 installed with its ``[ray]`` extra (``docs/cluster.md``). Source: Ray's documentation of tasks,

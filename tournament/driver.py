@@ -17,10 +17,9 @@ The caller prints (progress, the decision) and writes the reports; this module d
 
 Why the stop rule is an object the caller builds: an SPRT decides on statistics of the games (the
 GSPRT on pentanomial counts, :mod:`reports.stats.sprt`), and data flows one way, ``reports`` reading
-``tournament``'s records and ``tournament`` never importing ``reports`` (``tests/test_cli.py`` checks
-it). So the driver knows only what every stop rule does -- count the games stored, say when it has
-decided -- and ``connectx``, which sits above both packages, builds the SPRT's
-(:class:`connectx.judge.SprtStop`) and hands it over.
+``tournament``'s records and ``tournament`` never importing ``reports`` (``lint-imports`` checks it).
+So the driver knows only what every stop rule does -- count the games stored, say when it has
+decided -- and the caller hands it the SPRT's (:class:`reports.stats.stopping.SprtStop`).
 """
 
 from __future__ import annotations

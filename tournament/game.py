@@ -7,7 +7,7 @@ does not return within Kaggle's limit (``actTimeout`` plus the remaining overage
 :data:`~tournament.sandbox.GRACE`; or the tournament's ``hang_limit``) as ``TIMEOUT``, where Kaggle's
 own ``env.run`` would wait forever.
 
-Every answer is judged by Kaggle's rules (:func:`tournament.rules.judge`) before the referee uses it
+Every answer is judged by Kaggle's rules (:func:`tournament.rules.rule_on`) before the referee uses it
 (:class:`_Judged`), as Kaggle's schema validation would: the referee gets the column, or for a
 forfeit what it scores the same way. So an action that Kaggle's schema lets through and its
 interpreter then crashes on, a whole float such as ``3.0``, is INVALID like any float, and its game
@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
+from tournament.environments import DeadlineExceeded, Environment, make
 from tournament.limits import Limits
 from tournament.record import FORFEIT_STATUSES, Forfeit, GameRecord, Termination
-from tournament.referee import DeadlineExceeded, Environment, make
-from tournament.rules import Ruling, judge
+from tournament.rules import Ruling, rule_on
 from tournament.sandbox import AgentProcess, Zygote
 from tournament.schedule import GameTask
 
@@ -84,7 +84,7 @@ def _environment(task: GameTask) -> Environment:
 
 
 class _Refused:
-    """What the referee gets for an action :func:`~tournament.rules.judge` ruled INVALID: not an
+    """What the referee gets for an action :func:`~tournament.rules.rule_on` ruled INVALID: not an
     integer, so Kaggle's schema refuses it and the referee scores the call INVALID
     (``Environment.step``), as it does every action that is not a column; the agent's own action
     never reaches the interpreter, which crashes on a whole float (``3.0``) that the schema lets
@@ -99,7 +99,7 @@ _REFUSED = _Refused()
 
 class _Judged:
     """The agent as the referee calls it: its proxy, each answer judged by
-    :func:`~tournament.rules.judge` before the referee uses it (the module docstring). The referee
+    :func:`~tournament.rules.rule_on` before the referee uses it (the module docstring). The referee
     gets the column, or for a forfeit :data:`_REFUSED` (INVALID), kaggle's ``DeadlineExceeded``
     (TIMEOUT) or an exception (ERROR), each of which it scores as the forfeit it stands for.
     :meth:`ruling` judges the last call again with another measure of its time."""
@@ -120,7 +120,7 @@ class _Judged:
         except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
             answer = error
         self.last = (board, answer, clock)
-        ruling = judge(mark, board, answer, seconds=time.perf_counter() - began, clock=clock)
+        ruling = rule_on(mark, board, answer, seconds=time.perf_counter() - began, clock=clock)
         if isinstance(ruling, int):
             return ruling
         if ruling.termination is Termination.INVALID:
@@ -134,7 +134,7 @@ class _Judged:
         """The last call judged again as taking ``seconds``."""
         assert self.last is not None, "the agent was never called"
         board, answer, clock = self.last
-        return judge(self.proxy.mark, board, answer, seconds=seconds, clock=clock)
+        return rule_on(self.proxy.mark, board, answer, seconds=seconds, clock=clock)
 
 
 class Environments:
@@ -142,9 +142,9 @@ class Environments:
     the configuration stays the same, as kaggle's own ``evaluate(..., num_episodes=N)`` plays its
     episodes (``Environment.run`` resets a finished environment itself).
 
-    ``make`` costs about 16 ms on this machine, a reset 10 ms, and ``make(...).run`` resets twice
-    (once in ``make``, again in ``run``, which resets an environment still at its first step): a
-    random-vs-random game takes about 47 ms that way and 29 ms in a reused environment.
+    ``make(...).run`` resets twice (once in ``make``, again in ``run``, which resets an environment
+    still at its first step), and ``make`` itself costs more than a game of two fast agents; a reused
+    environment pays a single reset a game (``python -m benchmarks.runner_overhead`` measures it).
     """
 
     def __init__(self) -> None:

@@ -16,7 +16,8 @@ Sources (:func:`resolve`):
   perfect player loses the pair's second game whenever its opponent converts: its expected score
   is capped below 100 % by the opponent's play. From a drawn opening a perfect player never
   loses, so its score against a weaker agent measures the weaker agent's mistakes alone;
-* a file: one opening a line, Pons' notation (1-based column digits, mark 1 first, e.g. ``4453``);
+* a file: one opening a line, Pons' notation (:meth:`agents.engine.board.Board.from_notation`: 1-based
+  column digits, mark 1 first, e.g. ``4453``);
   only the first whitespace-separated token of a line counts, blank lines and ``#`` comments are
   skipped;
 * ``none``: every game starts from the empty board;
@@ -54,26 +55,19 @@ class OpeningError(ValueError):
     """An opening file or option that cannot be used (see the message)."""
 
 
-def check(opening: Opening, geo: Geometry) -> Board:
-    """The position after ``opening``; raises :class:`OpeningError` unless it is a usable opening."""
-    board = Board(geo.rows, geo.columns, geo.inarow)
+def check(moves: str, geo: Geometry) -> Board:
+    """The position after the opening ``moves`` (Pons' notation, :meth:`Board.from_notation
+    <agents.engine.board.Board.from_notation>`); raises :class:`OpeningError` unless it is a usable
+    opening."""
     try:
-        for column in opening:
-            board.push(column)
+        board = Board.from_notation(moves, rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
     except BoardError as error:
-        raise OpeningError(f"opening {to_text(opening)}: {error}") from None
+        raise OpeningError(f"opening {moves}: {error}") from None
     if board.is_game_over():
-        raise OpeningError(f"opening {to_text(opening)} ends the game")
+        raise OpeningError(f"opening {moves} ends the game")
     if board.winning_moves():
-        raise OpeningError(f"opening {to_text(opening)} leaves the side to move a winning move")
+        raise OpeningError(f"opening {moves} leaves the side to move a winning move")
     return board
-
-
-def to_text(opening: Opening) -> str:
-    """Pons' notation (1-based digits) where every column fits a digit, else comma-separated 0-based."""
-    if all(column < 9 for column in opening):
-        return "".join(str(column + 1) for column in opening) or "(empty)"
-    return ",".join(map(str, opening))
 
 
 def parse_openings(text: str, geo: Geometry, *, origin: str = "openings") -> tuple[Opening, ...]:
@@ -86,15 +80,11 @@ def parse_openings(text: str, geo: Geometry, *, origin: str = "openings") -> tup
         token = line.split("#", 1)[0].split()
         if not token:
             continue
-        moves = token[0]
-        if not moves.isdigit() or "0" in moves:
-            raise OpeningError(f"{origin} line {number}: {moves!r} is not a move string (1-based digits)")
-        opening = tuple(int(char) - 1 for char in moves)
         try:
-            check(opening, geo)
+            board = check(token[0], geo)
         except OpeningError as error:
             raise OpeningError(f"{origin} line {number}: {error}") from None
-        openings.setdefault(opening)
+        openings.setdefault(board.moves)
     if not openings:
         raise OpeningError(f"{origin} holds no opening")
     return tuple(openings)

@@ -32,7 +32,7 @@ class Termination(StrEnum):
     * ``INVALID`` -- an action that is not a legal column as a Python ``int`` (a ``str``, a float,
       a numpy integer, out of range, a full column); kaggle status ``INVALID``. A float is INVALID
       even when whole, such as ``3.0``, which Kaggle's own referee crashes on
-      (:func:`tournament.rules.judge`).
+      (:func:`tournament.rules.rule_on`).
     * ``TIMEOUT`` -- a move that overdrew ``actTimeout`` plus the overage bank, or never returned;
       kaggle status ``TIMEOUT`` (or ``INVALID`` once the bank is overdrawn).
     * ``ERROR`` -- the agent raised an exception or could not be loaded; kaggle status ``ERROR``.
@@ -90,7 +90,7 @@ class GameFailed(RuntimeError):
 class Forfeit:
     """How a game ended by a forfeit: the mark that forfeited (``offender``, 1 or 2), the kind
     (``termination``, one of :data:`FORFEITS`) and what happened (``detail``: one line, or an
-    agent's traceback). :func:`tournament.rules.judge` rules one on an agent's call.
+    agent's traceback). :func:`tournament.rules.rule_on` rules one on an agent's call.
 
     ``status`` is the offender's final status on Kaggle: by default (None) the termination's name
     (``INVALID``, ``TIMEOUT``, ``ERROR``), as kaggle-environments sets it; an episode imported from
@@ -225,6 +225,12 @@ class GameRecord:
     def opening(self) -> tuple[int, ...]:
         """The columns the referee played before the agents (the first ``len(opening)`` of ``moves``)."""
         return self.task.opening
+
+    def board(self, plies: int | None = None) -> Board:
+        """The position after the game's first ``plies`` moves (default: all of them), those moves its
+        history (:meth:`Board.notation <agents.engine.board.Board.notation>` writes them)."""
+        task = self.task
+        return Board.from_moves(self.moves[:plies], rows=task.rows, columns=task.columns, inarow=task.inarow)
 
     def score_of(self, name: str) -> float:
         """Score (1, 0.5, 0) of entrant ``name``; raises ValueError if it did not play."""

@@ -1,7 +1,7 @@
-"""Kaggle's rules on an agent's call, in words a person reads: :func:`judge`, and :func:`invalid_action`.
+"""Kaggle's rules on an agent's call, in words a person reads: :func:`rule_on`, and :func:`invalid_action`.
 
 One call of an agent ends in a column played or a forfeit (:class:`~tournament.record.Forfeit`):
-INVALID, TIMEOUT or ERROR, with what happened. :func:`judge` rules on every call, in the order
+INVALID, TIMEOUT or ERROR, with what happened. :func:`rule_on` rules on every call, in the order
 kaggle-environments checks them, wherever an agent plays: the referee's games
 (:mod:`tournament.game`, before the referee uses the action) and the terminal (:mod:`connectx.play`).
 :func:`invalid_action` says why an action is INVALID, with columns counted from 1 as the replays, the
@@ -13,17 +13,17 @@ from __future__ import annotations
 import numpy as np
 
 from agents.engine.board import Board, ColumnFullError, GameOverError, NotAColumnError
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from tournament.record import Forfeit, Termination
 from tournament.replies import Unreadable
 
-__all__ = ["Ruling", "invalid_action", "judge"]
+__all__ = ["Ruling", "invalid_action", "rule_on"]
 
 Ruling = int | Forfeit
-"""What :func:`judge` rules on one call of an agent: the column it plays (0-based), or its forfeit."""
+"""What :func:`rule_on` rules on one call of an agent: the column it plays (0-based), or its forfeit."""
 
 
-def judge(mark: int, board: Board, answer: object, *, seconds: float, clock: Clock) -> Ruling:
+def rule_on(mark: int, board: Board, answer: object, *, seconds: float, clock: Clock) -> Ruling:
     """The column that ``mark``, to move on ``board``, plays with ``answer``, or its forfeit, by
     Kaggle's rules.
 
@@ -46,17 +46,17 @@ def judge(mark: int, board: Board, answer: object, *, seconds: float, clock: Clo
     integers or slices, not float``), ending the episode in an error of its own. Here every float is
     INVALID, as a fractional one is on Kaggle, so the game is a forfeit like any other.
 
-    >>> judge(1, Board(), 3, seconds=0.1, clock=Clock())
+    >>> rule_on(1, Board(), 3, seconds=0.1, clock=Clock())
     3
-    >>> judge(1, Board(), 3.0, seconds=0.1, clock=Clock()).termination
+    >>> rule_on(1, Board(), 3.0, seconds=0.1, clock=Clock()).termination
     <Termination.INVALID: 'invalid'>
-    >>> judge(2, Board.from_moves("4"), 3, seconds=62.5, clock=Clock(2.0, 60.0)).detail
+    >>> rule_on(2, Board.from_moves("4"), 3, seconds=62.5, clock=Clock(2.0, 60.0)).detail
     'mark 2 took 62.5 s, over its 62.0 s (actTimeout 2 s and 60.0 s left in its bank)'
     """
     if isinstance(answer, BaseException):
         # Imported here: it imports kaggle_environments (1.6 s), which a caller holding an agent's
         # answer has imported already (the referee, the sandbox), and the episodes' import need not.
-        from tournament.referee import DeadlineExceeded
+        from tournament.environments import DeadlineExceeded
 
         if isinstance(answer, DeadlineExceeded):
             return Forfeit(mark, Termination.TIMEOUT, str(answer) or f"mark {mark} did not return in time")

@@ -30,8 +30,8 @@ store: it receives the records and its caller writes them.
 
 Native thread pools (OpenBLAS, OpenMP; via ``threadpoolctl``) get one thread, set once here and
 inherited by every game and agent process: ``workers`` games already share the cores, and a numpy
-agent whose BLAS threads wait for each other on a busy core slows down many times (the ``network``
-agent's p95 went from 0.9 to 5.4 ms a move).
+agent whose BLAS threads wait for each other on a busy core slows down many times
+(``python -m benchmarks.network_busy`` measures it).
 
 ``concurrent.futures.ProcessPoolExecutor`` cannot kill a single stuck task, hence this small
 scheduler on ``multiprocessing`` primitives.
@@ -51,7 +51,7 @@ from multiprocessing.connection import Connection, wait
 from threadpoolctl import threadpool_limits
 
 from agents.engine.solver import warm_up
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from tournament import sandbox
 from tournament.game_process import STOP, GameProcess, Played, Progress, serve
 from tournament.limits import Limits
@@ -77,11 +77,9 @@ def cpu_share(slot: int, workers: int, cpus: Collection[int]) -> set[int]:
 
     Why: each move is a round trip between the referee and a host, and the kernel tends to wake a
     process on its waker's CPU, so two games left to the scheduler often crowd onto one core while
-    the other idles. On the 2-core development machine, two workers playing the scaling mix of
-    ``python -m benchmarks.runner_overhead`` (96 games) left 2.4-3.1 of their 22-23 core-seconds
-    idle (``/proc/stat``) and took 11.1-11.6 s; on a core each, 0.2-0.3 idle and 9.6-10.2 s. With one
-    worker, pinning the game process and its hosts together made random-vs-random games slower
-    (0.95x against 0.89x ``make(...).run``): a host's start no longer overlaps the referee.
+    the other idles; a worker on CPUs of its own leaves fewer idle and plays faster
+    (``python -m benchmarks.runner_overhead`` measures both). With one worker, pinning the game
+    process and its hosts together made games slower: a host's start no longer overlaps the referee.
     The runner numbers its ``workers`` slots consecutively from the first it claimed
     (:func:`~tournament.sandbox.claim_slots`; another runner on the machine may hold the slots in
     between), so its own games take every share once, and runners that play at once start at

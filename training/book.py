@@ -119,7 +119,7 @@ def _children_lines(moves: str, column: int) -> Iterator[str]:
         child = board.copy()
         child.push(reply)
         if not child.is_game_over():
-            yield moves + str(column + 1) + str(reply + 1)
+            yield child.notation()
 
 
 def _levels(done: dict[str, tuple[int, int]], max_ply: int) -> Iterator[tuple[int, list[str], bool]]:
@@ -130,7 +130,7 @@ def _levels(done: dict[str, tuple[int, int]], max_ply: int) -> Iterator[tuple[in
     solved yet (the level is then only partly known).
     """
     geo = geometry(6, 7, 4)
-    frontier = {0: [""], 1: [str(c + 1) for c in range(geo.columns)]}
+    frontier = {0: [""], 1: [Board.from_moves([c]).notation() for c in range(geo.columns)]}
     whole = {0: True, 1: True}
     for ply in range(max_ply + 1):
         level = frontier.pop(ply, [])

@@ -3,7 +3,7 @@
 A row is a dict: ``games`` (trained so far), ``seconds`` (wall), the learner's metrics (any names,
 averaged since the previous row) and, in the rows of an evaluation, ``score_<opponent>`` (a
 fraction, (wins + draws / 2) / games); the CSV leaves a row's missing scores empty. Both files are
-rewritten whole from all the rows at every evaluation (:func:`reports.render.write.replace_atomically`),
+rewritten whole from all the rows at every evaluation (:func:`agents.files.replace_atomically`),
 so that a resumed run's curve is one piece.
 """
 
@@ -15,6 +15,8 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.files import replace_atomically
+
 __all__ = ["CSV", "PNG", "write"]
 
 CSV = "curve.csv"
@@ -25,8 +27,6 @@ SCORE = "score_"
 
 def write(rows: Sequence[dict[str, float]], out: Path, *, title: str) -> None:
     """Write ``out/curve.csv`` and ``out/curve.png`` (titled ``title``) from ``rows``."""
-    from reports.render.write import replace_atomically  # pandas: imported when a curve is written
-
     columns = list(dict.fromkeys(key for row in rows for key in row))
     scores = [key for key in columns if key.startswith(SCORE)]
     metrics = [key for key in columns if key not in ("games", "seconds") and key not in scores]
@@ -74,7 +74,5 @@ def _plot(
         ax.axis("off")
     fig.suptitle(title)
     fig.tight_layout()
-    from reports.render.write import replace_atomically
-
     replace_atomically(path, lambda temporary: fig.savefig(temporary, format="png", dpi=90))
     plt.close(fig)

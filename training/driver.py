@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import math
 import pickle
 import random
@@ -43,8 +42,9 @@ from typing import Any
 
 import numpy as np
 
+from agents import registry
 from agents.engine.board import Geometry
-from agents.registry import BUILTIN
+from agents.files import replace_atomically
 from tournament.openings import random_openings
 from training import curve
 from training.evaluation import opponent, paired_score
@@ -258,7 +258,7 @@ def _evaluate(
     settings: TrainingSettings, out: Path, openings: tuple[tuple[int, ...], ...], params: dict[str, Any]
 ) -> dict[str, float]:
     """Score of the agent of ``OUT/METHOD.npz`` with ``params`` against each of :data:`EVAL_OPPONENTS`."""
-    module = importlib.import_module(BUILTIN[settings.method])
+    module = registry.module(settings.method)
     agent = module.make_agent(weights=str(out / f"{settings.method}.npz"), **params)
     with _global_generators_kept():
         return {
@@ -326,8 +326,6 @@ def _checkpointed(path: Path) -> int:
 
 
 def _write_checkpoint(path: Path, saved: dict[str, Any]) -> None:
-    from reports.render.write import replace_atomically  # pandas: imported when a checkpoint is written
-
     data = pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL)
     replace_atomically(path, lambda temporary: temporary.write_bytes(data))
 

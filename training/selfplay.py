@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.engine.board import Board, Geometry
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.kit.player import Player, play_game
 
 __all__ = ["Trajectory", "play"]

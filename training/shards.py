@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.files import replace_atomically
+
 __all__ = ["build_shards", "load_shards", "save_shard"]
 
 
@@ -98,6 +100,4 @@ def build_shards(
 
 
 def _write_atomically(write: Callable[[Path, int], None], path: Path, k: int) -> None:
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    write(tmp, k)
-    tmp.rename(path)
+    replace_atomically(path, lambda temporary: write(temporary, k))

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.engine.board import Board, BoardError, Geometry, InvalidBoardError, geometry
-from agents.kit.adapter import DEFAULT_ACT_TIMEOUT
+from agents.kit.clock import DEFAULT_ACT_TIMEOUT
 from agents.registry import SpecError
 from web.specs import Specs
 

@@ -8,7 +8,7 @@ An agent's move runs where a tournament's does. The table has a zygote of its ow
 (:class:`tournament.sandbox.Zygote`, forked from the server once the solver is compiled), which
 forks each agent's host; the host loads the agent, confines itself and answers through
 :class:`tournament.sandbox.AgentProcess`, the referee's proxy, so a user's file never runs in the
-server. Its answer is judged by Kaggle's rules (:func:`tournament.rules.judge`): a column, or a
+server. Its answer is judged by Kaggle's rules (:func:`tournament.rules.rule_on`): a column, or a
 forfeit (INVALID, TIMEOUT, ERROR) in the tournament's words. Each agent has ``actTimeout`` and an
 overage bank of Kaggle's 60 s, drawn on by the moves of the line on the board (so undoing a slow move
 gives its time back), as ``connectx play`` charges it. Where the server runs as root, the table claims
@@ -36,10 +36,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agents.engine.board import Board
-from agents.kit.adapter import DEFAULT_OVERAGE, Clock, as_player
+from agents.kit.adapter import as_player
+from agents.kit.clock import DEFAULT_OVERAGE, Clock
 from tournament import sandbox
 from tournament.record import Forfeit
-from tournament.rules import judge
+from tournament.rules import rule_on
 
 __all__ = ["EXPIRY", "MAX_TABLES", "Cancelled", "Closed", "Reply", "Table", "Tables"]
 
@@ -123,7 +124,7 @@ class Table:
             began = time.perf_counter()
             answer: int | Exception
             try:
-                answer = as_player(proxy).play(board.copy(), clock)
+                answer = as_player(proxy).play(board.copy(), clock).column
             except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
                 answer = error
             seconds = time.perf_counter() - began
@@ -132,7 +133,7 @@ class Table:
                 self._end_hosts()
                 self._cancelled = False
                 raise Closed if self.closed else Cancelled
-            ruling = judge(board.mark, board, answer, seconds=seconds, clock=clock)
+            ruling = rule_on(board.mark, board, answer, seconds=seconds, clock=clock)
             self._moves[key, board.moves] = (None if isinstance(ruling, Forfeit) else ruling, seconds)
             bank = max(0.0, clock.overage - max(0.0, seconds - act_timeout))
             if isinstance(ruling, Forfeit):

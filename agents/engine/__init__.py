@@ -1,9 +1,8 @@
-"""The game engine: the rules and the searches that every strategy shares.
+"""The game engine every strategy shares: the rules, the exact values, the searches.
 
-* :mod:`agents.engine.board` (the bitboard position: legal and non-losing moves, threats, outcome) and
-  :mod:`agents.engine.lines` (winning cells);
-* :mod:`agents.engine.solver` (exact values: the solved game's opening databases, then Pons' solver);
-  :mod:`agents.engine.book` (our own opening book, for when the databases are not installed);
-* :mod:`agents.engine.search` (alpha-beta negamax with a transposition table and iterative deepening,
-  over any evaluator) and :mod:`agents.engine.puct` (tree search over any evaluator).
+A position is a bitboard (:mod:`agents.engine.board`, which owns the rules and the one mapping from
+Kaggle's board); lines of ``inarow`` stones decide the game. Exact values come from the solved
+game's opening databases and Pons' solver, or from our own opening book where the databases are
+missing. Two searches take any evaluation as a parameter: alpha-beta negamax with a transposition
+table, and a PUCT tree search over a policy-value function.
 """

@@ -24,7 +24,8 @@ A position is stored as
   ``1 + ply % 2``).
 
 ``position + mask`` is a unique key of the position (Pons). Columns are 0-based everywhere except in
-move strings in Pons' notation (``"4453"``: 1-based digits), read by :meth:`Board.from_moves`.
+move strings in Pons' notation (``"4453"``: 1-based digits), which :meth:`Board.from_notation` reads
+and :meth:`Board.notation` writes, and nothing else.
 Scores and results are always from the point of view of the side to move.
 """
 
@@ -217,20 +218,44 @@ class Board:
     ) -> Board:
         """Play a sequence of moves from the empty board.
 
-        A string is Pons' notation: one 1-based column digit per move (``"4453"``; boards of more
-        than 9 columns need an iterable). An iterable holds 0-based column indices. Raises
-        :class:`NotAColumnError` for a bad digit or column, :class:`ColumnFullError` for a full
-        column and :class:`GameOverError` for a move after a line is made.
+        A string is Pons' notation, read by :meth:`from_notation`; an iterable holds 0-based column
+        indices. Raises :class:`NotAColumnError` for a bad digit or column, :class:`ColumnFullError`
+        for a full column and :class:`GameOverError` for a move after a line is made.
+        """
+        if isinstance(moves, str):
+            return cls.from_notation(moves, rows=rows, columns=columns, inarow=inarow)
+        board = cls(rows, columns, inarow)
+        for column in moves:
+            board.push(column)
+        return board
+
+    @classmethod
+    def from_notation(cls, text: str, *, rows: int = 6, columns: int = 7, inarow: int = 4) -> Board:
+        """The board after the moves ``text`` in Pons' notation, as :meth:`notation` writes them.
+
+        One 1-based column digit a move, mark 1 first (``"4453"``; "" is the empty board); on a
+        board of more than 9 columns, where digits would be ambiguous, the 1-based columns separated
+        by spaces (``"10 3 12"``). Raises :class:`NotAColumnError` (``move 2 'x' is not a column
+        digit 1-7``), :class:`ColumnFullError` (``move 7: column 4 is full``) and
+        :class:`GameOverError` (``move 8 '3' comes after the game was won``), each naming the move
+        from 1.
+
+        >>> Board.from_notation("4453").moves
+        (3, 3, 4, 2)
+        >>> Board.from_notation("10 3", columns=12).notation()
+        '10 3'
         """
         board = cls(rows, columns, inarow)
-        if isinstance(moves, str):
-            for i, char in enumerate(moves):
-                if not ("1" <= char <= "9") or int(char) > columns:
-                    raise NotAColumnError(f"move {i + 1} {char!r} is not a column digit 1-{columns}")
-                board.push(int(char) - 1)
-        else:
-            for column in moves:
-                board.push(column)
+        for i, token in enumerate(text.split() if columns > 9 else text, 1):
+            if not token.isdigit() or not 1 <= int(token) <= columns or token.startswith("0"):
+                kind = "column" if columns > 9 else "column digit"
+                raise NotAColumnError(f"move {i} {token!r} is not a {kind} 1-{columns}")
+            try:
+                board.push(int(token) - 1)
+            except ColumnFullError:
+                raise ColumnFullError(f"move {i}: column {token} is full") from None
+            except GameOverError:
+                raise GameOverError(f"move {i} {token!r} comes after the game was won") from None
         return board
 
     def copy(self) -> Board:
@@ -367,6 +392,17 @@ class Board:
         return column
 
     # --- output -------------------------------------------------------------------------------
+
+    def notation(self) -> str:
+        """The moves played on this board (:attr:`moves`) in Pons' notation, which
+        :meth:`from_notation` reads: 1-based column digits (``"445"``), separated by spaces on a
+        board of more than 9 columns; "" for none (a board read with :meth:`from_kaggle` has no
+        known moves).
+
+        >>> Board.from_moves([3, 3, 4]).notation()
+        '445'
+        """
+        return (" " if self.geo.columns > 9 else "").join(str(column + 1) for column in self._history)
 
     def to_kaggle(self) -> list[int]:
         """Kaggle's flat row-major list (row 0 on top) with marks 1 and 2."""

@@ -16,7 +16,7 @@ and call it millions of times.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["WINS_FUNCTIONS_KEPT", "has_line", "non_losing", "winning_cells", "wins_function"]
 
 WINS_FUNCTIONS_KEPT = 16
-"""Board configurations whose :func:`wins_function` is kept, the most recently used. A tournament or
+"""Board configurations whose :func:`wins_function` is kept, the most recently built. A tournament or
 a Kaggle game plays one configuration, the tests a dozen; an entry is one closure (about 1 KB), and
 one evicted is rebuilt in about 2 µs."""
 
@@ -64,9 +64,8 @@ def non_losing(possible: int, threats: int) -> int:
     anticipate-losing-moves/): a single playable threat must be blocked, two or more lose, and no
     move may go directly under a threat.
 
-    Not cached: a few integer operations cost as much as a cache lookup (in the heuristic search at
-    depth 8, nodes a second are within 5 % with an unbounded cache and 15 % fewer with one bounded to
-    4096 entries), and a cache keyed by positions grows with every game played.
+    Not cached: a few integer operations cost as much as a cache lookup (a bounded cache made the
+    heuristic search slower), and a cache keyed by positions grows with every game played.
     """
     forced = possible & threats
     if forced:
@@ -79,19 +78,18 @@ def non_losing(possible: int, threats: int) -> int:
 def wins_function(geo: Geometry) -> Callable[[int], int]:
     """The fastest ``stones -> winning cells`` function for ``geo`` (same result as
     :func:`winning_cells`), built once per board configuration (:data:`WINS_FUNCTIONS_KEPT` kept)."""
-    return _wins_function(geo.rows, geo.columns, geo.inarow)
+    key = (geo.rows, geo.columns, geo.inarow)  # three ints hash in a fifth of a Geometry's time
+    function = _kept.get(key)
+    if function is None:
+        function = _four_in_a_row(geo) if geo.inarow == 4 else partial(_general, geo=geo)
+        if len(_kept) >= WINS_FUNCTIONS_KEPT:
+            del _kept[next(iter(_kept))]  # the one built first
+        _kept[key] = function
+    return function
 
 
-@lru_cache(maxsize=WINS_FUNCTIONS_KEPT)
-def _wins_function(rows: int, columns: int, inarow: int) -> Callable[[int], int]:
-    """:func:`wins_function` keyed by the configuration: three ints hash in a fifth of the time that a
-    :class:`~agents.engine.board.Geometry` (all its masks) takes."""
-    from agents.engine.board import geometry  # agents.engine.board imports this module
-
-    geo = geometry(rows, columns, inarow)
-    if inarow == 4:
-        return _four_in_a_row(geo)
-    return lambda stones: _general(stones, geo)
+_kept: dict[tuple[int, int, int], Callable[[int], int]] = {}
+"""The wins functions built, by ``(rows, columns, inarow)``, oldest first."""
 
 
 def _general(stones: int, geo: Geometry) -> int:

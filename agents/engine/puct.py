@@ -23,7 +23,7 @@ with a child that wins is won, one whose children are all proven takes the best 
 node is valued exactly. The tree is kept between moves when the new position lies below the last root.
 
 The evaluator is a callable ``evaluate(position, mask, ply) -> (logits, value)``
-(:class:`Evaluate`): ``logits`` one prior logit a column (the search takes the softmax over the
+(:class:`PolicyValue`): ``logits`` one prior logit a column (the search takes the softmax over the
 children), ``value`` the expected result for the side to move in [-1, 1] (1 win, 0 draw, -1 loss).
 The search asks it once for every node it adds; :func:`cached` keeps the answers of a deterministic
 evaluator for the transpositions. Two evaluators serve this one search, as in OpenSpiel's MCTS (an
@@ -43,20 +43,20 @@ from typing import Protocol
 from agents.engine.board import Board, Geometry
 from agents.engine.lines import non_losing, wins_function
 
-__all__ = ["CACHE_LIMIT", "Evaluate", "Puct", "PuctResult", "cached"]
+__all__ = ["CACHE_LIMIT", "PolicyValue", "Puct", "PuctResult", "cached"]
 
 CACHE_LIMIT = 400_000
 """Answers :func:`cached` keeps (about 300 bytes each) before it drops them all."""
 
 
-class Evaluate(Protocol):
+class PolicyValue(Protocol):
     """Prior logits ``(columns,)`` and value (side to move, in [-1, 1]) of a position whose game is on
     (bitboards of :mod:`agents.engine.board`: ``position`` the side to move's stones, ``mask`` all stones)."""
 
     def __call__(self, position: int, mask: int, ply: int, /) -> tuple[Sequence[float], float]: ...
 
 
-def cached(evaluate: Evaluate) -> Evaluate:
+def cached(evaluate: PolicyValue) -> PolicyValue:
     """``evaluate`` answering each position once: its answers kept by position (a transposition table
     of the evaluator), all dropped when :data:`CACHE_LIMIT` are kept. Only for an evaluator whose
     answer depends on the position alone."""
@@ -113,7 +113,7 @@ class Puct:
     object. Raises ``ValueError`` for ``c < 0``.
     """
 
-    def __init__(self, geo: Geometry, evaluate: Evaluate, c: float = 2.0) -> None:
+    def __init__(self, geo: Geometry, evaluate: PolicyValue, c: float = 2.0) -> None:
         if not c >= 0:
             raise ValueError(f"c must be >= 0, got {c}")
         self.geo = geo

@@ -11,26 +11,18 @@ calling an agent by hand often pass plain dicts. Both are read here and nowhere 
 
 from __future__ import annotations
 
+import inspect
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agents.engine.board import Board
-
-if TYPE_CHECKING:
-    from agents.kit.player import Player
+from agents.kit.clock import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Clock
+from agents.kit.player import Player
+from agents.kit.record import MoveRecord
 
 Agent = Callable[[Any, Any], int]
 """Kaggle's agent signature: ``agent(obs, config) -> column`` (a Python ``int``)."""
-
-DEFAULT_ACT_TIMEOUT = 2.0
-"""Kaggle's ``actTimeout`` for ConnectX: seconds a move may take before the bank is drawn on
-(kaggle_environments/envs/connectx/connectx.json)."""
-DEFAULT_OVERAGE = 60.0
-"""Kaggle's initial ``remainingOverageTime``: the seconds of each agent's overage bank
-(kaggle_environments/envs/connectx/connectx.json; core.py draws on it).
-"""
-
 
 _REQUIRED = object()
 
@@ -63,21 +55,13 @@ def board_from_obs(obs: Any, config: Any) -> Board:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Clock:
-    """Time a move may use, in seconds: ``act_timeout`` free, then ``overage`` from the bank.
-    The default is Kaggle's: 2 s a move and a 60 s bank."""
-
-    act_timeout: float = DEFAULT_ACT_TIMEOUT
-    overage: float = DEFAULT_OVERAGE
-
-    @classmethod
-    def from_kaggle(cls, obs: Any, config: Any) -> Clock:
-        """Read ``config.actTimeout`` and ``obs.remainingOverageTime`` (defaults 2 s and 60 s)."""
-        return cls(
-            act_timeout=float(field(config, "actTimeout", DEFAULT_ACT_TIMEOUT)),
-            overage=float(field(obs, "remainingOverageTime", DEFAULT_OVERAGE)),
-        )
+def clock_from_obs(obs: Any, config: Any) -> Clock:
+    """The :class:`~agents.kit.clock.Clock` of an observation: ``config.actTimeout`` and
+    ``obs.remainingOverageTime`` (Kaggle's 2 s and 60 s when absent)."""
+    return Clock(
+        act_timeout=float(field(config, "actTimeout", DEFAULT_ACT_TIMEOUT)),
+        overage=float(field(obs, "remainingOverageTime", DEFAULT_OVERAGE)),
+    )
 
 
 class _Struct(dict):
@@ -121,14 +105,15 @@ class _AgentPlayer:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
-    def play(self, board: Board, clock: Clock) -> int:
-        return self.agent(*observation(board, clock))
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
+        return MoveRecord.since(start, board, "agent", self.agent(*observation(board, clock)))
 
 
 def as_player(agent: Agent) -> Player:
-    """The :class:`~agents.kit.player.Player` that asks ``agent(obs, config)`` for each move (its answer is
-    returned as given, so :func:`agents.kit.player.play_game` refuses a column that is not a legal
-    ``int``)."""
+    """The :class:`~agents.kit.player.Player` that asks ``agent(obs, config)`` for each move (stage
+    ``agent``; its answer is the record's column as given, so :func:`agents.kit.player.play_game`
+    refuses a column that is not a legal ``int``)."""
     return _AgentPlayer(agent)
 
 
@@ -136,15 +121,28 @@ def kaggle_agent(player: Player) -> Agent:
     """The Kaggle agent ``agent(obs, config) -> int`` that asks ``player`` for each move.
 
     Raises :class:`~agents.engine.board.InvalidBoardError` for an impossible observation and ``KeyError`` for
-    a missing field, as :func:`board_from_obs` does. When the player keeps a ``last_move`` (how it
-    chose, for benchmarks: a :class:`~agents.kit.record.MoveRecord`), the agent's ``last_move``
-    attribute is the player's after each move.
+    a missing field, as :func:`board_from_obs` does. Kaggle's agent returns the column alone, so the
+    agent's ``last_move`` attribute keeps the rest of the record of its last move (what ``play``
+    returned: a :class:`~agents.kit.record.MoveRecord`), for tools that hold only the agent.
     """
 
     def agent(obs: Any, config: Any) -> int:
-        column = int(player.play(board_from_obs(obs, config), Clock.from_kaggle(obs, config)))
-        if hasattr(player, "last_move"):
-            agent.last_move = player.last_move  # type: ignore[attr-defined]
-        return column
+        record = player.play(board_from_obs(obs, config), clock_from_obs(obs, config))
+        agent.last_move = record  # type: ignore[attr-defined]
+        return int(record.column)
 
     return agent
+
+
+def agent_factory(player: Callable[..., Player]) -> Callable[..., Agent]:
+    """The ``make_agent`` of an agent whose player class declares its parameters: ``make_agent(**params)``
+    is :func:`kaggle_agent` of ``player(**params)``, and its signature is the class's, the one place the
+    parameters and their defaults are written (:mod:`agents.registry` reads them there). Raises what
+    the class raises: ``TypeError`` for an unknown parameter, ``ValueError`` for a bad value."""
+
+    def make_agent(**params: Any) -> Agent:
+        return kaggle_agent(player(**params))
+
+    make_agent.__signature__ = inspect.signature(player, eval_str=True)  # type: ignore[attr-defined]
+    make_agent.__doc__ = f"The Kaggle agent of a :class:`{player.__name__}` player (its parameters)."
+    return make_agent

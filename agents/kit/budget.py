@@ -1,7 +1,7 @@
 """How long a move may think, in seconds: Kaggle's clock split between exact solving and a search.
 
 Kaggle's clock (kaggle-environments 1.33.2, the version installed here; read through
-:class:`agents.kit.adapter.Clock`): each call may take ``configuration.actTimeout`` seconds (2 for
+:class:`agents.kit.clock.Clock`): each call may take ``configuration.actTimeout`` seconds (2 for
 ConnectX, ``envs/connectx/connectx.json``); ``core.py``'s ``Environment.__loop_through_interpreter``
 then takes what a call spent beyond it from the player's ``observation.remainingOverageTime`` (60 s at
 the start of a game), and ``agent.py``'s ``Agent.act`` answers ``DeadlineExceeded`` (the game is
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 
 __all__ = ["Budget", "collector_paused", "move_budget"]
 
@@ -53,8 +53,6 @@ class Budget:
         return now + max(self.fallback if after_solving else 0.05, start + self.total - now)
 
 
-# Keyword-only tuning parameters with defaults, a signature of the same shape as some constructors'
-# (duplicates pairs it with training.learners.td.Learner's): no shared logic.
 def move_budget(
     clock: Clock,
     ply: int,

@@ -1,7 +1,7 @@
 """Players and the one game loop that plays them outside Kaggle's referee.
 
 A :class:`Player` chooses a column for a :class:`~agents.engine.board.Board` under a
-:class:`~agents.kit.adapter.Clock`. Kaggle's ``agent(obs, config)`` is an adapter at the edge:
+:class:`~agents.kit.clock.Clock`. Kaggle's ``agent(obs, config)`` is an adapter at the edge:
 :func:`agents.kit.adapter.as_player` turns an agent into a player, :func:`agents.kit.adapter.kaggle_agent` a
 player into an agent. :func:`play_game` is the one loop in which players meet in-process -- for
 benchmarks, training data, learners and terminal play. Tournaments do not use it: they play every game
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agents.engine.board import Board, Outcome
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 
 __all__ = ["GameResult", "Player", "play_game"]
 
@@ -25,14 +26,15 @@ KAGGLE_CLOCK = Clock()
 
 
 class Player(Protocol):
-    """Anything with ``play(board, clock) -> column``.
+    """Anything with ``play(board, clock) -> MoveRecord``.
 
     ``board`` is the position with the player's mark to move (``board.mark``); the player may push and
     pop moves on it but must leave it as it found it. ``clock`` gives ``act_timeout`` (seconds a move
-    may take) and ``overage`` (seconds left in the player's bank). The result is a 0-based column.
+    may take) and ``overage`` (seconds left in the player's bank). The result is the move, its
+    0-based ``column``, with how it was chosen (:class:`~agents.kit.record.MoveRecord`).
     """
 
-    def play(self, board: Board, clock: Clock) -> int: ...
+    def play(self, board: Board, clock: Clock) -> MoveRecord: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,7 @@ def play_game(
         side = game.ply % 2
         view = game.copy()
         began = time.perf_counter()
-        column = players[side].play(view, Clock(clock.act_timeout, banks[side]))
+        column = players[side].play(view, Clock(clock.act_timeout, banks[side])).column
         spent = time.perf_counter() - began
         banks[side] = max(0.0, banks[side] - max(0.0, spent - clock.act_timeout))
         game.push(column)

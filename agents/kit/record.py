@@ -1,7 +1,11 @@
-"""How a player chose its last move: :class:`MoveRecord`, kept as the player's ``last_move``.
+"""A move and how it was chosen: :class:`MoveRecord`, what a player's ``play`` returns.
 
-Benchmarks and tests read it (which stage decides how often, how deep the search went, how long a
-move took); :func:`agents.kit.adapter.kaggle_agent` shows it as the agent's ``last_move`` too.
+Like python-chess's ``PlayResult`` (``chess.engine``: ``play(board, limit)`` returns the move with
+what the engine says of it), a player's ``play(board, clock)`` returns the column with its stage,
+timing and search figures; the game loop plays its ``column``, and benchmarks and tests read the rest
+(which stage decides how often, how deep the search went, how long a move took). At the Kaggle edge,
+whose agents return a bare column, :func:`agents.kit.adapter.kaggle_agent` keeps the record of the
+last move as the agent's ``last_move``.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ class MoveRecord:
     ``exact`` (:mod:`agents.kit.solved`); a player's own search names its stage (``search``,
     ``puct``...). What a search adds, None otherwise: ``depth`` (plies of the deepest completed
     alpha-beta iteration) and ``nodes`` searched; for a tree search, the root's ``visits``, those
-    ``reused`` from the previous move's tree and the ``simulations`` run.
+    ``reused`` from the previous move's tree and the ``simulations`` run; ``value``, the move's worth
+    to the mover by the player's own evaluation, where it has one.
     """
 
     stage: str
@@ -53,6 +58,7 @@ class MoveRecord:
     visits: int | None = None
     reused: int | None = None
     simulations: int | None = None
+    value: float | None = None
 
     @classmethod
     def since(
@@ -67,12 +73,12 @@ class MoveRecord:
         visits: int | None = None,
         reused: int | None = None,
         simulations: int | None = None,
+        value: float | None = None,
     ) -> MoveRecord:
         """The record of ``column`` chosen by ``stage`` on ``board``, the move having started at
         ``start`` (``time.perf_counter()`` seconds) and ending now."""
-        return cls(
-            stage, board.ply, column, time.perf_counter() - start, depth, nodes, visits, reused, simulations
-        )
+        seconds = time.perf_counter() - start
+        return cls(stage, board.ply, column, seconds, depth, nodes, visits, reused, simulations, value)
 
     @classmethod
     def of_tree_search(cls, start: float, board: Board, stage: str, result: TreeSearchResult) -> MoveRecord:

@@ -1,8 +1,8 @@
 """The frame every kit player shares: :class:`Strategy`.
 
 A strategy's ``play`` times the move, pauses the garbage collector (a collection inside a search would
-stall the clock; :func:`agents.kit.budget.collector_paused`) and keeps how the move was chosen as
-``last_move`` (:class:`agents.kit.record.MoveRecord`). What the strategy decides is its own
+stall the clock; :func:`agents.kit.budget.collector_paused`) and returns the move with how it was
+chosen (:class:`agents.kit.record.MoveRecord`). What the strategy decides is its own
 :meth:`Strategy._choose`: the kit's stages (:mod:`agents.kit.tactics`, :mod:`agents.kit.solved`)
 and then its own search.
 """
@@ -13,26 +13,22 @@ import time
 from abc import ABC, abstractmethod
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
 from agents.kit.budget import collector_paused
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 
 __all__ = ["Strategy"]
 
 
 class Strategy(ABC):
-    """A :class:`~agents.kit.player.Player` made of :meth:`_choose`; ``last_move`` is None before its
-    first move."""
+    """A :class:`~agents.kit.player.Player` made of :meth:`_choose`."""
 
-    last_move: MoveRecord | None = None
-
-    def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile); the board is left as it was. Raises
-        ``ValueError`` when the game is over."""
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        """The move to play and how it was chosen (garbage collector off meanwhile); the board is
+        left as it was. Raises ``ValueError`` when the game is over."""
         start = time.perf_counter()
         with collector_paused():
-            self.last_move = self._choose(board, clock, start)
-        return self.last_move.column
+            return self._choose(board, clock, start)
 
     @abstractmethod
     def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:

@@ -47,8 +47,9 @@ from agents import resources
 from agents.engine.board import Board, geometry
 from agents.engine.puct import Puct, cached
 from agents.engine.search import Search
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import agent_factory
 from agents.kit.budget import collector_paused, move_budget
+from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
 from agents.kit.tactics import tactical_move
@@ -61,7 +62,6 @@ __all__ = [
     "agent",
     "best_move",
     "make_agent",
-    "make_agent_from_weights",
     "network_search",
     "policy_logits",
     "puct_search",
@@ -177,17 +177,19 @@ def _check(search: str, depth: int, seconds: float, visits: int, c: float) -> No
 class Network:
     """The network :class:`~agents.kit.player.Player` on the network's board, a
     :class:`~agents.negamax.Negamax` player on any other (see the module docstring for ``search``,
-    ``depth``, ``seconds``, ``visits``, ``c``, ``exact`` and ``book``). ``weights`` None: the shipped
-    weights, read at the first move (``FileNotFoundError`` if the file is missing). ``last_move``: the
-    :class:`~agents.kit.record.MoveRecord` of the last decision (None before the first; the negamax
-    player's on another board), stage only/win/block/book/exact/puct/alphabeta/policy, with the
+    ``depth``, ``seconds``, ``visits``, ``c``, ``exact`` and ``book``). ``weights``: the path of a
+    weights file (as ``python -m training.network.train`` writes them: ``OUT/network.npz``), read at
+    once (``FileNotFoundError``, or ``ValueError`` when it is not one); None: the shipped weights,
+    read at the first move (``FileNotFoundError`` if the file is missing). A move's record
+    (:class:`~agents.kit.record.MoveRecord`; the negamax player's on another board): stage
+    only/win/block/book/exact/puct/alphabeta/policy, with the
     ``visits``, ``reused`` and ``simulations`` of a PUCT search. Raises ``ValueError`` for an unknown
     search, a negative number, ``depth`` without alpha-beta or ``visits`` without PUCT, and when
     asked to play a finished game. The PUCT tree and the solver's table live as long as the player."""
 
     def __init__(
         self,
-        weights: Mapping[str, np.ndarray] | None = None,
+        *,
         search: str = "puct",
         depth: int = 0,
         seconds: float = 0.0,
@@ -195,35 +197,43 @@ class Network:
         c: float = 2.0,
         exact: bool = True,
         book: bool = True,
+        weights: str | None = None,
     ) -> None:
         _check(search, depth, seconds, visits, c)
-        self.weights = weights
+        self.weights: Mapping[str, np.ndarray] | None = (
+            None if weights is None else load_weights(Path(weights).read_bytes())
+        )
         self.search = search
         self.depth = depth
         self.seconds = seconds
         self.visits = visits
         self.c = float(c)
-        self.last_move: MoveRecord | None = None
         self._solved = SolvedPositions(book=book, exact=exact)
         self._fallback: Negamax | None = None
         self._puct: Puct | None = None
 
-    def play(self, board: Board, clock: Clock) -> int:
-        """The column to play (garbage collector off meanwhile: the PUCT tree makes many small
-        objects); the board is left as it was. Raises ``ValueError`` when the game is over."""
+    @classmethod
+    def of_weights(cls, weights: Mapping[str, np.ndarray], **params: Any) -> Network:
+        """The player of the network ``weights`` (arrays, as :func:`agents.network.numpy_forward.load_weights`
+        gives them, e.g. while training) and the other parameters of the class."""
+        player = cls(**params)
+        player.weights = weights
+        return player
+
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        """The move to play and how it was chosen (garbage collector off meanwhile: the PUCT tree
+        makes many small objects); the board is left as it was. Raises ``ValueError`` when the game is
+        over."""
         start = time.perf_counter()
         if board.geo != GEOMETRY:
             if self._fallback is None:
                 self._fallback = Negamax()
-            column = self._fallback.play(board, clock)
-            self.last_move = self._fallback.last_move
-            return column
+            return self._fallback.play(board, clock)
         if board.winner() is not None:
             raise ValueError("the game is already over")
         weights = _shipped_weights() if self.weights is None else self.weights
         with collector_paused():
-            self.last_move = self._choose(weights, board, clock, start)
-        return self.last_move.column
+            return self._choose(weights, board, clock, start)
 
     def _choose(
         self, weights: Mapping[str, np.ndarray], board: Board, clock: Clock, start: float
@@ -253,45 +263,6 @@ class Network:
         return MoveRecord.of_tree_search(start, board, "puct", result)
 
 
-def make_agent_from_weights(weights: Mapping[str, np.ndarray] | None, **params: Any) -> Agent:
-    """The Kaggle agent of a :class:`Network` player with ``weights`` (None: the shipped ones) and
-    the parameters of :func:`make_agent`; raises ``ValueError`` for a bad value, ``TypeError`` for
-    an unknown one."""
-    return kaggle_agent(Network(weights, **params))
-
-
-def make_agent(
-    search: str = "puct",
-    depth: int = 0,
-    seconds: float = 0.0,
-    visits: int = 0,
-    c: float = 2.0,
-    exact: bool = True,
-    book: bool = True,
-    weights: str | None = None,
-) -> Agent:
-    """The ``network`` agent with the shipped weights (``agents/data/network.npz``), or those of the
-    file ``weights`` (as ``python -m training.network.train`` writes them: ``OUT/network.npz``).
-
-    ``search``: ``puct`` (default; ``visits`` caps the root's visits a move, ``c`` is the exploration
-    constant, ``exact`` lets the solver choose where it proves a result in time, ``book`` lets it
-    use the opening databases, or our opening book without them), ``alphabeta``
-    (``depth`` plies, or iterative deepening for ``seconds``) or ``none`` (the policy alone).
-    ``seconds`` > 0 replaces the time a move given by ``actTimeout``. Raises ``ValueError`` for a bad
-    value. The shipped weights are read at the first move (``FileNotFoundError`` if the file is
-    missing); a ``weights`` file at once (``FileNotFoundError``, or ``ValueError`` when it is not one).
-    """
-    # Each parameter passed on by name: a call of the same shape as other keyword calls, no shared logic.
-    return make_agent_from_weights(
-        None if weights is None else load_weights(Path(weights).read_bytes()),
-        search=search,
-        depth=depth,
-        seconds=seconds,
-        visits=visits,
-        c=c,
-        exact=exact,
-        book=book,
-    )
-
+make_agent = agent_factory(Network)
 
 agent = make_agent()

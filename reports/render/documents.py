@@ -1,10 +1,9 @@
 """Write a tournament's documents: ``report.html``, ``report.md`` and ``games.csv``; every file of a
 report (:func:`write_all`); and comparisons.
 
-Kept apart from :mod:`reports.render.write` (the CSV tables and PNG figures of a
-:class:`~reports.stats.results.Results`): the documents are laid out from a
-:class:`reports.report.Report`. Files are replaced atomically, as there
-(:func:`reports.render.write.replace_atomically`).
+Kept apart from :mod:`reports.render.write` (the CSV tables and PNG figures): these are the
+documents laid out from a :class:`reports.report.Report`. Files are replaced atomically
+(:func:`agents.files.replace_atomically`).
 """
 
 from __future__ import annotations
@@ -12,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from agents.files import replace_atomically
 from reports.compare import compare
 from reports.render import html, markdown
-from reports.render.write import FILES, replace_atomically, write_reports
+from reports.render.write import FILES, write_reports
 from reports.report import Report
-from reports.stats.frames import games_frame
 
 __all__ = ["ALL_FILES", "DOCUMENTS", "write_all", "write_comparison", "write_documents"]
 
@@ -32,8 +31,7 @@ def write_all(
     """Write every file of ``report`` into ``out_dir``: the tables and figures
     (:func:`reports.render.write.write_reports`), then :data:`DOCUMENTS`; return their paths by file
     name. ``on_file`` is called with each file's name (:data:`ALL_FILES`) before it is written."""
-    tables = write_reports(report.results, out_dir, scale=report.scale, on_file=on_file)
-    return tables | write_documents(report, out_dir, on_file=on_file)
+    return write_reports(report, out_dir, on_file=on_file) | write_documents(report, out_dir, on_file=on_file)
 
 
 def write_documents(
@@ -43,12 +41,12 @@ def write_documents(
     ``on_file`` is called with each file's name before it is written.
 
     ``report.md`` links the PNGs of :func:`reports.render.write.write_reports`, which should be written to
-    the same directory. ``games.csv`` is :func:`reports.stats.frames.games_frame` with ``move_times`` as
-    space-separated seconds.
+    the same directory. ``games.csv`` is the report's games table (:func:`reports.stats.tables.games`)
+    with ``move_times`` as space-separated seconds.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    games = games_frame(report.records)
+    games = report.tables.games.copy()
     games["move_times"] = games["move_times"].map(lambda times: " ".join(f"{t:.6g}" for t in times))
     writers = {
         "report.html": lambda path: path.write_text(html.render(report), encoding="utf-8"),

@@ -17,7 +17,7 @@ Why it looks the way it does:
 * Long names: an agent's name is its spec (``network:search=none,weights=/tmp/exp/old.npz``), and
   the tables show it whole, wrappable after its ``:``, ``,`` and ``/`` (the ``agent`` filter), and
   scroll sideways inside their own box when still too wide; the figures shorten names
-  (:func:`reports.render.plots.short_names`) and sit beside or above the tables that give them whole.
+  (:func:`reports.render.plots.abbreviated`) and sit beside or above the tables that give them whole.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import re
 from jinja2 import BaseLoader, ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from reports.compare import Comparison
-from reports.header import format_seconds
+from reports.durations import format_seconds
 from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
 from reports.stats.headtohead import WDL
@@ -55,12 +55,8 @@ def figures(report: Report) -> dict[str, str]:
     """The report's figures as inline SVG, by name: ``elo``, ``progress``, ``crosstable``, ``lengths``."""
     title = f"{plural(len(report.records), 'game')} · {report.header.board}"
     drawn = {
-        "elo": elo_figure(
-            report.results.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale
-        ),
-        "progress": progress_figure(
-            report.results.progress, title=f"Elo progression · {title}", scale=report.scale
-        ),
+        "elo": elo_figure(report.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale),
+        "progress": progress_figure(report.progress, title=f"Elo progression · {title}", scale=report.scale),
         "crosstable": crosstable_figure(report.crosstable, report.standings, title=f"Crosstable · {title}"),
         "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
     }

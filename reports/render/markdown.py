@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from agents.kit.adapter import DEFAULT_OVERAGE
+from agents.kit.clock import DEFAULT_OVERAGE
 from reports.compare import Comparison
-from reports.header import format_seconds
+from reports.durations import format_seconds
 from reports.report import Report
 from reports.review import Review
-from reports.stats.frames import notation
 from reports.stats.headtohead import WDL
 from reports.stats.ratings import Rating
 from reports.stats.standings import Standing
@@ -229,7 +228,6 @@ def _games(report: Report) -> list[str]:
         "agents.engine.solver` scores the final position. The HTML report replays every game.",
         "",
     ]
-    records = {record.game_id: record for record in report.records}
     for pairing in report.pairings:
         lines += [f"### {pairing.a} v {pairing.b}", ""]
         lines += [
@@ -244,7 +242,7 @@ def _games(report: Report) -> list[str]:
                         g.result,
                         g.ending,
                         g.plies,
-                        f"`{notation(records[g.game_id].moves, report.settings.columns)}`",
+                        f"`{g.moves}`",
                     )  # fmt: skip
                     for g in pairing.games
                 ],

@@ -37,7 +37,7 @@ __all__ = [
     "plot_elo",
     "plot_progress",
     "progress_figure",
-    "short_names",
+    "abbreviated",
     "to_svg",
 ]
 
@@ -46,7 +46,7 @@ CROSSTABLE_CMAP = "RdBu"
 colour-blind readers, unlike red-green, and whose ends stay apart in grey print."""
 
 NAME_LIMIT = 24
-"""The most characters of an agent's name a figure shows (:func:`short_names`): at the figures' 9 and
+"""The most characters of an agent's name a figure shows (:func:`abbreviated`): at the figures' 9 and
 10 points, about 1.7 inches, so a name fits beside a panel, a row or a column of its own."""
 
 _SEPARATORS = ":,=/_-. "  # where the parts of a name meet (kind:key=value,key=path/to/file.npz)
@@ -54,7 +54,7 @@ _SEPARATORS = ":,=/_-. "  # where the parts of a name meet (kind:key=value,key=p
 _FORFEIT_ABBREVIATIONS = {Termination.INVALID: "inv", Termination.TIMEOUT: "t/o", Termination.ERROR: "err"}
 
 
-def short_names(names: Iterable[str], *, limit: int = NAME_LIMIT) -> dict[str, str]:
+def abbreviated(names: Iterable[str], *, limit: int = NAME_LIMIT) -> dict[str, str]:
     """Each name's label in a figure: the one way the report shortens an agent's name.
 
     A name of at most ``limit`` characters is its own label (``negamax``, ``one_step``). A longer one,
@@ -142,7 +142,7 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, sc
 
     With ``labels`` (for a figure on its own), each row is labelled with :meth:`Rating.label` and the
     games played; without (beside a table that gives them), the figure is narrower. Names longer than
-    :data:`NAME_LIMIT` are shortened (:func:`short_names`). ``title`` goes on
+    :data:`NAME_LIMIT` are shortened (:func:`abbreviated`). ``title`` goes on
     top (e.g. the number of games and the configuration). A player whose rating is unbounded is drawn
     as an arrow from its one-sided bound; a missing interval is not drawn.
     """
@@ -181,7 +181,7 @@ def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, sc
     ax.set_ylim(-0.7, len(ratings) - 0.3)
     if values:  # room for the arrows, which do not widen the axis by themselves
         ax.set_xlim(min(values) - 0.2 * span - 10, max(values) + 0.2 * span + 10)
-    names = short_names(r.name for r in ratings)
+    names = abbreviated(r.name for r in ratings)
     ax.set_yticks(y, [names[r.name] for r in ratings])
     ax.set_xlabel(scale)
     ax.grid(axis="x", color="0.92")
@@ -197,7 +197,7 @@ def progress_figure(
     """Small multiples of the Elo progression: one panel per player, in the last checkpoint's order
     (best first), ``columns`` panels a row, all on the same axes; ``scale`` (where the Elo scale's
     zero is) goes after the title. A panel is titled with its player's rank and name, shortened as
-    :func:`short_names` does.
+    :func:`abbreviated` does.
 
     A panel draws its player's Elo against the games played, with the 95 % interval shaded, over the
     other players' lines in light grey for scale: a line only where the rating is finite. At a
@@ -208,7 +208,7 @@ def progress_figure(
     rating.
     """
     names = [r.name for r in checkpoints[-1].ratings] if checkpoints else []
-    labels = short_names(names)
+    labels = abbreviated(names)
     count = max(len(names), 1)
     width = min(count, columns)
     height = -(-count // width)
@@ -287,12 +287,12 @@ def crosstable_figure(cross: Crosstable, standings: Sequence[Standing], *, title
     annotated with the row agent's wins-draws-losses, and under them its forfeits in those games
     (``2 inv 1 t/o``: invalid actions, time-outs, errors); pairings that never met are grey. Each
     row's label carries the agent's forfeits over all its games (from ``standings``), so a forfeiting
-    agent shows even where the cells are small. Names are shortened as :func:`short_names` does.
+    agent shows even where the cells are small. Names are shortened as :func:`abbreviated` does.
     """
     order = cross.order
     size = len(order)
     totals = {line.agent: (line.invalid, line.timeouts, line.errors) for line in standings}
-    names = short_names(order)
+    names = abbreviated(order)
     labels = []
     for name in order:
         lost = [

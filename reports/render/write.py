@@ -1,26 +1,21 @@
-"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.stats.results.Results`.
+"""Write the tables (CSV) and figures (PNG) of a tournament's :class:`~reports.report.Report`.
 
-Each file is written to a temporary file beside it and moved into place with :func:`os.replace`, so a
-reader (or an interrupted run) sees the old file or the new one, never half of one.
+Each file is replaced atomically (:func:`agents.files.replace_atomically`): a reader, or an interrupted
+run, sees the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
+from agents.files import replace_atomically
 from reports.render.plots import plot_crosstable, plot_elo, plot_progress
-from reports.stats.results import Results
-from reports.stats.tables import crosstable, pairs, standings
-from reports.words import plural
-from tournament.record import GameRecord
+from reports.report import Report
 
-__all__ = ["FILES", "replace_atomically", "readable_pairs", "write_reports"]
-
-ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
+__all__ = ["FILES", "readable_pairs", "write_reports"]
 
 FILES = (
     "standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "los.csv", "elo.png", "elo_progress.png",
@@ -30,48 +25,35 @@ FILES = (
 
 
 def write_reports(
-    results: Results,
-    out_dir: Path | str,
-    *,
-    scale: str = "Elo",
-    on_file: Callable[[str], object] = lambda name: None,
+    report: Report, out_dir: Path | str, *, on_file: Callable[[str], object] = lambda name: None
 ) -> dict[str, Path]:
-    """Write the tables and figures of ``results`` into ``out_dir`` (created if missing), replacing old ones;
-    ``scale`` labels the figures' Elo axis (where its zero is, :attr:`reports.report.Report.scale`);
+    """Write the tables and figures of ``report`` into ``out_dir`` (created if missing), replacing old
+    ones; the figures' Elo axis says where its zero is (:attr:`reports.report.Report.scale`).
     ``on_file`` is called with each file's name before it is written (for a progress bar).
 
-    Files (:data:`FILES`): ``standings.csv``, ``crosstable.csv``, ``elo.csv`` (:data:`ELO_COLUMNS`),
-    ``pairs.csv`` (see :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the
-    row agent over the column agent, ``results.los``), ``elo.png``, ``elo_progress.png`` and
-    ``crosstable.png`` (see :mod:`reports.render.plots`). Returns the path of each file by file name.
-
-    Raises:
-        ValueError: no game between two different agents; see also :func:`reports.stats.ratings.rate`.
+    Files (:data:`FILES`): ``standings.csv``, ``crosstable.csv``, ``elo.csv``, ``pairs.csv`` (see
+    :mod:`reports.stats.tables`), ``los.csv`` (likelihood of superiority of the row agent over the
+    column agent), ``elo.png``, ``elo_progress.png`` and ``crosstable.png`` (see
+    :mod:`reports.render.plots`). Returns the path of each file by file name.
     """
-    if not results.h2h:
-        raise ValueError("no game between two different agents to report")
-    order = results.order
-    table = standings(results)
-    los = pd.DataFrame(results.los, index=pd.Index(order, name="agent"), columns=order)
-    games = plural(sum(wdl.games for wdl in results.h2h.values()), "game")
-    title = f"{games} · {_configuration(results.records)}"
+    tables, title, scale = report.tables, report.caption, report.scale
     writers: dict[str, Callable[[Path], object]] = {
-        "standings.csv": _csv(table),
-        "crosstable.csv": _csv(crosstable(results), index=True),
-        "elo.csv": _csv(table[ELO_COLUMNS]),
-        "pairs.csv": _csv(readable_pairs(pairs(results)), na_rep="n/a"),
-        "los.csv": _csv(los, index=True),
+        "standings.csv": _csv(tables.standings),
+        "crosstable.csv": _csv(tables.crosstable, index=True),
+        "elo.csv": _csv(tables.elo),
+        "pairs.csv": _csv(readable_pairs(tables.pairs), na_rep="n/a"),
+        "los.csv": _csv(tables.los, index=True),
         "elo.png": lambda path: plot_elo(
-            results.ratings,
+            report.ratings,
             path,
             title=f"Elo: maximum likelihood, 95 % profile-likelihood intervals\n{title}",
             scale=scale,
         ),
         "elo_progress.png": lambda path: plot_progress(
-            results.progress, path, title=f"Elo progression\n{title}", scale=scale
+            report.progress, path, title=f"Elo progression\n{title}", scale=scale
         ),
         "crosstable.png": lambda path: plot_crosstable(
-            results.crosstable, results.standings, path, title=f"Crosstable\n{title}"
+            report.crosstable, report.standings, path, title=f"Crosstable\n{title}"
         ),
     }
     assert tuple(writers) == FILES
@@ -81,15 +63,6 @@ def write_reports(
         on_file(name)
         replace_atomically(out / name, write)
     return {name: out / name for name in writers}
-
-
-def _configuration(records: Sequence[GameRecord]) -> str:
-    """The board and time settings of the games, e.g. ``6x7, 4 in a row, 2 s a move``, joined by ``;``."""
-    settings = sorted({(r.task.rows, r.task.columns, r.task.inarow, r.task.act_timeout) for r in records})
-    return "; ".join(
-        f"{rows}x{columns}, {inarow} in a row, {timeout:g} s a move"
-        for rows, columns, inarow, timeout in settings
-    )
 
 
 def readable_pairs(table: pd.DataFrame) -> pd.DataFrame:
@@ -120,13 +93,3 @@ def readable_pairs(table: pd.DataFrame) -> pd.DataFrame:
 
 def _csv(frame: pd.DataFrame, *, index: bool = False, na_rep: str = "") -> Callable[[Path], object]:
     return lambda path: frame.to_csv(path, index=index, float_format="%.6g", na_rep=na_rep)
-
-
-def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
-    """Call ``write`` on a temporary path in ``path``'s directory, then move the result to ``path``."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)

@@ -246,17 +246,25 @@ class Analysis:
             thrown = [m for m in moves if m.mark == loser and m.value_before >= 0 > m.value_after]
         return thrown[-1] if thrown else None
 
+    @cached_property
+    def by_agent(self) -> dict[str, list[JudgedMove]]:
+        """Each agent's judged moves (its opening moves excluded), in game and ply order, agents sorted."""
+        agents: dict[str, list[JudgedMove]] = defaultdict(list)
+        for move in self.moves:
+            if move.agent != OPENING:
+                agents[move.agent].append(move)
+        return dict(sorted(agents.items()))
+
     def agents(self) -> list[str]:
         """The agents whose moves were judged, sorted."""
-        return sorted({move.agent for move in self.moves} - {OPENING})
+        return list(self.by_agent)
 
     def accuracy(self, records: Sequence[GameRecord]) -> list[AgentAccuracy]:
         """Every agent's :class:`AgentAccuracy`, best first (fewest mistakes per move, then most best
         moves per move); ``records`` are the run's games (for who lost which)."""
         tallies = []
         records_by_id = {record.game_id: record for record in records}
-        for agent in self.agents():
-            own = [move for move in self.moves if move.agent == agent]
+        for agent, own in self.by_agent.items():
             firsts: dict[int, int] = {}
             for move in own:
                 if move.verdict is Verdict.MISTAKE:
@@ -288,11 +296,11 @@ class Analysis:
     def worst(self, agent: str, n: int = 5) -> list[JudgedMove]:
         """The ``n`` worst moves of ``agent``: mistakes first, then by value given away (ties: the
         earliest game and ply first); best moves never."""
-        own = [m for m in self.moves if m.agent == agent and m.verdict is not Verdict.BEST]
+        own = [m for m in self.by_agent.get(agent, []) if m.verdict is not Verdict.BEST]
         rank = {Verdict.MISTAKE: 0, Verdict.INACCURACY: 1}
         return sorted(own, key=lambda m: (rank[m.verdict], -m.loss, m.game, m.ply))[:n]
 
     def perfect(self, agent: str) -> bool:
         """Whether ``agent`` played perfectly in the weak sense: it moved, and never made a mistake."""
-        own = [move for move in self.moves if move.agent == agent]
+        own = self.by_agent.get(agent, [])
         return bool(own) and all(move.verdict is not Verdict.MISTAKE for move in own)

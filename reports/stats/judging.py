@@ -6,8 +6,8 @@ Each position a game passed through is solved column by column with
 up to 12 stones are read from, or searched down to, the solved opening databases of
 bitbully-databases (https://pypi.org/project/bitbully-databases/, MIT); later ones are solved to
 the end by the numba kernel. A position is solved once: the scores of its columns are kept under a
-key shared with its mirror image, handed in as ``known`` (the store's cache,
-:meth:`tournament.store.Store.solved`) and handed back for the store to keep.
+key shared with its mirror image, handed in as ``known`` (the cache of :mod:`reports.stats.solved`)
+and handed back for the cache to keep.
 
 Only the standard board can be judged: the databases hold 6x7 with 4 in a row, and without them
 the positions near the opening take minutes each (:func:`unavailable` says why a run cannot be).
@@ -24,15 +24,13 @@ from agents.engine.board import Board, Geometry
 from agents.engine.solver import Solver
 from agents.engine.solver.databases import load_database
 from reports.stats.analysis import OPENING, JudgedMove, Verdict
+from reports.stats.solved import Scores
 from tournament.record import GameRecord
 
 __all__ = ["BOARD", "Judged", "canonical", "judge", "unavailable"]
 
 BOARD = (6, 7, 4)
 """The board (rows, columns, in a row) move analysis judges: the one the databases hold."""
-
-Scores = tuple[int | None, ...]
-"""The score of each column of a position, left to right (None: the column is full)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +167,7 @@ def _judge_game(game: Game) -> tuple[list[JudgedMove], dict[int, Scores], int]:
                 game=game_id,
                 ply=index + 1,
                 agent=agent,
-                position="".join(str(c + 1) for c in moves[:index]),
+                position=board.notation(),
                 column=column + 1,
                 value_before=best,
                 value_after=played,

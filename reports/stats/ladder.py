@@ -23,7 +23,7 @@ from reports.stats.kaggle import KaggleParameters, Skill, replay
 from reports.stats.likelihood import Model
 from reports.stats.progress import Checkpoint
 from reports.stats.ratings import ELO_PER_NAT, Rating, rate
-from reports.stats.tally import entrants, head_to_head, pentanomials, totals
+from reports.stats.tally import head_to_head, pentanomials, totals
 from tournament.ladder import Member, Outlook, Roster
 from tournament.record import GameRecord
 
@@ -155,7 +155,7 @@ class LadderRater:
         mean of the rated pool (the finitely rated players of :func:`~reports.stats.ratings.rate`,
         the newcomer with them). None when the players fall into groups that never met."""
         h2h = head_to_head(records)
-        names = sorted(set(entrants(h2h)) | {newcomer})
+        names = sorted({name for pairing in h2h for name in pairing} | {newcomer})
         if len(names) < 2:
             return None
         index = {name: k for k, name in enumerate(names)}

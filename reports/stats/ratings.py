@@ -58,11 +58,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from reports.stats.headtohead import WDL, Pentanomial
-from reports.stats.likelihood import Model, dispersion
-from reports.stats.tally import Matchup, entrants, totals
+from reports.stats.likelihood import Fit, Model, dispersion
+from reports.stats.tally import Matchup, totals
 from reports.words import signed
 
-__all__ = ["Rating", "los_matrix", "rate"]
+__all__ = ["Rating", "los_matrix", "rate", "rate_with_los"]
 
 ELO_PER_NAT = 400 / math.log(10)
 """Elo points per unit of log-odds: the logistic Elo curve is ``expit(diff / ELO_PER_NAT)``."""
@@ -179,40 +179,90 @@ def rate(
         ValueError: ``prior_draws < 0``; an ``anchor`` that did not play; players that fall into
             groups that never met (nothing relates their ratings).
     """
-    if prior_draws < 0:
-        raise ValueError("prior_draws must be >= 0")
-    names = entrants(h2h)
-    if anchor is not None and anchor not in names:
-        raise ValueError(f"anchor {anchor!r} did not play")
-    if not names:
-        return []
-    model = Model.build(names, h2h, prior_draws)
-    fit = model.fit_pool(None if anchor is None else names.index(anchor))
-    wanted = (
-        range(len(names)) if intervals is True else [k for k, n in enumerate(names) if n in (intervals or ())]
-    )
-    phi = dispersion(names, h2h, pairs or {}, fit.theta) if wanted else 1.0
-    low, high = np.full(len(names), math.nan), np.full(len(names), math.nan)
-    for k in wanted:
-        low[k], high[k] = fit.interval(k, phi)
-    played = totals(h2h)
-    reference = anchor
-    if reference is None and fit.pool.sum() == 1:  # a pool of one: its player is the zero, unmeasured
-        reference = names[int(np.argmax(fit.pool))]
-    ratings = [
-        Rating(
-            name,
-            float(fit.theta[k] * ELO_PER_NAT),
-            float(low[k] * ELO_PER_NAT),
-            float(high[k] * ELO_PER_NAT),
-            played[name].games,
-            played[name].points,
-            reference=name == reference,
-        )
-        for k, name in enumerate(names)
-    ]
-    level = {name: fit.level[k] for k, name in enumerate(names)}
-    return sorted(ratings, key=lambda r: (-level[r.name], *_rank_key(r), r.name))
+    pool = _Pool.of(h2h, pairs, prior_draws, anchor, phi=bool(intervals))
+    return pool.ratings(anchor, intervals=intervals) if pool is not None else []
+
+
+def rate_with_los(
+    h2h: Mapping[Matchup, WDL], pairs: Mapping[Matchup, Pentanomial] | None = None
+) -> tuple[list[Rating], np.ndarray]:
+    """:func:`rate` (its defaults) and :func:`los_matrix` in the order of its ratings, from one fit of
+    the model; raises ValueError as :func:`rate`."""
+    pool = _Pool.of(h2h, pairs, 0.0, None)
+    if pool is None:
+        return [], np.full((0, 0), math.nan)
+    ratings = pool.ratings(None)
+    return ratings, pool.los([rating.name for rating in ratings])
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The model of ``h2h`` fitted once (``fit``, with the players ``names`` in order) and the
+    dispersion ``phi`` of its game pairs: what :func:`rate` and :func:`los_matrix` read."""
+
+    h2h: Mapping[Matchup, WDL]
+    names: list[str]
+    fit: Fit
+    phi: float
+
+    @classmethod
+    def of(
+        cls,
+        h2h: Mapping[Matchup, WDL],
+        pairs: Mapping[Matchup, Pentanomial] | None,
+        prior_draws: float,
+        anchor: str | None,
+        *,
+        phi: bool = True,
+    ) -> _Pool | None:
+        """The fitted pool (None without players); ``phi`` False leaves the dispersion at 1."""
+        if prior_draws < 0:
+            raise ValueError("prior_draws must be >= 0")
+        names = _players(h2h)
+        if anchor is not None and anchor not in names:
+            raise ValueError(f"anchor {anchor!r} did not play")
+        if not names:
+            return None
+        model = Model.build(names, h2h, prior_draws)
+        fit = model.fit_pool(None if anchor is None else names.index(anchor))
+        return cls(h2h, names, fit, dispersion(names, h2h, pairs or {}, fit.theta) if phi else 1.0)
+
+    def ratings(self, anchor: str | None, *, intervals: bool | Collection[str] = True) -> list[Rating]:
+        """The ratings of :func:`rate`, with the intervals it asks for."""
+        names, fit, phi, h2h = self.names, self.fit, self.phi, self.h2h
+        low, high = np.full(len(names), math.nan), np.full(len(names), math.nan)
+        chosen = () if intervals is False else intervals
+        wanted = range(len(names)) if chosen is True else [k for k, n in enumerate(names) if n in chosen]
+        for k in wanted:
+            low[k], high[k] = fit.interval(k, phi)
+        played = totals(h2h)
+        reference = anchor
+        if reference is None and fit.pool.sum() == 1:  # a pool of one: its player is the zero, unmeasured
+            reference = names[int(np.argmax(fit.pool))]
+        ratings = [
+            Rating(
+                name,
+                float(fit.theta[k] * ELO_PER_NAT),
+                float(low[k] * ELO_PER_NAT),
+                float(high[k] * ELO_PER_NAT),
+                played[name].games,
+                played[name].points,
+                reference=name == reference,
+            )
+            for k, name in enumerate(names)
+        ]
+        level = {name: fit.level[k] for k, name in enumerate(names)}
+        return sorted(ratings, key=lambda r: (-level[r.name], *_rank_key(r), r.name))
+
+    def los(self, order: Sequence[str]) -> np.ndarray:
+        """The LOS matrix of :func:`los_matrix` in ``order``."""
+        index = [self.names.index(name) for name in order]
+        los = np.full((len(order), len(order)), math.nan)
+        for i, a in enumerate(index):
+            for j, b in enumerate(index[i + 1 :], start=i + 1):
+                los[i, j] = self.fit.superiority(a, b, self.phi)
+                los[j, i] = 1.0 - los[i, j]
+        return los
 
 
 def los_matrix(
@@ -228,22 +278,17 @@ def los_matrix(
     is nan. A player the games do not order against the pool has nan against everyone. ``order``
     defaults to every player, alphabetically. Raises ValueError as :func:`rate`.
     """
-    names = entrants(h2h)
+    names = _players(h2h)
     order = list(order) if order is not None else names
     if sorted(order) != names:
         raise ValueError("order must name every player of h2h once")
-    if not names:
-        return np.full((0, 0), math.nan)
-    model = Model.build(names, h2h, prior_draws)
-    fit = model.fit_pool(None)
-    phi = dispersion(names, h2h, pairs or {}, fit.theta)
-    index = [names.index(name) for name in order]
-    los = np.full((len(order), len(order)), math.nan)
-    for i, a in enumerate(index):
-        for j, b in enumerate(index[i + 1 :], start=i + 1):
-            los[i, j] = fit.superiority(a, b, phi)
-            los[j, i] = 1.0 - los[i, j]
-    return los
+    pool = _Pool.of(h2h, pairs, prior_draws, None)
+    return pool.los(order) if pool is not None else np.full((0, 0), math.nan)
+
+
+def _players(h2h: Mapping[Matchup, WDL]) -> list[str]:
+    """Every player of ``h2h``, sorted."""
+    return sorted({name for pairing in h2h for name in pairing})
 
 
 def _rank_key(rating: Rating) -> tuple[float, ...]:

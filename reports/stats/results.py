@@ -20,7 +20,7 @@ import numpy as np
 
 from reports.stats.headtohead import WDL, Pentanomial
 from reports.stats.progress import Checkpoint, progression
-from reports.stats.ratings import Rating, los_matrix, rate
+from reports.stats.ratings import Rating, rate, rate_with_los
 from reports.stats.standings import Crosstable, Standing, crosstable, standings
 from reports.stats.tally import Matchup, distinct_games, forfeits, head_to_head, pentanomials, totals
 from tournament.record import GameRecord, Termination
@@ -43,6 +43,8 @@ class Results:
         totals: wins, draws, losses of each entrant over all its games.
         forfeits: games forfeited, keyed ``(offender, opponent, Termination)``
             (:func:`reports.stats.tally.forfeits`).
+        forfeited: games each entrant forfeited, keyed ``(name, Termination)`` (0 when none).
+        suffered: games each entrant's opponents forfeited to it, keyed ``(name, Termination)``.
         distinct: ``(distinct, games)`` per pairing (:func:`reports.stats.tally.distinct_games`).
 
     Raises ValueError (from :func:`reports.stats.tally.pentanomials`) for a pair that is not two games
@@ -56,6 +58,11 @@ class Results:
         self.pentanomials: dict[Matchup, Pentanomial] = pentanomials(self.records)
         self.totals: dict[str, WDL] = totals(self.h2h)
         self.forfeits: Counter[tuple[str, str, Termination]] = forfeits(self.records)
+        self.forfeited: Counter[tuple[str, Termination]] = Counter()
+        self.suffered: Counter[tuple[str, Termination]] = Counter()
+        for (offender, opponent, kind), count in self.forfeits.items():
+            self.forfeited[offender, kind] += count
+            self.suffered[opponent, kind] += count
         self.distinct: dict[Matchup, tuple[int, int]] = distinct_games(self.records)
 
     @classmethod
@@ -70,19 +77,15 @@ class Results:
         """The games between two different entrants, by game id."""
         return [record for record in self.records if record.first != record.second]
 
-    def forfeited(self, name: str, kind: Termination) -> int:
-        """Games ``name`` forfeited by ``kind`` over all its games."""
-        return sum(n for (offender, _, k), n in self.forfeits.items() if offender == name and k == kind)
-
-    def suffered(self, name: str, kind: Termination) -> int:
-        """Games ``name``'s opponents forfeited to it by ``kind``."""
-        return sum(n for (_, opponent, k), n in self.forfeits.items() if opponent == name and k == kind)
-
     @cached_property
+    def _rated(self) -> tuple[list[Rating], np.ndarray]:
+        return rate_with_los(self.h2h, self.pentanomials)
+
+    @property
     def ratings(self) -> list[Rating]:
         """Joint ratings, best first (:func:`reports.stats.ratings.rate` with its defaults: the mean of the
         rated pool is 0 Elo)."""
-        return rate(self.h2h, self.pentanomials)
+        return self._rated[0]
 
     def relative_to(self, reference: str) -> dict[str, Rating]:
         """Every rated entrant's Elo relative to ``reference``, by name: its rating minus
@@ -114,10 +117,11 @@ class Results:
         """The crosstable in standings order (:func:`reports.stats.standings.crosstable`)."""
         return crosstable(self.order, self.h2h, self.forfeits, self.los)
 
-    @cached_property
+    @property
     def los(self) -> np.ndarray:
-        """LOS of ``order[i]`` over ``order[j]``, ``(n, n)`` (:func:`reports.stats.ratings.los_matrix`)."""
-        return los_matrix(self.h2h, self.pentanomials, order=self.order)
+        """LOS of ``order[i]`` over ``order[j]``, ``(n, n)`` (:func:`reports.stats.ratings.los_matrix`),
+        from the fit of :attr:`ratings`."""
+        return self._rated[1]
 
     @cached_property
     def progress(self) -> list[Checkpoint]:

@@ -134,8 +134,8 @@ def terminations(results: Results) -> list[TerminationRow]:
             connected[agent, True],
             connected[agent, False],
             draws[agent],
-            {str(kind): results.suffered(agent, kind) for kind in FORFEITS},
-            {str(kind): results.forfeited(agent, kind) for kind in FORFEITS},
+            {str(kind): results.suffered[agent, kind] for kind in FORFEITS},
+            {str(kind): results.forfeited[agent, kind] for kind in FORFEITS},
         )
         for agent in results.order
     ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,8 +38,6 @@ class Standing:
     timeouts: int
     errors: int
 
-    # Read-only views of the tally, one property each: the shape duplicates pairs with GameRecord's
-    # properties (tournament.record); no shared logic.
     @property
     def games(self) -> int:
         return self.wdl.games
@@ -85,16 +83,16 @@ class Crosstable:
 
 
 def standings(
-    ratings: Sequence[Rating], totals: Mapping[str, WDL], forfeited: Callable[[str, Termination], int]
+    ratings: Sequence[Rating], totals: Mapping[str, WDL], forfeited: Mapping[tuple[str, Termination], int]
 ) -> list[Standing]:
     """The standings: one line per rated agent, in the order of ``ratings`` (best first).
 
-    ``totals`` are each agent's results (:func:`reports.stats.tally.totals`); ``forfeited(name,
-    kind)`` counts the games ``name`` forfeited by ``kind``
-    (:meth:`reports.stats.results.Results.forfeited`).
+    ``totals`` are each agent's results (:func:`reports.stats.tally.totals`); ``forfeited`` counts
+    the games each forfeited by kind, keyed ``(name, kind)``
+    (:attr:`reports.stats.results.Results.forfeited`).
     """
     return [
-        Standing(rank, r.name, r, totals[r.name], *(forfeited(r.name, kind) for kind in FORFEITS))
+        Standing(rank, r.name, r, totals[r.name], *(forfeited.get((r.name, kind), 0) for kind in FORFEITS))
         for rank, r in enumerate(ratings, start=1)
     ]
 

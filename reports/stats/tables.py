@@ -1,5 +1,6 @@
-"""Tournament tables as pandas DataFrames: standings, crosstable and head-to-head pairs, read from
-:class:`reports.stats.results.Results`.
+"""Tournament tables as pandas DataFrames: standings, crosstable, head-to-head pairs, LOS and games,
+read from :class:`reports.stats.results.Results`; :func:`tables` makes them all (the CSV files of a
+report, :class:`Tables`).
 
 Units everywhere: ``score`` is points (a win 1, a draw 1/2), ``score_pct`` is points per game in
 percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as the recorded result
@@ -8,7 +9,8 @@ percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -16,12 +18,32 @@ import pandas as pd
 from reports.stats.headtohead import Pentanomial, estimate_pentanomial, estimate_wdl
 from reports.stats.results import Results
 from reports.stats.tally import oriented
+from tournament.record import GameRecord
 
-__all__ = ["crosstable", "pairs", "standings"]
+__all__ = [
+    "ELO_COLUMNS",
+    "GAMES_COLUMNS",
+    "Tables",
+    "crosstable",
+    "games",
+    "los",
+    "pairs",
+    "standings",
+    "tables",
+]
 
 STANDINGS_COLUMNS = [
     "agent", "games", "wins", "draws", "losses", "score", "invalid", "timeouts", "errors",
     "elo", "elo_low", "elo_high", "score_pct",
+]  # fmt: skip
+
+ELO_COLUMNS = ["agent", "elo", "elo_low", "elo_high", "games", "score"]
+"""The columns of the Elo table: the ratings of :data:`STANDINGS_COLUMNS`."""
+
+GAMES_COLUMNS = [
+    "game_id", "pair_id", "first", "second", "rows", "columns", "inarow", "act_timeout", "seed",
+    "opening", "moves", "plies", "result", "winner", "termination", "offender", "detail",
+    "move_times", "duration", "started_at",
 ]  # fmt: skip
 
 PAIRS_COLUMNS = [
@@ -118,3 +140,76 @@ def pairs(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=PAIRS_COLUMNS)
+
+
+def los(results: Results) -> pd.DataFrame:
+    """Likelihood of superiority (0..1) of the row agent over the column agent, in standings order
+    (``results.los``); the index is named ``agent``."""
+    order = results.order
+    return pd.DataFrame(results.los, index=pd.Index(order, name="agent"), columns=order)
+
+
+def games(records: Iterable[GameRecord]) -> pd.DataFrame:
+    """One row per game, in the order given, columns :data:`GAMES_COLUMNS`.
+
+    ``opening`` and ``moves`` (the opening included) are in Pons' notation
+    (:meth:`agents.engine.board.Board.notation`), which ``connectx solve`` reads; ``plies`` counts the
+    moves. ``result`` is ``first``'s score (1, 0.5, 0), ``winner`` the winning entrant ("" for a draw),
+    ``termination`` one of ``win draw invalid timeout error`` and ``offender`` the entrant that forfeited
+    ("" if none), with ``detail`` its message (possibly several lines). ``move_times`` is a tuple of
+    seconds, one per agent call after the opening, alternating between the players from the one to move
+    after the opening (a forfeit's offending call may be one more than the moves); ``duration`` is the
+    game's wall-clock seconds, ``started_at`` its ISO 8601 UTC start.
+    """
+    rows = []
+    for record in records:
+        task = record.task
+        offender = {1: record.first, 2: record.second}.get(record.offender or 0, "")
+        winner = "" if record.result == 0.5 else record.first if record.result == 1.0 else record.second
+        rows.append(
+            {
+                "game_id": record.game_id,
+                "pair_id": record.pair_id,
+                "first": record.first,
+                "second": record.second,
+                "rows": task.rows,
+                "columns": task.columns,
+                "inarow": task.inarow,
+                "act_timeout": task.act_timeout,
+                "seed": task.seed,
+                "opening": record.board(len(record.opening)).notation(),
+                "moves": record.board().notation(),
+                "plies": len(record.moves),
+                "result": record.result,
+                "winner": winner,
+                "termination": str(record.termination),
+                "offender": offender,
+                "detail": record.detail,
+                "move_times": tuple(record.move_times),
+                "duration": record.duration,
+                "started_at": record.started_at,
+            }
+        )
+    return pd.DataFrame(rows, columns=GAMES_COLUMNS)
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """Every table of a tournament, as its report's CSV files hold them: :func:`standings`, the
+    ratings of it (:data:`ELO_COLUMNS`), :func:`crosstable`, :func:`pairs`, :func:`los` and
+    :func:`games`."""
+
+    standings: pd.DataFrame
+    elo: pd.DataFrame
+    crosstable: pd.DataFrame
+    pairs: pd.DataFrame
+    los: pd.DataFrame
+    games: pd.DataFrame
+
+
+def tables(results: Results) -> Tables:
+    """The :class:`Tables` of ``results``."""
+    table = standings(results)
+    return Tables(
+        table, table[ELO_COLUMNS], crosstable(results), pairs(results), los(results), games(results.records)
+    )

@@ -20,9 +20,9 @@ from reports.stats.headtohead import WDL, Pentanomial
 from tournament.record import GameRecord, Termination
 
 __all__ = [
+    "GamePairs",
     "Matchup",
     "distinct_games",
-    "entrants",
     "forfeits",
     "head_to_head",
     "oriented",
@@ -54,22 +54,42 @@ def head_to_head(records: Iterable[GameRecord]) -> dict[Matchup, WDL]:
     return dict(table)
 
 
-def pentanomials(records: Iterable[GameRecord]) -> dict[Matchup, Pentanomial]:
-    """Pentanomial counts of ``a`` against ``b`` for every pairing with at least one complete pair.
+class GamePairs:
+    """The game pairs of a stream of games, completed as their second game arrives: the one grouping
+    of games into pairs (by pairing and ``pair_id``), for :func:`pentanomials` and for an SPRT counted
+    as games end (:class:`reports.stats.stopping.SprtStop`)."""
 
-    Games are grouped by pairing and ``pair_id``; a group of one game (an interrupted run) is left
-    out. Raises ValueError if a group holds more than two games, or two games with the same colours.
-    """
-    groups: dict[tuple[Matchup, int], list[GameRecord]] = defaultdict(list)
-    for record in records:
-        if record.first != record.second:
-            groups[_matchup(record), record.pair_id].append(record)
+    def __init__(self) -> None:
+        self._open: dict[tuple[Matchup, int], GameRecord] = {}
+        self._closed: set[tuple[Matchup, int]] = set()
+
+    def add(self, record: GameRecord) -> tuple[Matchup, Pentanomial] | None:
+        """Count ``record``: when it completes its pair, the pairing ``(a, b)`` and the pair's
+        pentanomial count from ``a``'s side; else None (the pair's first game, or self-play). Raises
+        ValueError for a third game of a pair, or a second one with the same colours."""
+        if record.first == record.second:
+            return None
+        group = (_matchup(record), record.pair_id)
+        a, b = group[0]
+        other = self._open.pop(group, None)
+        if group in self._closed or (other is not None and other.first == record.first):
+            raise ValueError(f"pair {record.pair_id} of {a} v {b} is not two games with colours swapped")
+        if other is None:
+            self._open[group] = record
+            return None
+        self._closed.add(group)
+        return group[0], Pentanomial.from_pair_points(record.score_of(a) + other.score_of(a))
+
+
+def pentanomials(records: Iterable[GameRecord]) -> dict[Matchup, Pentanomial]:
+    """Pentanomial counts of ``a`` against ``b`` for every pairing with at least one complete pair
+    (:class:`GamePairs`); a pair of one game (an interrupted run) is left out. Raises ValueError as
+    :meth:`GamePairs.add` does."""
+    pairs = GamePairs()
     table: dict[Matchup, Pentanomial] = defaultdict(Pentanomial)
-    for (key, pair_id), games in groups.items():
-        if len(games) > 2 or (len(games) == 2 and games[0].first == games[1].first):
-            raise ValueError(f"pair {pair_id} of {key[0]} v {key[1]} is not two games with colours swapped")
-        if len(games) == 2:
-            table[key] += Pentanomial.from_pair_points(sum(game.score_of(key[0]) for game in games))
+    for record in records:
+        if (pair := pairs.add(record)) is not None:
+            table[pair[0]] += pair[1]
     return dict(table)
 
 
@@ -103,11 +123,6 @@ def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, str, Terminati
 def oriented(table: Mapping[Matchup, _Stat], a: str, b: str) -> _Stat:
     """``a``'s counts against ``b`` from a per-pairing table; raises KeyError if they never met."""
     return table[a, b] if a < b else table[b, a].flipped()
-
-
-def entrants(table: Mapping[Matchup, object]) -> list[str]:
-    """Every name in a per-pairing table, sorted."""
-    return sorted({name for key in table for name in key})
 
 
 def totals(h2h: Mapping[Matchup, WDL]) -> dict[str, WDL]:

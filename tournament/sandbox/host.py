@@ -39,13 +39,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.random  # noqa: F401 - imported once here, not in every host (numpy imports it lazily)
 
-from agents.engine.board import Board
 from agents.engine.solver import warm_up
 from agents.registry import SpecError, files_of, load_agent, parse_spec
+from tournament.environments import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.limits import Limits
-from tournament.referee import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.replies import decode, encode
-from tournament.rules import invalid_action
 from tournament.sandbox import isolation, landlock
 from tournament.sandbox.confinement import PR_SET_PDEATHSIG, confine, detach, drop_privileges, prctl
 from tournament.sandbox.mounts import View
@@ -279,12 +277,6 @@ class AgentProcess:
             self.note = f"mark {self.mark} sent a malformed reply"
             raise RuntimeError(self.note) from None
         return self.last_action
-
-    def describe_action(self, board: Board) -> str:
-        """Why the referee ruled the last action INVALID on ``board``, the position the agent was shown,
-        for the verdict's detail: :func:`tournament.rules.invalid_action` of this agent's mark, e.g.
-        ``mark 1 chose column 4, which is full (it returned 3, counting from 0)``."""
-        return invalid_action(self.mark, self.last_action, board)
 
     def _ended(self) -> str:
         """How the host ended: 'exited (exit code N)', 'was killed by SIGX' or 'stopped answering'."""

@@ -3,8 +3,7 @@
 ``DIR/tournament.db`` holds the tournament's :class:`~tournament.schedule.Settings` (table
 ``settings``, one JSON row) and every finished game (table ``games``, one row per
 :class:`~tournament.record.GameRecord`, committed as soon as the game ends, so an interrupted
-tournament loses at most the games in flight). Move analysis adds table ``solved``, its cache of
-solved positions (:meth:`Store.solved`). The database is in WAL mode, so
+tournament loses at most the games in flight). The database is in WAL mode, so
 ``connectx table DIR`` can read while a run is writing. The columns of ``games`` follow
 the fields of the record and its task, and ``PRAGMA user_version`` holds their layout's version
 (:mod:`tournament.schema`); an older store is migrated when opened.
@@ -36,7 +35,6 @@ opened, checked), :mod:`~tournament.store.locks` (the directory's locks),
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -50,8 +48,6 @@ from tournament.store.database import (
     INSERT_SETTINGS,
     OUR_TABLES,
     SIDE_FILES,
-    SOLVED_SCHEMA,
-    SOLVED_TABLE,
     connect,
     new_database,
     stored_settings,
@@ -64,7 +60,6 @@ from tournament.store.settings import continuation, settings_from_json, settings
 __all__ = [
     "DB_NAME",
     "LOCK_NAME",
-    "SOLVED_TABLE",
     "Store",
     "StoreError",
     "continuation",
@@ -98,7 +93,7 @@ class Store:
         self._reader_lock = reader_lock  # the shared lock an immutable read holds (see open)
         self.read_only = read_only
         """True when the store was opened read-only, its folder or file being unwritable (see
-        :meth:`open`): :meth:`add`, :meth:`add_solved` and :meth:`add_entrants` raise
+        :meth:`open`): :meth:`add` and :meth:`add_entrants` raise
         :class:`StoreError`."""
 
     @classmethod
@@ -263,25 +258,6 @@ class Store:
             cursor = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM games ORDER BY game_id")
             rows = [dict(zip(COLUMNS, values, strict=True)) for values in cursor]
         return [from_row(row) for row in rows]
-
-    def solved(self) -> dict[int, tuple[int | None, ...]]:
-        """The positions that move analysis solved (:mod:`reports.stats.judging`): a position's key
-        -> the score of each of its columns (None for a full one). Empty before the first analysis."""
-        with failures(self.path, "read"):
-            if SOLVED_TABLE not in table_names(self._db):
-                return {}
-            rows = self._db.execute(f"SELECT key, scores FROM {SOLVED_TABLE}").fetchall()
-        return {key: tuple(json.loads(scores)) for key, scores in rows}
-
-    def add_solved(self, solved: dict[int, tuple[int | None, ...]]) -> None:
-        """Add positions to the cache that :meth:`solved` reads (a key already there is kept), in one
-        transaction. Raises :class:`StoreError` when the write fails (e.g. a read-only directory);
-        the games are never touched."""
-        self._writable("cache solved positions in")
-        rows = [(key, json.dumps(list(scores))) for key, scores in solved.items()]
-        with failures(self.path, "cache solved positions in"), self._db:
-            self._db.execute(SOLVED_SCHEMA)
-            self._db.executemany(f"INSERT OR IGNORE INTO {SOLVED_TABLE} VALUES (?, ?)", rows)
 
     def _writable(self, doing: str) -> None:
         """Raise :class:`StoreError` (one line: cannot ``doing`` the store) when it is :attr:`read_only`

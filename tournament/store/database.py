@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import urlencode
 
+from agents.files import replace_atomically
 from tournament.schedule import Settings
 from tournament.schema import SCHEMA, SCHEMA_VERSION, SchemaError, migrate
 from tournament.store.errors import StoreError, Unwritable, cannot_write, describe, failures
@@ -20,8 +21,6 @@ __all__ = [
     "INSERT_SETTINGS",
     "OUR_TABLES",
     "SIDE_FILES",
-    "SOLVED_SCHEMA",
-    "SOLVED_TABLE",
     "connect",
     "new_database",
     "stored_settings",
@@ -35,10 +34,9 @@ SIDE_FILES = ("", "-wal", "-shm", "-journal")
 """The suffixes of a database's files: the database itself, then SQLite's side files."""
 
 OUR_TABLES = {"settings", "games"}
-SOLVED_TABLE = "solved"
-"""The cache of move analysis (:meth:`~tournament.store.Store.solved`): made by the first analysis,
-not by a run."""
-SOLVED_SCHEMA = f"CREATE TABLE IF NOT EXISTS {SOLVED_TABLE} (key INTEGER PRIMARY KEY, scores TEXT NOT NULL)"
+FORMER_TABLES = {"solved"}
+"""Tables an older version kept in a store, left as they are: ``solved``, move analysis's cache,
+which now has a file of its own (:mod:`reports.stats.solved`)."""
 
 
 def uri(path: Path, query: dict[str, str]) -> str:
@@ -77,19 +75,23 @@ def stored_settings(db: sqlite3.Connection) -> str | None:
 
 def new_database(path: Path, settings: Settings) -> None:
     """Create the database ``path`` holding ``settings`` and no games, atomically: it is written as
-    ``path.new`` and renamed into place once complete. Call with the run lock held."""
+    ``path.new`` and renamed into place once complete (:func:`agents.files.replace_atomically`). Call
+    with the run lock held."""
     temporary = path.with_name(path.name + NEW_SUFFIX)
     for suffix in SIDE_FILES:  # what a creation killed half-way left behind
         Path(f"{temporary}{suffix}").unlink(missing_ok=True)
-    db = sqlite3.connect(temporary)
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(SCHEMA)
-        with db:
-            db.execute(INSERT_SETTINGS, (settings_to_json(settings),))
-    finally:
-        db.close()  # checkpoints the WAL into the file and removes it
-    os.replace(temporary, path)
+
+    def make(file: Path) -> None:
+        db = sqlite3.connect(file)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            with db:
+                db.execute(INSERT_SETTINGS, (settings_to_json(settings),))
+        finally:
+            db.close()  # checkpoints the WAL into the file and removes it
+
+    replace_atomically(path, make, temporary=temporary)
 
 
 def connect(path: Path, mode: str = "rw", *, immutable: bool = False) -> sqlite3.Connection:
@@ -105,8 +107,8 @@ def connect(path: Path, mode: str = "rw", *, immutable: bool = False) -> sqlite3
         db = sqlite3.connect(uri(path, query), uri=True)
     try:
         tables = table_names(db)
-        if not tables <= OUR_TABLES | {SOLVED_TABLE}:
-            others = ", ".join(sorted(tables - OUR_TABLES - {SOLVED_TABLE}))
+        if not tables <= OUR_TABLES | FORMER_TABLES:
+            others = ", ".join(sorted(tables - OUR_TABLES - FORMER_TABLES))
             raise sqlite3.DatabaseError(f"it holds other tables ({others})")
         if "games" in tables:
             if mode == "ro" and db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from agents.engine.board import Board
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
 from agents.kit.player import Player
+from agents.kit.record import MoveRecord
 
 __all__ = ["EpsilonGreedy"]
 
@@ -23,10 +26,11 @@ class EpsilonGreedy:
         self.rng = rng
         self.explored: list[bool] = []
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         explore = bool(self.rng.random() < self.epsilon)
         self.explored.append(explore)
         if explore:
             legal = board.legal_moves()
-            return legal[int(self.rng.integers(len(legal)))]
+            return MoveRecord.since(start, board, "explore", legal[int(self.rng.integers(len(legal)))])
         return self.player.play(board, clock)

@@ -57,6 +57,7 @@ run continues bit for bit.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,8 @@ from agents import weights as weights_file
 from agents.afterstates import afterstates
 from agents.engine.board import Board, Geometry
 from agents.features import planes
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 from agents.q_net import q_values
 from agents.weights import Layers
 from training.learners.exact import Oracle, opening
@@ -164,13 +166,14 @@ class _Explorer:
         self.epsilon = EPSILON_START
         self.net: Layers = []
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         legal = board.legal_moves()
         rng = self.learner.rng
         if rng.random() < self.epsilon:
-            return legal[int(rng.integers(len(legal)))]
+            return MoveRecord.since(start, board, "explore", legal[int(rng.integers(len(legal)))])
         q = q_values(self.net, planes(board.position, board.mask, board.geo)[None])[0]
-        return legal[int(np.argmax(q[legal]))]
+        return MoveRecord.since(start, board, "q", legal[int(np.argmax(q[legal]))])
 
 
 class Learner:

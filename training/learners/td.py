@@ -20,6 +20,7 @@ The gradients come from ``jax.grad`` of the MLP, vmapped over the game's positio
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents.engine.board import Board, Geometry
-from agents.kit.adapter import Clock
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 from agents.td import inputs, value
 from agents.weights import save
 from training.selfplay import Trajectory, play
@@ -85,17 +87,19 @@ class _Greedy:
     def __init__(self, learner: Learner) -> None:
         self.learner = learner
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         learner = self.learner
         legal = board.legal_moves()
         if learner.rng.random() < learner.epsilon:
-            return int(learner.rng.choice(legal))
+            return MoveRecord.since(start, board, "explore", int(learner.rng.choice(legal)))
         wins = board.winning_moves()
         if wins:
-            return board.columns(wins)[0]
+            return MoveRecord.since(start, board, "win", board.columns(wins)[0])
         geo, opponent = board.geo, board.opponent
         children = [inputs(opponent, board.mask | board.move_cell(c), geo) for c in legal]
-        return legal[int(np.argmin(value(learner.params, np.array(children))))]
+        column = legal[int(np.argmin(value(learner.params, np.array(children))))]
+        return MoveRecord.since(start, board, "one_ply", column)
 
 
 class Learner:

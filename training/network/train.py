@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pickle
 import sys
 import time
@@ -49,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from agents.engine.board import geometry
+from agents.files import replace_atomically
 from agents.network.features import COLUMNS, PLANES, ROWS
 from agents.network.numpy_forward import load_weights
 from training.evaluation import opponent, paired_score
@@ -204,11 +204,12 @@ def _record(
     ``negamax`` from the empty board) and save the weights, history, curves and checkpoint."""
     import jax
 
-    from agents.network.agent import make_agent_from_weights
+    from agents.kit.adapter import kaggle_agent
+    from agents.network.agent import Network
     from training.network.model import export_weights
 
     weights = export_weights(state.params)
-    agent = make_agent_from_weights(weights, search="none")
+    agent = kaggle_agent(Network.of_weights(weights, search="none"))
     empty = [()] * args.eval_games
     record = {"step": state.step, **extra}
     for name, held in data.held_out.items():
@@ -229,10 +230,8 @@ def _record(
         "history": state.history,
         "args": vars(args) | {"out": str(out)},
     }
-    checkpoint = out / "checkpoint.pkl"
-    with open(checkpoint.with_suffix(".tmp"), "wb") as f:
-        pickle.dump(saved, f)
-    os.replace(checkpoint.with_suffix(".tmp"), checkpoint)
+    pickled = pickle.dumps(saved)
+    replace_atomically(out / "checkpoint.pkl", lambda temporary: temporary.write_bytes(pickled))
 
 
 def _smoke(args: argparse.Namespace) -> None:

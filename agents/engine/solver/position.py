@@ -1,11 +1,11 @@
-"""Positions for the solver: Pons' move strings parsed (:func:`parse_position`) and the solver's move
-order (:func:`move_order`). Scores and notation: :mod:`agents.engine.solver`."""
+"""Positions for the solver: a position still to be played (:func:`parse_position`) and the solver's
+move order (:func:`move_order`). Scores: :mod:`agents.engine.solver`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agents.engine.board import Board, ColumnFullError, GameOverError, Geometry, NotAColumnError
+from agents.engine.board import Board, GameOverError, Geometry
 from agents.engine.lines import has_line, wins_function
 
 __all__ = ["move_order", "parse_position"]
@@ -26,25 +26,14 @@ def move_order(position: int, mask: int, geo: Geometry) -> list[int]:
 
 
 def parse_position(moves: str | Iterable[int], geo: Geometry) -> Board:
-    """The board after ``moves`` on ``geo``; the game must still be on.
+    """The board after ``moves`` on ``geo``, Pons' notation (:meth:`Board.from_notation
+    <agents.engine.board.Board.from_notation>`) or 0-based columns; the game must still be on.
 
     Raises :class:`agents.engine.board.NotAColumnError` (bad digit),
     :class:`agents.engine.board.ColumnFullError`, :class:`agents.engine.board.GameOverError` (a move
     after a line, or the position is already won or the board full), all subclasses of ``ValueError``.
     """
-    if isinstance(moves, str):
-        board = Board.from_moves("", rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
-        for i, char in enumerate(moves, 1):
-            if not ("1" <= char <= "9") or int(char) > geo.columns:
-                raise NotAColumnError(f"move {i} {char!r} is not a column digit 1-{geo.columns}")
-            try:
-                board.push(int(char) - 1)
-            except ColumnFullError:
-                raise ColumnFullError(f"move {i}: column {char} is full") from None
-            except GameOverError:
-                raise GameOverError(f"move {i} {char!r} comes after the game was won") from None
-    else:
-        board = Board.from_moves(moves, rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
+    board = Board.from_moves(moves, rows=geo.rows, columns=geo.columns, inarow=geo.inarow)
     if board.ply and has_line(board.opponent, geo):
         raise GameOverError("the position is already won")
     if board.is_full():

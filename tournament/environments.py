@@ -1,4 +1,5 @@
-"""The referee, ``kaggle_environments``, imported without the OpenSpiel games it does not need here.
+"""kaggle-environments, the referee, as the tournament imports it: without the OpenSpiel games it does
+not need here.
 
 ``import kaggle_environments`` registers every environment it ships, and its OpenSpiel bridge
 imports ``pyspiel`` and ``pokerkit``: 130 of the process's 187 MB, and most of the import's 1.6 s.

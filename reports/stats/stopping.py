@@ -1,9 +1,9 @@
-"""The SPRT of a ``connectx sprt`` match as the driver's stop rule, kept up to date as its games end.
+"""The SPRT of an SPRT match as games end: :class:`SprtStop`, the stop rule of ``connectx sprt``.
 
-:class:`SprtStop` is a :class:`tournament.driver.Stop`. It lives in the command line, above both
-packages, because it joins them: the driver (:mod:`tournament`) never imports :mod:`reports`, whose
-:mod:`reports.stats.sprt` holds the SPRT itself; ``connectx sprt`` builds this rule and hands it to
-the driver (:mod:`tournament.driver` says why).
+A :class:`tournament.driver.Stop`: the driver hands it the games as they are stored, and stops once
+it has decided. The report of a finished match reads its state the same way, from the stored games
+(:mod:`reports.header`). Game pairs are grouped by :class:`reports.stats.tally.GamePairs`; the test
+is :class:`reports.stats.sprt.Sprt`.
 """
 
 from __future__ import annotations
@@ -12,22 +12,26 @@ from collections.abc import Iterable
 
 from reports.stats.headtohead import Pentanomial
 from reports.stats.sprt import Sprt
+from reports.stats.tally import GamePairs
 from reports.words import plural
 from tournament.record import GameRecord
 from tournament.schedule import Settings
 
+__all__ = ["SprtStop"]
+
 
 class SprtStop:
-    """The SPRT of an ``sprt`` match (``settings.sprt``: elo0, elo1, alpha, beta) on the games of its
+    """The SPRT of an SPRT match (``settings.sprt``: elo0, elo1, alpha, beta) on the games of its
     first entrant, A, against the second; a game pair counts once both of its games have ended, and
-    the status is computed again only when a pair has."""
+    the status is computed again only when a pair has. Raises ValueError for settings of another
+    kind of tournament."""
 
     def __init__(self, settings: Settings) -> None:
         if settings.sprt is None:
             raise ValueError("the settings are not those of an SPRT match")
         self.sprt = Sprt(*settings.sprt)
-        self.a = settings.entrants[0]
-        self.open: dict[int, GameRecord] = {}  # pair id -> its game that ended first
+        self.a, self.b = settings.entrants[:2]
+        self.pairs = GamePairs()
         self.counts = Pentanomial()
         self.games = 0
         self.status = self.sprt.status(self.counts)
@@ -37,12 +41,9 @@ class SprtStop:
         pairs = self.counts.pairs
         for record in records:
             self.games += 1
-            other = self.open.pop(record.pair_id, None)
-            if other is None:
-                self.open[record.pair_id] = record
-            else:
-                points = record.score_of(self.a) + other.score_of(self.a)
-                self.counts += Pentanomial.from_pair_points(points)
+            pair = self.pairs.add(record)
+            if pair is not None and set(pair[0]) == {self.a, self.b}:
+                self.counts += pair[1] if pair[0][0] == self.a else pair[1].flipped()
         if self.counts.pairs != pairs:
             self.status = self.sprt.status(self.counts)
 
