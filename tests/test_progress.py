@@ -9,9 +9,9 @@ import select
 import time
 from pathlib import Path
 
-from connectx.judge import SprtStop
 from connectx.match import _Progress
 from connectx.progress import Ticking, bar
+from reports.stats.stopping import SprtStop
 from tournament.driver import Started
 from tournament.schedule import Settings
 

@@ -56,8 +56,8 @@ def test_inputs_read_boards_positions_and_times_and_say_what_is_wrong():
         "rows must be from 2 to 12, got 40": lambda: inputs.board_of({"rows": 40}),
         "columns must be a whole number, got '7.5'": lambda: inputs.board_of({"columns": "7.5"}),
         "inarow must be a whole number, got 'True'": lambda: inputs.board_of({"inarow": True}),
-        "pos '12121212' is not a position on this board: the game is already won": lambda: inputs.position(
-            {"pos": "12121212"}
+        "pos '12121212' is not a position on this board: move 8 '2' comes after the game was won": lambda: (
+            inputs.position({"pos": "12121212"})
         ),
         "pos '8' is not a position on this board: move 1 '8' is not a column digit 1-7": lambda: (
             inputs.position({"pos": "8"})
