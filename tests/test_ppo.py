@@ -123,9 +123,9 @@ def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(tmp_path: P
     out = tmp_path / "run"
     options = ["--out", str(out), "--envs", "2", "--n-steps", "64", "--batch-size", "64", "--epochs", "1"]
     options += ["--eval-every", "128", "--eval-pairs", "1", "--opponents", "random", "self", "-q"]
-    assert trainer.main([*options, "--steps", "256"]) == 0
+    assert trainer.main([*options, "--steps", "128"]) == 0
     history = json.loads((out / "history.json").read_text())
-    assert [row["steps"] for row in history] == [128, 256]
+    assert [row["steps"] for row in history] == [128]
     assert {"games", "seconds", "score_random", "score_one_step"} <= set(history[-1])
     assert (out / "curve.png").stat().st_size > 0 and (out / "curve.csv").read_text().startswith("games,")
 
@@ -142,5 +142,5 @@ def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(tmp_path: P
             mine - mine.max(), expected - expected.max(), atol=1e-4
         )  # up to a constant
 
-    assert trainer.main([*options, "--steps", "384"]) == 0  # the same command, more steps: resumed
-    assert [row["steps"] for row in json.loads((out / "history.json").read_text())] == [128, 256, 384]
+    assert trainer.main([*options, "--steps", "256"]) == 0  # the same command, more steps: resumed
+    assert [row["steps"] for row in json.loads((out / "history.json").read_text())] == [128, 256]
