@@ -53,6 +53,7 @@ BUILTIN: dict[str, str] = {
     "q_net": "agents.q_net",
     "lms": "agents.lms",
     "td": "agents.td",
+    "ppo": "agents.ppo",
 }
 """Our agents: spec name -> module exposing ``make_agent(**params)`` and ``agent``. Imported by name,
 lazily: every one lies in :mod:`agents`."""

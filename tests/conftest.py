@@ -1,15 +1,17 @@
 """Shared pytest configuration and fixtures.
 
-JAX and Ray stay out of the pytest process. Once JAX has started its backends (at the first
+JAX, Ray and PyTorch stay out of the pytest process. Once JAX has started its backends (at the first
 computation; importing it starts nothing) the process has threads of JAX's own, and every
-``os.fork()`` warns that the child may deadlock; a local Ray cluster leaves threads too. The runner,
+``os.fork()`` warns that the child may deadlock; a local Ray cluster leaves threads too, and so does
+PyTorch's intra-op thread pool (OpenMP), which a forked child cannot use. The runner,
 the sandbox's zygote and the submission checker fork, and their tests run in this process in any
 order (``pytest -p randomly``). So a test that uses JAX (marked ``jax``, or using the
-:func:`random_weights` fixture) or Ray (marked ``ray``) runs in a child pytest process, started by
+:func:`random_weights` fixture), Ray (marked ``ray``) or PyTorch (marked ``torch``: the ``[rl]``
+extra's training) runs in a child pytest process, started by
 ``subprocess`` (which does not fork this interpreter): the first such test of a module runs that
 module's marked tests in one child, and each reports here what the child reported, warnings
-included. A test that starts JAX or Ray here without the mark fails at teardown, naming the mark it
-needs.
+included. A test that starts JAX or Ray, or imports PyTorch, here without the mark fails at teardown,
+naming the mark it needs.
 
 Shared builders live in helper modules, not here: :mod:`tests.records` (game records),
 :mod:`tests.boards` (random positions), :mod:`tests.course_reference` (the course's agents).
@@ -40,38 +42,42 @@ CHILD = "CONNECTX_TESTS_CHILD"
 """Set in a child pytest process only: the file where it writes its reports and warnings, one JSON
 object a line."""
 
-ISOLATED_MARKS = ("jax", "ray")
+ISOLATED_MARKS = ("jax", "ray", "torch")
 """Marks of the tests that run in a child process (as do those using :func:`random_weights`)."""
 
 _results = pytest.StashKey[dict[str, list[pytest.TestReport]]]()
 
 
 def _isolated(item: pytest.Item) -> bool:
-    """Whether ``item`` runs in a child process: marked ``jax`` or ``ray``, or using ``random_weights``."""
+    """Whether ``item`` runs in a child process: marked ``jax``, ``ray`` or ``torch``, or using
+    ``random_weights``."""
     marked = any(item.get_closest_marker(mark) is not None for mark in ISOLATED_MARKS)
     return marked or "random_weights" in getattr(item, "fixturenames", ())
 
 
 def _threads_started() -> str | None:
-    """``"JAX"`` or ``"Ray"`` when this process has started it (JAX's backends, which install the
-    warning at ``os.fork()``; a Ray client connected to a cluster), else None."""
+    """``"JAX"``, ``"Ray"`` or ``"PyTorch"`` when this process has started it (JAX's backends, which
+    install the warning at ``os.fork()``; a Ray client connected to a cluster; PyTorch imported, since
+    it gives no sign of when its thread pool starts), else None."""
     bridge = sys.modules.get("jax._src.xla_bridge")
     if bridge is not None and getattr(bridge, "_at_fork_handler_installed", False):
         return "JAX"
     ray = sys.modules.get("ray")
     if ray is not None and ray.is_initialized():
         return "Ray"
+    if "torch" in sys.modules:
+        return "PyTorch"
     return None
 
 
 @pytest.fixture(autouse=True)
 def _jax_and_ray_stay_out(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Fail a test that starts JAX or Ray in the pytest process (see the module docstring)."""
+    """Fail a test that starts JAX, Ray or PyTorch in the pytest process (see the module docstring)."""
     before = _threads_started()
     yield
     started = _threads_started()
     if CHILD not in os.environ and started and not before:
-        mark = "jax" if started == "JAX" else "ray"
+        mark = {"JAX": "jax", "Ray": "ray", "PyTorch": "torch"}[started]
         pytest.fail(
             f"{request.node.nodeid} started {started} in the pytest process, whose later forks could "
             f"deadlock: mark it {mark} (it then runs in a child process, see tests/conftest.py)",

@@ -1,7 +1,8 @@
 """The learning curve of ``connectx train``: rows of metrics and evaluations, as CSV and as a plot.
 
-A row is a dict: ``games`` (trained so far), ``seconds`` (wall), the learner's metrics (any names,
-averaged since the previous row) and, in the rows of an evaluation, ``score_<opponent>`` (a
+A row is a dict: ``games`` (trained so far), ``seconds`` (wall), optionally ``steps`` (moves trained
+so far, for a learner that counts them), the learner's metrics (any other names, averaged since the
+previous row) and, in the rows of an evaluation, ``score_<opponent>`` (a
 fraction, (wins + draws / 2) / games); the CSV leaves a row's missing scores empty. Both files are
 rewritten whole from all the rows at every evaluation (:func:`agents.files.replace_atomically`),
 so that a resumed run's curve is one piece.
@@ -23,14 +24,16 @@ CSV = "curve.csv"
 PNG = "curve.png"
 SCORE = "score_"
 """Prefix of the score columns."""
+COUNTS = ("games", "steps", "seconds")
+"""The columns that count how far training went: in the CSV, not plotted as metrics."""
 
 
 def write(rows: Sequence[dict[str, float]], out: Path, *, title: str) -> None:
     """Write ``out/curve.csv`` and ``out/curve.png`` (titled ``title``) from ``rows``."""
     columns = list(dict.fromkeys(key for row in rows for key in row))
     scores = [key for key in columns if key.startswith(SCORE)]
-    metrics = [key for key in columns if key not in ("games", "seconds") and key not in scores]
-    columns = ["games", "seconds", *metrics, *scores]
+    metrics = [key for key in columns if key not in COUNTS and key not in scores]
+    columns = [key for key in COUNTS if key in columns or key != "steps"] + [*metrics, *scores]
     text = io.StringIO()
     table = csv.DictWriter(text, fieldnames=columns, restval="", lineterminator="\n")
     table.writeheader()

@@ -1,0 +1,103 @@
+"""The fixed opponent of :class:`~training.envs.single.ConnectXEnv`, called as a tournament calls an agent.
+
+An opponent is an agent spec (:mod:`agents.registry`: one of ours, ``kaggle-random`` /
+``kaggle-negamax``, a ``.py`` file loaded as Kaggle loads it) or any callable ``agent(obs, config)``.
+Each move it is shown the observation and configuration Kaggle shows it
+(:func:`agents.kit.adapter.as_player`, the project's one adapter, with its overage bank) and its answer
+is ruled on by :func:`tournament.rules.judge`, the rules the referee's games and ``connectx play``
+apply: the column, or a forfeit (INVALID, TIMEOUT, ERROR). So a game in the environment is the
+referee's game with the learner's moves. The difference: the opponent runs in this process, not in
+the tournament's sandbox. As the tournament's agent hosts do, the process compiles the solver's numba
+kernel before the first game of one of our agents (:func:`agents.engine.solver.warm_up`, about 2 s
+once per process): ``negamax`` solves under a deadline, so a compilation inside its first hard move
+would change that move.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agents.engine.board import Board
+from agents.engine.solver import warm_up
+from agents.kit.adapter import Agent, Clock, as_player
+from agents.registry import AgentSpec, SpecError, load_agent, parse_spec
+from tournament.rules import Ruling, judge
+
+__all__ = ["Opponent", "kaggle_callable"]
+
+
+def kaggle_callable(spec: AgentSpec, seed: int | None) -> Callable[..., Any]:
+    """The callable kaggle-environments plays for ``spec``: our agents made with ``seed``
+    (:func:`agents.registry.load_agent`), Kaggle's built-ins and files resolved by kaggle's own
+    ``build_agent``, as the tournament's agent hosts resolve them (:mod:`tournament.sandbox.host`)."""
+    raw = load_agent(spec, seed=seed)
+    if callable(raw):
+        return raw
+    from tournament.referee import BUILTIN_AGENTS, build_agent  # imports kaggle_environments (1.2 s)
+
+    built: Callable[..., Any] = build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
+    return built
+
+
+class Opponent:
+    """An agent to play against, game after game.
+
+    ``agent`` is a spec (``ValueError`` when :func:`agents.registry.parse_spec` refuses it) or a
+    callable. A spec is loaded again at every :meth:`new_game`, with that game's seed, as a tournament
+    starts a fresh agent for every game; a callable is kept as given (its state, if any, is its own).
+    ``clock`` is what the agent is shown (Kaggle's 2 s a move and 60 s bank by default); with
+    ``timed`` its calls are ruled on with their measured time, so an agent that overdraws its bank
+    forfeits by TIMEOUT as in a tournament; without, no call is late (the environment's results then
+    never depend on the machine's load).
+    """
+
+    def __init__(self, agent: str | Agent, *, clock: Clock | None = None, timed: bool = True) -> None:
+        self.spec: AgentSpec | None = None
+        self.fixed: Agent | None = None
+        if isinstance(agent, str):
+            try:
+                self.spec = parse_spec(agent)
+            except SpecError as error:
+                raise ValueError(f"opponent: {error}") from None
+        elif callable(agent):
+            self.fixed = agent
+        else:
+            raise TypeError(f"an opponent is an agent spec or a callable agent(obs, config), got {agent!r}")
+        self.clock = clock or Clock()
+        self.timed = timed
+        self.bank = self.clock.overage
+        self._agent: Agent | None = self.fixed
+
+    @property
+    def name(self) -> str:
+        """The spec as written, or the callable's name."""
+        if self.spec is not None:
+            return self.spec.text
+        return getattr(self.fixed, "__name__", type(self.fixed).__name__)
+
+    def new_game(self, seed: int) -> None:
+        """Start a game: a fresh agent from the spec (made with ``seed``) and a full overage bank."""
+        if self.spec is not None:
+            if self._agent is None and self.spec.kind == "builtin":
+                warm_up()
+            self._agent = kaggle_callable(self.spec, seed)
+        self.bank = self.clock.overage
+
+    def move(self, board: Board) -> Ruling:
+        """The opponent's answer for ``board`` (its mark to move), ruled on by
+        :func:`tournament.rules.judge`: a column that may be played, or a
+        :class:`~tournament.record.Forfeit`. An exception the agent raises is its ERROR."""
+        if self._agent is None:
+            raise RuntimeError("Opponent.move before new_game")
+        clock = Clock(self.clock.act_timeout, self.bank)
+        began = time.perf_counter()
+        answer: object
+        try:
+            answer = as_player(self._agent).play(board.copy(), clock)
+        except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
+            answer = error
+        seconds = time.perf_counter() - began if self.timed else 0.0
+        self.bank = max(0.0, self.bank - max(0.0, seconds - clock.act_timeout))
+        return judge(board.mark, board, answer, seconds=seconds, clock=clock)
