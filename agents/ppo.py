@@ -28,13 +28,15 @@ hidden layers), float32. ``weights=None`` plays the shipped ``agents/data/ppo.np
 row); ``weights=PATH`` a file of yours (``FileNotFoundError`` from :func:`make_agent` when missing).
 
 Other boards: the weights are those of one board, so elsewhere the agent plays the one-step fallback
-(the legal column of highest :func:`agents.one_step.score_moves` score, ties to the centre) and
-records ``stage: "fallback"`` in ``last_move`` (``stage: "policy"`` when the network chose, the
-tactics' stage, such as ``"win"`` or ``"block"``, when they did).
+(the legal column of highest :func:`agents.one_step.score_moves` score, ties to the centre); the
+record of each move (:class:`~agents.kit.record.MoveRecord`) says so with its stage, ``"fallback"``
+(``"policy"`` when the network chose, the tactics' stage, such as ``"win"`` or ``"block"``, when they
+did).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -43,7 +45,9 @@ from agents import resources
 from agents.afterstates import best_column, one_step_values
 from agents.engine.board import Board, Geometry
 from agents.features import planes
-from agents.kit.adapter import Agent, Clock, kaggle_agent
+from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.clock import Clock
+from agents.kit.record import MoveRecord
 from agents.kit.tactics import tactical_move
 from agents.weights import Layers, board_of, layers, load, require
 
@@ -110,13 +114,12 @@ _shipped: list[Policy] = []
 
 class PPO:
     """The ``ppo`` :class:`~agents.kit.player.Player`. ``weights``: a path, or None for the shipped file
-    (read at the first move). ``last_move["stage"]`` is ``"policy"`` or ``"fallback"`` (the module
-    docstring). Raises ``ValueError`` when asked to play a finished game."""
+    (read at the first move). The stage of its records is ``"policy"``, ``"fallback"`` or the
+    tactics' (the module docstring). Raises ``ValueError`` when asked to play a finished game."""
 
     def __init__(self, weights: str | None = None, tactics: bool = True) -> None:
         self.weights = weights
         self.tactics = tactics
-        self.last_move: dict[str, object] = {}
         self._policy: Policy | None = None
 
     def _load(self) -> Policy:
@@ -129,22 +132,20 @@ class PPO:
                     _shipped.append(self._policy)
         return self._policy
 
-    def play(self, board: Board, clock: Clock) -> int:
+    def play(self, board: Board, clock: Clock) -> MoveRecord:
+        start = time.perf_counter()
         if board.is_game_over():
             raise ValueError("the game is already over")
         policy = self._load()
         if self.tactics and (tactical := tactical_move(board)) is not None:
-            self.last_move["stage"] = tactical[0]
-            return tactical[1]
+            return MoveRecord.since(start, board, *tactical)
         geo: Geometry = board.geo
         if geo != policy.geo:
-            self.last_move["stage"] = "fallback"
-            return best_column(one_step_values(board))
+            return MoveRecord.since(start, board, "fallback", best_column(one_step_values(board)))
         x = planes(board.position, board.mask, geo).reshape(2, geo.rows, geo.columns)
         scores = logits(policy, x)
         legal = board.legal_moves()
-        self.last_move["stage"] = "policy"
-        return legal[int(np.argmax(scores[legal]))]
+        return MoveRecord.since(start, board, "policy", legal[int(np.argmax(scores[legal]))])
 
 
 def make_agent(weights: str | None = None, tactics: bool = True) -> Agent:

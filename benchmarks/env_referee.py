@@ -101,7 +101,7 @@ def play_random_games(
 def referee_game(game: Game, opponent: str, *, rows: int = 6, columns: int = 7, inarow: int = 4) -> Game:
     """``game`` played again by kaggle-environments' referee: the learner's columns scripted, the
     opponent a fresh agent of the spec made with the game's seed."""
-    from tournament.referee import make  # kaggle_environments
+    from tournament.environments import make  # kaggle_environments
 
     learner_moves = [
         m for ply, m in enumerate(game.moves) if ply >= game.opening and ply % 2 == game.learner - 1

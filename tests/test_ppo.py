@@ -74,11 +74,11 @@ def test_the_agent_plays_its_policys_best_legal_column_and_falls_back_elsewhere(
     board = Board.from_moves("444444")  # the centre column full
     scores = ppo.logits(policy, np.stack([board_planes(board, k) for k in (0, 1)]))
     scores[3] = -np.inf
-    assert player.play(board, Clock()) == int(np.argmax(scores))
-    assert player.last_move["stage"] == "policy"
+    record = player.play(board, Clock())
+    assert (record.column, record.stage) == (int(np.argmax(scores)), "policy")
     small = Board(4, 5, 3)
-    assert small.can_play(player.play(small, Clock()))
-    assert player.last_move["stage"] == "fallback"
+    record = player.play(small, Clock())
+    assert small.can_play(record.column) and record.stage == "fallback"
 
 
 def test_tactics_come_before_the_policy_unless_turned_off(tmp_path: Path) -> None:
@@ -87,9 +87,10 @@ def test_tactics_come_before_the_policy_unless_turned_off(tmp_path: Path) -> Non
     policy = ppo.logits(ppo.Policy(weights.load(str(path), shipped=bytes)), planes(board))
     assert int(np.argmax(policy)) != 0  # these random weights would not block
     with_tactics = ppo.PPO(str(path))
-    assert with_tactics.play(board, Clock()) == 0 and with_tactics.last_move["stage"] == "block"
-    alone = ppo.PPO(str(path), tactics=False)
-    assert alone.play(board, Clock()) == int(np.argmax(policy)) and alone.last_move["stage"] == "policy"
+    record = with_tactics.play(board, Clock())
+    assert (record.column, record.stage) == (0, "block")
+    alone = ppo.PPO(str(path), tactics=False).play(board, Clock())
+    assert (alone.column, alone.stage) == (int(np.argmax(policy)), "policy")
 
 
 def planes(board: Board) -> np.ndarray:

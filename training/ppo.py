@@ -115,7 +115,8 @@ def export(model: BaseAlgorithm, path: Path, geo: Geometry) -> None:
 
 def _numpy(tensor: torch.Tensor | None) -> np.ndarray:
     assert tensor is not None, "a layer without a bias"
-    return tensor.detach().numpy().astype(np.float32)
+    array: np.ndarray = tensor.detach().numpy().astype(np.float32)  # typed alike with and without torch
+    return array
 
 
 def random_opening(

@@ -21,9 +21,10 @@ from typing import Any
 
 from agents.engine.board import Board
 from agents.engine.solver import warm_up
-from agents.kit.adapter import Agent, Clock, as_player
+from agents.kit.adapter import Agent, as_player
+from agents.kit.clock import Clock
 from agents.registry import AgentSpec, SpecError, load_agent, parse_spec
-from tournament.rules import Ruling, judge
+from tournament.rules import Ruling, rule_on
 
 __all__ = ["Opponent", "kaggle_callable"]
 
@@ -35,7 +36,7 @@ def kaggle_callable(spec: AgentSpec, seed: int | None) -> Callable[..., Any]:
     raw = load_agent(spec, seed=seed)
     if callable(raw):
         return raw
-    from tournament.referee import BUILTIN_AGENTS, build_agent  # imports kaggle_environments (1.2 s)
+    from tournament.environments import BUILTIN_AGENTS, build_agent  # imports kaggle_environments (1.2 s)
 
     built: Callable[..., Any] = build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
     return built
@@ -95,9 +96,9 @@ class Opponent:
         began = time.perf_counter()
         answer: object
         try:
-            answer = as_player(self._agent).play(board.copy(), clock)
+            answer = as_player(self._agent).play(board.copy(), clock).column
         except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
             answer = error
         seconds = time.perf_counter() - began if self.timed else 0.0
         self.bank = max(0.0, self.bank - max(0.0, seconds - clock.act_timeout))
-        return judge(board.mark, board, answer, seconds=seconds, clock=clock)
+        return rule_on(board.mark, board, answer, seconds=seconds, clock=clock)
