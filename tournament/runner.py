@@ -109,8 +109,8 @@ def run_games(
     """
     sandbox.protect_runner()
     sandbox.become_subreaper()
-    threadpool_limits(limits=1)  # inherited by every game and agent process forked from here
     warm_up()  # the solver compiled once, here: no game process, zygote or host compiles it again
+    threadpool_limits(limits=1)  # after warm_up, which may load a BLAS (numba imports scipy): inherited
     context = multiprocessing.get_context("fork")
     # Move everything imported so far out of the collector's reach: the children then neither scan
     # nor copy those pages, as the gc.freeze documentation recommends before a fork.
