@@ -108,6 +108,7 @@ def run_games(
     """
     sandbox.protect_runner()
     sandbox.become_subreaper()
+    sandbox.isolation.machine()  # probed once, here, for every game process and host to inherit
     threadpool_limits(limits=1)  # inherited by every game and agent process forked from here
     context = multiprocessing.get_context("fork")
     # Move everything imported so far out of the collector's reach: the children then neither scan

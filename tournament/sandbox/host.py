@@ -46,8 +46,15 @@ from tournament.limits import Limits
 from tournament.referee import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.replies import decode, encode
 from tournament.rules import invalid_action
-from tournament.sandbox import isolation, landlock
-from tournament.sandbox.confinement import PR_SET_PDEATHSIG, confine, detach, drop_privileges, prctl
+from tournament.sandbox import freezer, isolation, landlock, mounts, network, seccomp
+from tournament.sandbox.confinement import (
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_PDEATHSIG,
+    confine,
+    detach,
+    drop_privileges,
+    prctl,
+)
 from tournament.sandbox.mounts import View
 from tournament.sandbox.users import agent_uid, isolating
 from tournament.scratch import Scratch
@@ -84,13 +91,17 @@ def _load(spec_text: str, seed: int) -> Callable[..., Any]:
 
 def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -> tuple[int, Connection]:
     """Fork a *blank host*: a process that runs no agent yet. It detaches at once
-    (:func:`~tournament.sandbox.confinement.detach`), waits for its assignment on its pipe, and
-    becomes that agent's host (:func:`_host`). A zygote gives it ``view``, the agents' mount
-    namespace (:mod:`tournament.sandbox.mounts`), and ``rules``, a Landlock ruleset of the rules all
-    hosts share (:class:`~tournament.sandbox.isolation.Shared`), which this process then closes;
-    without, the host builds them itself where it may. Returns its pid and the referee's end of its
-    pipe. It dies with the process that forked it."""
+    (:func:`~tournament.sandbox.confinement.detach`), enters a network namespace of its own where
+    it may (:func:`tournament.sandbox.network.isolate`; :func:`~tournament.sandbox.isolation.plan`),
+    waits for its assignment on its pipe, and becomes that agent's host (:func:`_host`). This process
+    puts it in a cgroup of its own first, where it may (:func:`tournament.sandbox.freezer.place`).
+    A zygote gives it ``view``, the agents' mount namespace (:mod:`tournament.sandbox.mounts`), and
+    ``rules``, a Landlock ruleset of the rules all hosts share
+    (:class:`~tournament.sandbox.isolation.Shared`), which this process then closes; without, the
+    host builds them itself where it may. Returns its pid and the referee's end of its pipe. It dies
+    with the process that forked it."""
     isolation.python_folders()  # computed once in the forking process, for every host to come
+    plan = isolation.plan()  # likewise
     warm_up()  # the solver compiled here, once: a host cannot write numba's cache, and would compile it
     referee_end, host_end = Pipe()
     parent = os.getpid()
@@ -103,6 +114,8 @@ def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -
             if os.getppid() == parent:
                 keep = view.descriptors if view is not None else ()
                 detach(host_end, (*keep, rules.descriptor) if rules is not None else keep)
+                if plan.network == isolation.NAMESPACE:
+                    network.isolate()
                 _host(host_end, parent, view, rules)
         except EOFError:
             pass
@@ -112,20 +125,26 @@ def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -
     host_end.close()
     if rules is not None:
         rules.close()
+    if plan.freezer == isolation.CGROUP:
+        freezer.place(pid)
     return pid, referee_end
 
 
 def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Ruleset | None) -> None:
     """Become the host of the agent assigned on ``conn`` (``{"spec", "seed", "global_seed", "workdir",
-    "uid", "memory_mb", "processes"}``), then serve its moves until the pipe closes: ``{"id", "obs",
-    "config"}`` in, ``{"id", "action"|"error"}`` out.
+    "uid", "memory_mb", "processes", "disk_mb", "shm_mb"}``), then serve its moves until the pipe
+    closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out.
 
     It loads the agent in the runner's directory and as its user (a spec's relative path means what
     it meant on the command line, and the file is read even where the agent could not). Then, before
     the agent's first move runs any of its code, it adds its own rules to its Landlock ruleset
-    (:func:`~tournament.sandbox.isolation.allow_own`), enters the agents' mount namespace, works in
-    its own directory (:func:`~tournament.sandbox.confinement.confine`), drops every privilege
-    (:func:`~tournament.sandbox.confinement.drop_privileges`) and restricts itself to the ruleset.
+    (:func:`~tournament.sandbox.isolation.allow_own`), enters the agents' mount namespace and makes
+    its own mounts in it (:func:`~tournament.sandbox.mounts.private`: its ``/dev/shm`` and working
+    directory, bounded), works in its own directory (:func:`~tournament.sandbox.confinement.confine`),
+    drops every privilege (:func:`~tournament.sandbox.confinement.drop_privileges`), becomes a child
+    subreaper where it is frozen by signals (:mod:`~tournament.sandbox.freezer`), refuses itself
+    ``sched_setaffinity`` (:mod:`~tournament.sandbox.seccomp`) and restricts itself to the ruleset
+    (:func:`~tournament.sandbox.isolation.plan` says which of these this machine allows).
     Without a zygote (``view`` and ``rules`` None), it builds the namespace and the shared rules
     first, where it may.
     """
@@ -133,11 +152,12 @@ def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Rule
     random.seed(job["global_seed"])
     np.random.seed(job["global_seed"] % 2**32)
     agent = _load(job["spec"], job["seed"])
-    limits = Limits(job["memory_mb"], job["processes"])
+    limits = Limits(job["memory_mb"], job["processes"], job["disk_mb"], job["shm_mb"])
+    plan = isolation.plan()
     if view is None and rules is None:
         view = isolation.build_view()
         if landlock.abi():
-            shared = isolation.Shared(view)
+            shared = isolation.Shared(view, tcp=plan.network == isolation.LANDLOCK_TCP)
             rules = shared.ruleset()
             shared.close()
     if rules is not None:
@@ -145,8 +165,15 @@ def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Rule
     if view is not None:
         view.enter()
         view.close()
+        mounts.private(job["workdir"], job["uid"], limits.disk_mb, limits.shm_mb)
+        if rules is not None:
+            isolation.allow_private(rules, job["workdir"])
     confine(job["workdir"], limits)
     drop_privileges(job["uid"], limits, keep_read=isolation.needs_capability(view is not None))
+    if plan.freezer == isolation.SIGNALS:
+        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts
+    if plan.affinity:
+        seccomp.lock_affinity()
     if rules is not None:
         rules.restrict()
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: the uid change cleared it
@@ -244,8 +271,11 @@ class AgentProcess:
             raise
         self.group = self.pid
         self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
+        self._freezer = freezer.freezer(self.pid)
+        self._frozen = False
         job = {"spec": spec, "seed": seed, "global_seed": global_seed, "workdir": self.workdir, "uid": uid}
         job.update(memory_mb=limits.memory_mb, processes=limits.processes)
+        job.update(disk_mb=limits.disk_mb, shm_mb=limits.shm_mb)
         self.conn.send_bytes(json.dumps(job).encode())
 
     def __call__(self, obs: Any, config: Any) -> Any:
@@ -256,6 +286,7 @@ class AgentProcess:
         self._id += 1
         deadline = time.monotonic() + limit
         try:
+            self._thaw()
             self.conn.send_bytes(json.dumps({"id": self._id, "obs": obs, "config": config}).encode())
             while True:
                 left = deadline - time.monotonic()
@@ -278,7 +309,20 @@ class AgentProcess:
         except (ValueError, TypeError, KeyError):
             self.note = f"mark {self.mark} sent a malformed reply"
             raise RuntimeError(self.note) from None
+        finally:
+            self._freeze()
         return self.last_action
+
+    def _freeze(self) -> None:
+        """Stop the host's processes until its next move (:mod:`~tournament.sandbox.freezer`)."""
+        if not self._frozen and self.pid:
+            self._freezer.freeze()
+            self._frozen = True
+
+    def _thaw(self) -> None:
+        if self._frozen:
+            self._freezer.thaw()
+            self._frozen = False
 
     def describe_action(self, board: Board) -> str:
         """Why the referee ruled the last action INVALID on ``board``, the position the agent was shown,
@@ -302,6 +346,8 @@ class AgentProcess:
         for fd in self._watched[1:]:
             os.close(fd)
         del self._watched[1:]
+        self._freezer.kill()
+        self._freezer.close()
         for kill, pid in ((os.killpg, self.group), (os.kill, self.pid)):
             try:
                 if pid:
@@ -311,9 +357,12 @@ class AgentProcess:
         self._scratch.close()
 
     def close(self) -> None:
-        """Kill the host (:meth:`kill`) and, unless a zygote forked it, reap it."""
+        """Kill the host (:meth:`kill`) and, unless a zygote forked it, reap it and remove its cgroup
+        (:func:`~tournament.sandbox.freezer.remove`)."""
         self.kill()
-        if self.pid and self._zygote is None:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+        if self._zygote is None:
+            if self.pid:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(self.pid, 0)
+            freezer.remove(self.group, wait=1.0)
             self.pid = 0

@@ -17,9 +17,11 @@ import os
 import select
 import signal
 import socket
+import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 
-from tournament.sandbox import isolation, landlock
+from tournament.sandbox import freezer, isolation, landlock
 from tournament.sandbox.confinement import (
     PR_SET_PDEATHSIG,
     clear_environment,
@@ -30,6 +32,9 @@ from tournament.sandbox.confinement import (
 from tournament.sandbox.host import ending, fork_host
 from tournament.sandbox.processes import become_subreaper, kill_descendants
 from tournament.sandbox.users import isolating
+
+CLOSING = 1.0
+"""Seconds :meth:`Zygote.close` gives the zygote to clear up and exit before it kills it."""
 
 
 class Zygote:
@@ -112,13 +117,19 @@ class Zygote:
         return bool(self.pid)
 
     def close(self) -> None:
-        """Kill the zygote and, with it, its hosts (``PR_SET_PDEATHSIG``); reap it."""
+        """End the zygote and reap it: closing its socket tells it to kill every process it has left
+        and remove their cgroups, then exit; one that has not within :data:`CLOSING` seconds is
+        killed, and its hosts with it (``PR_SET_PDEATHSIG``)."""
         self._control.close()
         if self.pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+            deadline = time.monotonic() + CLOSING
+            while not os.waitpid(self.pid, os.WNOHANG)[0]:
+                if time.monotonic() > deadline:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    break
+                time.sleep(0.002)
             self.pid = 0
 
 
@@ -129,37 +140,57 @@ def _serve(control: socket.socket) -> None:
     for all its hosts, it clears its environment, builds the agents' mount namespace
     (:mod:`tournament.sandbox.mounts`), empties its capability bounding set and opens the Landlock
     rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`); each host gets a ruleset
-    holding them. It empties the namespace's ``/dev/shm`` when a game ends."""
+    holding them. It removes the cgroup of each host it killed (:func:`~tournament.sandbox.freezer.remove`;
+    first, those that runners killed left: :func:`~tournament.sandbox.freezer.sweep`), and when its
+    socket closes it kills every process left before it exits."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     close_all_but(control.fileno())
     become_subreaper()
     clear_environment()  # once, here, for every host to come
+    freezer.sweep()
     view = isolation.build_view()
     if isolating():
         empty_bounding_set(isolation.needs_capability(view is not None))
-    shared = isolation.Shared(view) if landlock.abi() else None
+    tcp = isolation.plan().network == isolation.LANDLOCK_TCP
+    shared = isolation.Shared(view, tcp=tcp) if landlock.abi() else None
+
+    forked: set[int] = set()  # hosts whose cgroups are still to be removed
 
     def fork() -> tuple[int, Connection]:
-        return fork_host(view, shared.ruleset() if shared is not None else None)
+        pid, conn = fork_host(view, shared.ruleset() if shared is not None else None)
+        forked.add(pid)
+        return pid, conn
+
+    def clear(spare: set[int]) -> None:
+        kill_descendants(spare=spare)
+        for pid in forked - spare:
+            freezer.remove(pid)
+        forked.intersection_update(spare)
 
     ready: list[tuple[int, Connection]] = []
-    while True:
-        if len(ready) < Zygote.READY and not select.select([control], [], [], 0)[0]:
-            ready.append(fork())  # only while no request waits
-            continue
-        request = control.recv(64)
-        if not request:
-            break
-        command, _, argument = request.partition(b" ")
-        if command == b"host":
-            if not ready:
-                ready.append(fork())
-            pid, conn = ready.pop(0)
-            socket.send_fds(control, [b"%d" % pid], [conn.fileno()])
-            conn.close()
-        elif command == b"clear":
-            kill_descendants(spare={pid for pid, _ in ready})
-            if view is not None:
-                view.wipe()
-        elif command == b"ended":
-            control.send(ending(int(argument)).encode())
+    try:
+        while request := _next(control, ready, fork):
+            command, _, argument = request.partition(b" ")
+            if command == b"host":
+                if not ready:
+                    ready.append(fork())
+                pid, conn = ready.pop(0)
+                socket.send_fds(control, [b"%d" % pid], [conn.fileno()])
+                conn.close()
+            elif command == b"clear":
+                clear({pid for pid, _ in ready})
+            elif command == b"ended":
+                control.send(ending(int(argument)).encode())
+    except OSError:  # the game process closed its end while hosts or answers were on their way
+        pass
+    clear(set())
+
+
+def _next(
+    control: socket.socket, ready: list[tuple[int, Connection]], fork: Callable[[], tuple[int, Connection]]
+) -> bytes:
+    """The next request on ``control``, forking blank hosts into ``ready`` (up to
+    :data:`Zygote.READY`) while none waits; ``b""`` once the game process has closed its end."""
+    while len(ready) < Zygote.READY and not select.select([control], [], [], 0)[0]:
+        ready.append(fork())
+    return control.recv(64)
