@@ -216,6 +216,14 @@ def _state(pid: int) -> str:
         return "X"
 
 
+def _threads(pid: int) -> int:
+    """How many threads process ``pid`` has (0 once it is gone)."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
+
+
 class Freezer(Protocol):
     """Stops and resumes a host's whole process tree."""
 
@@ -240,15 +248,19 @@ class CgroupFreezer:
         self._folder = _folder(pid, base)
         self._freeze = os.open(os.path.join(self._folder, "cgroup.freeze"), os.O_WRONLY | os.O_CLOEXEC)
         self._events = os.open(os.path.join(self._folder, "cgroup.events"), os.O_RDONLY | os.O_CLOEXEC)
+        self._threads = os.open(os.path.join(self._folder, "cgroup.threads"), os.O_RDONLY | os.O_CLOEXEC)
         self._poll = select.poll()
         self._poll.register(self._events, select.POLLPRI)
 
     def freeze(self) -> None:
-        """Freeze the cgroup and wait (at most :data:`SETTLE` s) until the kernel says every task in
-        it is frozen (``frozen 1`` in ``cgroup.events``, which wakes ``poll(2)`` when it changes):
-        each must be scheduled once to stop, and one still running would take CPU time from the
-        next move."""
+        """Freeze the cgroup and, unless it holds a single thread, wait (at most :data:`SETTLE` s)
+        until the kernel says every task in it is frozen (``frozen 1`` in ``cgroup.events``, which
+        wakes ``poll(2)`` when it changes): each must be scheduled once to stop, and those still
+        runnable meanwhile share the CPUs with the next move. A single thread is the host's own,
+        which has sent its reply and runs no more code of the agent's: it stops on its way back."""
         os.write(self._freeze, b"1")
+        if os.pread(self._threads, 64, 0).count(b"\n") <= 1:
+            return
         deadline = time.monotonic() + SETTLE
         while b"frozen 1" not in os.pread(self._events, 64, 0):
             left = deadline - time.monotonic()
@@ -270,8 +282,8 @@ class CgroupFreezer:
 
     def close(self) -> None:
         if self._freeze >= 0:
-            os.close(self._freeze)
-            os.close(self._events)
+            for fd in (self._freeze, self._events, self._threads):
+                os.close(fd)
             self._freeze = -1
 
 
@@ -294,6 +306,8 @@ class SignalFreezer:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGSTOP)
             stopped.update(new)
+            if stopped == {self.pid} and _threads(self.pid) <= 1:
+                break  # the host alone, single-threaded: see CgroupFreezer.freeze
             if not new and all(_state(pid) in "TZX" for pid in stopped):
                 break
             time.sleep(0.0005)

@@ -89,17 +89,19 @@ def _load(spec_text: str, seed: int) -> Callable[..., Any]:
         return failed
 
 
-def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -> tuple[int, Connection]:
+def fork_host(
+    view: View | None = None, rules: landlock.Ruleset | None = None, networks: tuple[int, int] | None = None
+) -> tuple[int, Connection]:
     """Fork a *blank host*: a process that runs no agent yet. It detaches at once
-    (:func:`~tournament.sandbox.confinement.detach`), enters a network namespace of its own where
-    it may (:func:`tournament.sandbox.network.isolate`; :func:`~tournament.sandbox.isolation.plan`),
-    waits for its assignment on its pipe, and becomes that agent's host (:func:`_host`). This process
-    puts it in a cgroup of its own first, where it may (:func:`tournament.sandbox.freezer.place`).
-    A zygote gives it ``view``, the agents' mount namespace (:mod:`tournament.sandbox.mounts`), and
-    ``rules``, a Landlock ruleset of the rules all hosts share
-    (:class:`~tournament.sandbox.isolation.Shared`), which this process then closes; without, the
-    host builds them itself where it may. Returns its pid and the referee's end of its pipe. It dies
-    with the process that forked it."""
+    (:func:`~tournament.sandbox.confinement.detach`), waits for its assignment on its pipe, and
+    becomes that agent's host (:func:`_host`). This process puts it in a cgroup of its own first,
+    where it may (:func:`tournament.sandbox.freezer.place`). A zygote gives it ``view``, the agents'
+    mount namespace (:mod:`tournament.sandbox.mounts`), ``rules``, a Landlock ruleset of the rules
+    all hosts share (:class:`~tournament.sandbox.isolation.Shared`), which this process then
+    closes, and ``networks``, the network namespaces of the hosts of mark 1 and mark 2
+    (:func:`tournament.sandbox.network.make`); without, the host builds them itself where it may
+    (:func:`~tournament.sandbox.isolation.plan`). Returns its pid and the referee's end of its pipe.
+    It dies with the process that forked it."""
     isolation.python_folders()  # computed once in the forking process, for every host to come
     plan = isolation.plan()  # likewise
     warm_up()  # the solver compiled here, once: a host cannot write numba's cache, and would compile it
@@ -112,11 +114,9 @@ def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -
             referee_end.close()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() == parent:
-                keep = view.descriptors if view is not None else ()
+                keep = (*(view.descriptors if view is not None else ()), *(networks or ()))
                 detach(host_end, (*keep, rules.descriptor) if rules is not None else keep)
-                if plan.network == isolation.NAMESPACE:
-                    network.isolate()
-                _host(host_end, parent, view, rules)
+                _host(host_end, parent, view, rules, networks)
         except EOFError:
             pass
         except BaseException:  # noqa: BLE001 - the host may not raise into its parent's code
@@ -130,15 +130,22 @@ def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -
     return pid, referee_end
 
 
-def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Ruleset | None) -> None:
-    """Become the host of the agent assigned on ``conn`` (``{"spec", "seed", "global_seed", "workdir",
-    "uid", "memory_mb", "processes", "disk_mb", "shm_mb"}``), then serve its moves until the pipe
-    closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out.
+def _host(
+    conn: Connection,
+    parent: int,
+    view: View | None,
+    rules: landlock.Ruleset | None,
+    networks: tuple[int, int] | None,
+) -> None:
+    """Become the host of the agent assigned on ``conn`` (``{"spec", "mark", "seed", "global_seed",
+    "workdir", "uid", "memory_mb", "processes", "disk_mb", "shm_mb"}``), then serve its moves until
+    the pipe closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out.
 
     It loads the agent in the runner's directory and as its user (a spec's relative path means what
     it meant on the command line, and the file is read even where the agent could not). Then, before
     the agent's first move runs any of its code, it adds its own rules to its Landlock ruleset
-    (:func:`~tournament.sandbox.isolation.allow_own`), enters the agents' mount namespace and makes
+    (:func:`~tournament.sandbox.isolation.allow_own`), enters its mark's network namespace (or makes
+    one of its own: :mod:`~tournament.sandbox.network`), enters the agents' mount namespace and makes
     its own mounts in it (:func:`~tournament.sandbox.mounts.private`: its ``/dev/shm`` and working
     directory, bounded), works in its own directory (:func:`~tournament.sandbox.confinement.confine`),
     drops every privilege (:func:`~tournament.sandbox.confinement.drop_privileges`), becomes a child
@@ -162,6 +169,12 @@ def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Rule
             shared.close()
     if rules is not None:
         isolation.allow_own(rules, job["workdir"], _files(job["spec"]), view is not None)
+    if networks is not None:
+        network.enter(networks[job["mark"] - 1])
+        for fd in networks:
+            os.close(fd)
+    elif plan.network == isolation.NAMESPACE:
+        network.isolate()
     if view is not None:
         view.enter()
         view.close()
@@ -273,7 +286,8 @@ class AgentProcess:
         self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
         self._freezer = freezer.freezer(self.pid)
         self._frozen = False
-        job = {"spec": spec, "seed": seed, "global_seed": global_seed, "workdir": self.workdir, "uid": uid}
+        job = {"spec": spec, "mark": mark, "seed": seed, "global_seed": global_seed, "workdir": self.workdir}
+        job["uid"] = uid
         job.update(memory_mb=limits.memory_mb, processes=limits.processes)
         job.update(disk_mb=limits.disk_mb, shm_mb=limits.shm_mb)
         self.conn.send_bytes(json.dumps(job).encode())

@@ -92,24 +92,27 @@ def _program(refused: dict[int, tuple[int, ...]]) -> list[tuple[int, int, int, i
 
 
 @functools.cache
-def _filter() -> list[tuple[int, int, int, int]] | None:
-    """This machine's filter, or None where its system call numbers are not known here."""
+def _filter() -> tuple[_Program, ctypes.Array[_Instruction]] | None:
+    """This machine's filter, made once (a process forks its hosts with it made), with the array it
+    points to; None where the machine's system call numbers are not known here."""
     refused = _REFUSED.get(platform.machine())
-    return None if refused is None else _program(refused)
+    if refused is None:
+        return None
+    instructions = _program(refused)
+    array = (_Instruction * len(instructions))(*(_Instruction(*each) for each in instructions))
+    return _Program(len(instructions), array), array
 
 
 def lock_affinity() -> None:
     """Refuse ``sched_setaffinity`` to the calling process, all its threads and every process it
     starts, for good (the module docstring). Raises ``OSError`` when it cannot (no seccomp filters
     in the kernel, an unknown machine, no ``no_new_privs`` and no ``CAP_SYS_ADMIN``)."""
-    instructions = _filter()
-    if instructions is None:
+    made = _filter()
+    if made is None:
         raise OSError(f"no seccomp filter for this machine ({platform.machine()})")
-    array = (_Instruction * len(instructions))(*(_Instruction(*each) for each in instructions))
-    program = _Program(len(instructions), array)
     number = _SECCOMP[platform.machine()]
     flags = _SECCOMP_FILTER_FLAG_TSYNC
-    result = _libc.syscall(ctypes.c_long(number), _SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(program))
+    result = _libc.syscall(ctypes.c_long(number), _SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(made[0]))
     if result != 0:
         error = ctypes.get_errno()
         raise OSError(error, f"seccomp: {os.strerror(error)}")
@@ -119,6 +122,7 @@ def lock_affinity() -> None:
 def available() -> bool:
     """True when a host may lock its affinity (:func:`lock_affinity`), tried in a child process (a
     fork) with ``no_new_privs``, which leaves nothing behind."""
+    _filter()  # made here, for every process forked from this one
     pid = os.fork()
     if pid == 0:
         locked = False

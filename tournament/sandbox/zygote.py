@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
-from tournament.sandbox import freezer, isolation, landlock
+from tournament.sandbox import freezer, isolation, landlock, network
 from tournament.sandbox.confinement import (
     PR_SET_PDEATHSIG,
     clear_environment,
@@ -138,7 +138,8 @@ def _serve(control: socket.socket) -> None:
     It keeps no descriptor but its socket (and the standard streams): a pipe or socket of the
     runner's, such as a Ray worker's connection, stays open no longer than the game process. Once,
     for all its hosts, it clears its environment, builds the agents' mount namespace
-    (:mod:`tournament.sandbox.mounts`), empties its capability bounding set and opens the Landlock
+    (:mod:`tournament.sandbox.mounts`) and the network namespaces of each mark's hosts
+    (:mod:`tournament.sandbox.network`), empties its capability bounding set and opens the Landlock
     rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`); each host gets a ruleset
     holding them. It removes the cgroup of each host it killed (:func:`~tournament.sandbox.freezer.remove`;
     first, those that runners killed left: :func:`~tournament.sandbox.freezer.sweep`), and when its
@@ -151,13 +152,14 @@ def _serve(control: socket.socket) -> None:
     view = isolation.build_view()
     if isolating():
         empty_bounding_set(isolation.needs_capability(view is not None))
-    tcp = isolation.plan().network == isolation.LANDLOCK_TCP
-    shared = isolation.Shared(view, tcp=tcp) if landlock.abi() else None
+    how = isolation.plan().network
+    shared = isolation.Shared(view, tcp=how == isolation.LANDLOCK_TCP) if landlock.abi() else None
+    networks = (network.make(), network.make()) if how == isolation.NAMESPACE else None
 
     forked: set[int] = set()  # hosts whose cgroups are still to be removed
 
     def fork() -> tuple[int, Connection]:
-        pid, conn = fork_host(view, shared.ruleset() if shared is not None else None)
+        pid, conn = fork_host(view, shared.ruleset() if shared is not None else None, networks)
         forked.add(pid)
         return pid, conn
 
