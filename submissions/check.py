@@ -106,8 +106,9 @@ STARTUP = 30.0
 """Seconds allowed for each stage of the probe to start (an interpreter, kaggle-environments)."""
 
 LOAD_GRACE = 1.0
-"""Seconds a load may run past :func:`~submissions.timing.load_limit` before it is killed as hung:
-the probe reports that loading started at most :data:`POLL` s before this process sees it."""
+"""Seconds a load may run past :func:`~submissions.timing.load_limit`, or a move past its own limit,
+before it is killed as hung: the probe reports that it started at most :data:`POLL` s before this
+process sees it (and Kaggle's servers wait a second more than the limit for a move)."""
 
 POLL = 0.05
 """Seconds between looks at a running probe."""

@@ -15,13 +15,15 @@ when a move has returned and thaws it when the next is asked for (:func:`freezer
 * without, :class:`SignalFreezer`: ``SIGSTOP`` to every process of the host's tree, found through
   ``/proc/PID/task/TID/children`` from the host down, and ``SIGCONT`` to resume them. The host is
   then a child subreaper (``prctl(2)``), so a child whose parent died, in a session of its own or
-  not, stays in its tree; an agent's code may undo that (``PR_SET_CHILD_SUBREAPER`` is its own), or
+  not, stays in its tree (and, when it ends, stays a zombie until the game ends, counted among the
+  agent's processes); an agent's code may undo that (``PR_SET_CHILD_SUBREAPER`` is its own), or
   catch ``SIGCONT``, which a frozen cgroup never sends.
 
-A cgroup is removed once its processes are gone (:func:`remove`; those left by a runner that was
-killed go with the next :func:`sweep`). Sources: ``cgroups(7)``, Linux's
-``Documentation/admin-guide/cgroup-v2.rst`` ("Core Interface Files": ``cgroup.freeze``,
-``cgroup.kill``, ``cgroup.events``), ``proc(5)``, ``signal(7)``, ``prctl(2)``.
+A cgroup is removed once its processes are gone (:func:`remove`; those left behind, by a runner
+that was killed or a game played without a zygote, go with the next :func:`sweep`).
+Sources: ``cgroups(7)``, Linux's ``Documentation/admin-guide/cgroup-v2.rst`` ("Core Interface
+Files": ``cgroup.freeze``, ``cgroup.kill``, ``cgroup.events``), ``proc(5)``, ``signal(7)``,
+``prctl(2)``.
 """
 
 from __future__ import annotations
@@ -52,9 +54,6 @@ PARENT = "connectx-hosts"
 
 SETTLE = 1.0
 """Seconds a freezer waits at most for every process to have stopped."""
-
-LEFT_AGE = 60.0
-"""Seconds after which an empty ``host-PID`` cgroup is taken for one left behind (:func:`sweep`)."""
 
 
 def _cgroup2_mount(mountinfo: str) -> str | None:
@@ -150,12 +149,16 @@ def place(pid: int, base: str | None = None) -> bool:
     if base is None:
         return False
     folder = _folder(pid, base)
-    try:
-        os.makedirs(folder, exist_ok=True)  # one a process of the same number left, empty by now
-        _write(os.path.join(folder, "cgroup.procs"), str(pid))
-    except OSError:
-        return False
-    return True
+    for _ in range(2):  # again if a sweep removed it, empty, before the process was in it
+        try:
+            os.makedirs(folder, exist_ok=True)  # one a process of the same number left, empty by now
+            _write(os.path.join(folder, "cgroup.procs"), str(pid))
+            return True
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+    return False
 
 
 def remove(pid: int, base: str | None = None, wait: float = 0.0) -> None:
@@ -178,14 +181,15 @@ def remove(pid: int, base: str | None = None, wait: float = 0.0) -> None:
 
 
 def sweep(base: str | None = None) -> None:
-    """Remove the empty host cgroups older than :data:`LEFT_AGE` (those of hosts whose runner was
-    killed); a cgroup still in use cannot be removed, and is left."""
+    """Remove every empty host cgroup (those of hosts that were not removed after them); one that
+    holds a process cannot be removed, and is left (:func:`place` makes its own again if a sweep
+    took it before its process was in it)."""
     base = base or root()
     if base is None:
         return
     with contextlib.suppress(OSError), os.scandir(base) as entries:
         for entry in entries:
-            if entry.name.startswith("host-") and time.time() - entry.stat().st_mtime > LEFT_AGE:
+            if entry.name.startswith("host-"):
                 with contextlib.suppress(OSError):
                     os.rmdir(entry.path)
 

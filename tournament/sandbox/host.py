@@ -274,6 +274,8 @@ class AgentProcess:
         self._zygote = zygote
         uid = agent_uid(slot, mark) if isolating() else None
         self._scratch = Scratch(f"mark{mark}", sweep_first=zygote is None)
+        if zygote is None:
+            freezer.sweep()  # the cgroups of hosts forked without a zygote, which kill() leaves
         self.workdir = self._scratch.path
         if uid is not None:
             os.chown(self.workdir, uid, uid)
@@ -300,8 +302,8 @@ class AgentProcess:
         self._id += 1
         deadline = time.monotonic() + limit
         try:
-            self._thaw()
             self.conn.send_bytes(json.dumps({"id": self._id, "obs": obs, "config": config}).encode())
+            self._thaw()  # after the request: the host, woken once, finds it waiting
             while True:
                 left = deadline - time.monotonic()
                 ready = wait(self._watched, left) if left > 0 else []

@@ -156,7 +156,8 @@ def _serve(control: socket.socket) -> None:
     shared = isolation.Shared(view, tcp=how == isolation.LANDLOCK_TCP) if landlock.abi() else None
     networks = (network.make(), network.make()) if how == isolation.NAMESPACE else None
 
-    forked: set[int] = set()  # hosts whose cgroups are still to be removed
+    forked: set[int] = set()  # hosts alive, or dead with their cgroups still to be removed
+    dead: list[int] = []  # hosts killed whose cgroups are to be removed, when nothing waits
 
     def fork() -> tuple[int, Connection]:
         pid, conn = fork_host(view, shared.ruleset() if shared is not None else None, networks)
@@ -165,13 +166,24 @@ def _serve(control: socket.socket) -> None:
 
     def clear(spare: set[int]) -> None:
         kill_descendants(spare=spare)
-        for pid in forked - spare:
-            freezer.remove(pid)
+        dead.extend(forked - spare)
         forked.intersection_update(spare)
 
     ready: list[tuple[int, Connection]] = []
+
+    def idle() -> bool:
+        """Do one thing that waits for no request (False when nothing is left): fork a blank host
+        while fewer than :data:`Zygote.READY` are, else remove a dead host's cgroup."""
+        if len(ready) < Zygote.READY:
+            ready.append(fork())
+        elif dead:
+            freezer.remove(dead.pop())
+        else:
+            return False
+        return True
+
     try:
-        while request := _next(control, ready, fork):
+        while request := _next(control, idle):
             command, _, argument = request.partition(b" ")
             if command == b"host":
                 if not ready:
@@ -186,13 +198,13 @@ def _serve(control: socket.socket) -> None:
     except OSError:  # the game process closed its end while hosts or answers were on their way
         pass
     clear(set())
+    for pid in dead:
+        freezer.remove(pid)
 
 
-def _next(
-    control: socket.socket, ready: list[tuple[int, Connection]], fork: Callable[[], tuple[int, Connection]]
-) -> bytes:
-    """The next request on ``control``, forking blank hosts into ``ready`` (up to
-    :data:`Zygote.READY`) while none waits; ``b""`` once the game process has closed its end."""
-    while len(ready) < Zygote.READY and not select.select([control], [], [], 0)[0]:
-        ready.append(fork())
+def _next(control: socket.socket, idle: Callable[[], bool]) -> bytes:
+    """The next request on ``control``, doing ``idle`` work while none waits and some is left;
+    ``b""`` once the game process has closed its end."""
+    while not select.select([control], [], [], 0)[0] and idle():
+        pass
     return control.recv(64)
