@@ -276,6 +276,9 @@ class CgroupFreezer:
         os.write(self._freeze, b"0")
 
     def kill(self) -> None:
+        """Kill every process in the cgroup (none once closed: its name may be another host's by then)."""
+        if self._freeze < 0:
+            return
         try:
             _write(os.path.join(self._folder, "cgroup.kill"), "1")  # Linux 5.14
         except FileNotFoundError:

@@ -116,7 +116,7 @@ def fork_host(
             if os.getppid() == parent:
                 keep = (*(view.descriptors if view is not None else ()), *(networks or ()))
                 detach(host_end, (*keep, rules.descriptor) if rules is not None else keep)
-                _host(host_end, parent, view, rules, networks)
+                _host(host_end, parent, view, rules, networks, plan)
         except EOFError:
             pass
         except BaseException:  # noqa: BLE001 - the host may not raise into its parent's code
@@ -136,6 +136,7 @@ def _host(
     view: View | None,
     rules: landlock.Ruleset | None,
     networks: tuple[int, int] | None,
+    plan: isolation.Plan,
 ) -> None:
     """Become the host of the agent assigned on ``conn`` (``{"spec", "mark", "seed", "global_seed",
     "workdir", "uid", "memory_mb", "processes", "disk_mb", "shm_mb"}``), then serve its moves until
@@ -151,7 +152,7 @@ def _host(
     drops every privilege (:func:`~tournament.sandbox.confinement.drop_privileges`), becomes a child
     subreaper where it is frozen by signals (:mod:`~tournament.sandbox.freezer`), refuses itself
     ``sched_setaffinity`` (:mod:`~tournament.sandbox.seccomp`) and restricts itself to the ruleset
-    (:func:`~tournament.sandbox.isolation.plan` says which of these this machine allows).
+    (``plan``, :func:`~tournament.sandbox.isolation.plan`, says which of these this machine allows).
     Without a zygote (``view`` and ``rules`` None), it builds the namespace and the shared rules
     first, where it may.
     """
@@ -160,7 +161,6 @@ def _host(
     np.random.seed(job["global_seed"] % 2**32)
     agent = _load(job["spec"], job["seed"])
     limits = Limits(job["memory_mb"], job["processes"], job["disk_mb"], job["shm_mb"])
-    plan = isolation.plan()
     if view is None and rules is None:
         view = isolation.build_view()
         if landlock.abi():
