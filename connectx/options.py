@@ -183,7 +183,7 @@ def agent_limit_options(command: argparse.ArgumentParser) -> None:
         default=default.disk_mb,
         metavar="MB",
         help="MiB each agent may write: the size of its working directory, a tmpfs of its own (in "
-        "memory) where agents have mounts of their own, else the largest file it may write "
+        "memory) where agents have mounts of their own, and the largest file it may write anywhere "
         f"(default {default.disk_mb})",
     )
     command.add_argument(
