@@ -45,6 +45,10 @@ full = pytest.mark.skipif(
     reason="needs root with mount and network namespaces",
 )
 
+mounting = pytest.mark.skipif(
+    os.geteuid() != 0 or not isolation.view_possible(), reason="mounting a tmpfs needs CAP_SYS_ADMIN"
+)
+
 MCTS = "mcts:rollouts=1500"
 """The opponent whose move times are measured: about 0.15 s for each of its first moves here."""
 ROUNDS = 3
@@ -246,7 +250,6 @@ def test_an_agent_that_fills_its_disk_loses_only_its_own_games_and_every_game_is
 # ---- the fallbacks ----
 
 
-@as_root
 def test_without_a_network_namespace_landlock_refuses_tcp(tmp_path, monkeypatch):
     """The fallback of a kernel or user that cannot make network namespaces: Landlock's TCP rules
     (ABI 4) refuse a connection to a listener on 127.0.0.1 (UDP is beyond them)."""
@@ -308,16 +311,18 @@ def test_the_cgroup_v2_hierarchy_is_found_on_hybrid_and_unified_machines_and_not
     assert freezer._own_cgroup("0::/\n") == "/" and freezer._own_cgroup("1:cpu:/\n") is None
 
 
-def _spinning_tree() -> tuple[int, int]:
+def _spinning_tree(alone: bool = False) -> tuple[int, int]:
     """A process that, once told (a byte on the pipe whose writing end is returned with its pid),
     starts two children spinning in sessions of their own, one of them orphaned to it (it is a
-    subreaper, as a host frozen by signals is)."""
+    subreaper, as a host frozen by signals is); or, ``alone``, spins itself."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         os.close(write)
         ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
         os.read(read, 1)
+        while alone:
+            pass
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:
@@ -361,22 +366,24 @@ def _wait_for(condition, seconds: float = 5.0) -> bool:
     return True
 
 
-@pytest.mark.parametrize("kind", ["signals", "cgroup"])
+@pytest.mark.parametrize("kind", ["signals", "cgroup", "cgroup, alone"])
 def test_a_freezer_stops_every_process_of_a_tree_and_resumes_them(kind):
     """A host's tree, children in sessions of their own and an orphan included, takes no CPU time
     while frozen, and spins again once thawed: in a cgroup of its own (placed there before it
-    forks, as a host is), or by signals."""
-    if kind == "cgroup" and freezer.root() is None:
+    forks, as a host is; a host alone in it is stopped by a signal), or by signals."""
+    if kind.startswith("cgroup") and freezer.root() is None:
         pytest.skip("no cgroup v2 this process may freeze in")
-    pid, go = _spinning_tree()
+    pid, go = _spinning_tree(alone=kind.endswith("alone"))
     try:
-        if kind == "cgroup":
+        if kind.startswith("cgroup"):
             assert freezer.place(pid)
         os.write(go, b"!")
-        assert _wait_for(lambda: len(freezer.tree(pid)) == 3)
+        assert _wait_for(lambda: len(freezer.tree(pid)) == (1 if kind.endswith("alone") else 3))
         tree = freezer.tree(pid)
-        chosen = freezer.freezer(pid) if kind == "cgroup" else freezer.SignalFreezer(pid)
-        assert isinstance(chosen, freezer.CgroupFreezer if kind == "cgroup" else freezer.SignalFreezer)
+        chosen = freezer.freezer(pid) if kind.startswith("cgroup") else freezer.SignalFreezer(pid)
+        assert isinstance(
+            chosen, freezer.CgroupFreezer if kind.startswith("cgroup") else freezer.SignalFreezer
+        )
         chosen.freeze()
         assert not _spins(tree)
         chosen.thaw()
@@ -429,7 +436,7 @@ def _fill(folder: Path) -> None:
             file.flush()
 
 
-@as_root
+@mounting
 def test_a_disk_that_fills_during_a_run_loses_no_game_played_and_the_run_stops_before_the_next(tmp_path):
     """The store's fallback, for a disk filled by anything: the game that finds it full is stored in
     the room the run kept (``tournament.reserve``), and the run stops before the next game, saying
