@@ -8,16 +8,16 @@ when a move has returned and thaws it when the next is asked for (:func:`freezer
   (:func:`place`, ``connectx-hosts/host-PID`` under the forking process's cgroup: :func:`root`),
   which its processes cannot leave (its files are root's, and moving a process needs write access to
   them), whatever sessions or process groups they make; ``cgroup.freeze`` stops and resumes them
-  all at once, ``cgroup.kill`` ends them. This needs root (or a cgroup delegated to the runner's
-  user) and a cgroup v2 hierarchy, which systemd mounts at ``/sys/fs/cgroup`` (or at
-  ``/sys/fs/cgroup/unified`` beside the v1 controllers, on a "hybrid" machine); no v2 controller
-  needs to be enabled.
+  all at once (a host alone in it, ``SIGSTOP``), ``cgroup.kill`` ends them. This needs root (or a
+  cgroup delegated to the runner's user) and a cgroup v2 hierarchy, which systemd mounts at
+  ``/sys/fs/cgroup`` (or at ``/sys/fs/cgroup/unified`` beside the v1 controllers, on a "hybrid"
+  machine); no v2 controller needs to be enabled.
 * without, :class:`SignalFreezer`: ``SIGSTOP`` to every process of the host's tree, found through
   ``/proc/PID/task/TID/children`` from the host down, and ``SIGCONT`` to resume them. The host is
   then a child subreaper (``prctl(2)``), so a child whose parent died, in a session of its own or
   not, stays in its tree (and, when it ends, stays a zombie until the game ends, counted among the
   agent's processes); an agent's code may undo that (``PR_SET_CHILD_SUBREAPER`` is its own), or
-  catch ``SIGCONT``, which a frozen cgroup never sends.
+  catch ``SIGCONT``, which a frozen cgroup never sends to a tree of more than one thread.
 
 A cgroup is removed once its processes are gone (:func:`remove`; those left behind, by a runner
 that was killed or a game played without a zygote, go with the next :func:`sweep`).
@@ -251,12 +251,11 @@ class CgroupFreezer:
     A host alone in its cgroup, one thread (an agent that starts no thread or process: nearly all),
     is stopped with ``SIGSTOP`` and resumed with ``SIGCONT``; only a cgroup holding more is frozen
     with ``cgroup.freeze``. Why: a write to a cgroup's files takes the kernel's one ``cgroup_mutex``,
-    which moving a process into a cgroup holds for a grace period of RCU (milliseconds), and a zygote
-    moves each host it forks into its cgroup; reading ``cgroup.threads`` takes no such lock. Measured
-    on the development machine: a freeze and thaw took 10 us, 1.6 ms at the 99th percentile while
-    another process moved processes between cgroups, which made a game of two quick agents about
-    15 % slower. The host's ``SIGSTOP`` comes first, so it can start nothing that the count misses
-    (a ``fork`` that a pending signal overtakes is restarted after it: ``copy_process``)."""
+    which moving a process into a cgroup holds for a grace period of RCU, and every zygote on the
+    machine moves each host it forks into its cgroup; reading ``cgroup.threads`` takes no such lock
+    (``docs/sandbox.md`` has the figures). The host's ``SIGSTOP`` comes first, so it can start
+    nothing that the count misses (a ``fork`` that a pending signal overtakes is restarted after it:
+    ``copy_process`` in Linux's ``kernel/fork.c``)."""
 
     def __init__(self, pid: int, base: str) -> None:
         self.pid = pid
