@@ -136,8 +136,8 @@ class Store:
                 if not disk_full(error):
                     raise StoreError(describe(directory, "keep room for the games in", error)) from None
                 raise StoreError(
-                    f"cannot start a run in {directory}: its disk has less than {RESERVE >> 20} MiB free; "
-                    "free some space and run again"
+                    f"cannot start a run in {directory}: the disk is full (less than {RESERVE >> 20} MiB "
+                    "free, which a run keeps for the games it plays); free some space and run again"
                 ) from None
             with failures(path, "create"):
                 if overwrite:
@@ -277,7 +277,7 @@ class Store:
 
     def room(self) -> bool:
         """Whether a run may play its next game: its store still keeps its room on the disk, and the
-        disk has as much again (:meth:`~tournament.store.reserve.Reserve.room`). Always True for a
+        disk has a little more (:meth:`~tournament.store.reserve.Reserve.room`). Always True for a
         store opened to read."""
         return self._reserve is None or self._reserve.room()
 

@@ -5,7 +5,7 @@ without a disk of its own filled it, or any other process did), and the game wou
 while a run holds its store, :class:`Reserve` keeps :data:`RESERVE` bytes of the disk allocated in
 ``DIR/tournament.reserve``: when a write fails for want of space, the store removes the file and
 writes again (:meth:`tournament.store.Store.add`), and the run stops before its next game
-(:meth:`Reserve.room` is then False, as it is once less than :data:`RESERVE` bytes are free besides
+(:meth:`Reserve.room` is then False, as it is once less than :data:`MARGIN` bytes are free besides
 the file). The file goes when the store closes; a run that was killed leaves it, and the next one
 uses it again. Sources: ``posix_fallocate(3)``, ``statvfs(3)``.
 """
@@ -17,11 +17,14 @@ import os
 import sqlite3
 from pathlib import Path
 
-__all__ = ["RESERVE", "RESERVE_NAME", "Reserve", "disk_full"]
+__all__ = ["MARGIN", "RESERVE", "RESERVE_NAME", "Reserve", "disk_full"]
 
 RESERVE = 8 << 20
 """Bytes kept: many games' records, and SQLite's write-ahead log up to its checkpoint (1,000 pages
 of 4 KiB by default)."""
+
+MARGIN = 1 << 20
+"""Bytes that must be free besides the reserve for a run to play its next game."""
 
 RESERVE_NAME = "tournament.reserve"
 
@@ -62,8 +65,8 @@ class Reserve:
         return stats.f_bavail * stats.f_frsize
 
     def room(self) -> bool:
-        """True while the reserve is held and the disk has as much room again besides it."""
-        return self.held and self.free() >= RESERVE
+        """True while the reserve is held and the disk has :data:`MARGIN` bytes free besides it."""
+        return self.held and self.free() >= MARGIN
 
     def close(self) -> None:
         """Remove the file (again: nothing)."""
