@@ -22,9 +22,12 @@ from typing import Any
 
 from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
 from connectx.options import (
+    AGENT_LIMITS,
     BOUNDS,
     MAX_SECONDS,
     act_timeout_option,
+    agent_limit_options,
+    agent_limits,
     analyze_option,
     board_geometry,
     board_options,
@@ -42,7 +45,6 @@ from reports.stats.sprt import Sprt
 from reports.stats.stopping import SprtStop
 from reports.words import plural
 from tournament.driver import Backend, BackendError, Event, Started, Tournament
-from tournament.limits import Limits
 from tournament.openings import OpeningError, resolve
 from tournament.record import GameRecord
 from tournament.schedule import Settings
@@ -67,8 +69,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "inarow": (1, 100),
     "hang_limit": (0.0, MAX_SECONDS),
     "opening_plies": (0, 100 * 100),
-    "agent_memory": (0, 1 << 24),  # MiB; 0: no limit
-    "agent_processes": (1, 100_000),
+    **AGENT_LIMITS,  # --agent-memory, --agent-processes, --agent-disk, --agent-shm
 }
 """Sane bounds of the numeric options, checked before anything is written; ``sprt``'s Elo, alpha
 and beta are checked by :class:`reports.stats.sprt.Sprt` (finite, in range)."""
@@ -143,7 +144,7 @@ def _match_options(command: argparse.ArgumentParser, out: Path) -> None:
         metavar="N",
         help="play seeded random openings of N plies instead (no immediate win after them)",
     )
-    _agent_limits(command)
+    agent_limit_options(command)
     command.add_argument(
         "--overwrite",
         action="store_true",
@@ -181,25 +182,6 @@ def _where_options(command: argparse.ArgumentParser, out: Path) -> None:
         "HOST:PORT (default: start a cluster on this machine's cores for this run)",
     )
     out_option(command, "directory of the games and reports", out)
-
-
-def _agent_limits(command: argparse.ArgumentParser) -> None:
-    """The limits of each agent's process."""
-    command.add_argument(
-        "--agent-memory",
-        type=int,
-        default=Limits().memory_mb,
-        metavar="MB",
-        help=f"address space of each agent process in MiB, 0 for no limit (default {Limits().memory_mb})",
-    )
-    command.add_argument(
-        "--agent-processes",
-        type=int,
-        default=Limits().processes,
-        metavar="N",
-        help="processes and threads each agent may have, when agents run as users of their own "
-        f"(the runner is root; default {Limits().processes})",
-    )
 
 
 def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
@@ -263,7 +245,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "--analyze needs the standard 6x7 board with 4 in a row (the solved databases hold no "
             f"other), not {settings.rows}x{settings.columns} with {settings.inarow} in a row"
         )
-    limits = Limits(args.agent_memory or None, args.agent_processes)  # in bounds: _settings checked them
+    limits = agent_limits(args)  # in bounds: _settings checked them
     if not args.allow_broken:
         why = refusal(settings, limits)
         if why is not None:

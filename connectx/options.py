@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from agents.engine.board import Geometry, InvalidBoardError, geometry
 from agents.kit.clock import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+from tournament.limits import Limits
 
 MAX_SECONDS = 3600.0
 """Longest ``--act-timeout``, in seconds."""
@@ -22,6 +23,13 @@ BOUNDS: dict[str, tuple[float, float]] = {
 }
 """Bounds of the numeric options defined here (see :func:`check_ranges`), for the subcommands' own
 bounds to include."""
+AGENT_LIMITS: dict[str, tuple[float, float]] = {
+    "agent_memory": (0, 1 << 24),  # MiB; 0: no limit
+    "agent_processes": (1, 100_000),
+    "agent_disk": (1, 1 << 24),  # MiB
+    "agent_shm": (1, 1 << 24),  # MiB
+}
+"""Bounds of the options of :func:`agent_limit_options`."""
 
 
 Handler = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
@@ -148,3 +156,47 @@ def analyze_option(command: argparse.ArgumentParser) -> None:
         help="judge every move against perfect play before writing the reports (as `connectx analyze`; "
         "6x7 boards with 4 in a row), so they show each agent's accuracy and worst moves",
     )
+
+
+def agent_limit_options(command: argparse.ArgumentParser) -> None:
+    """``--agent-memory``, ``--agent-processes``, ``--agent-disk``, ``--agent-shm``: the limits of
+    each agent's process (:class:`~tournament.limits.Limits`; bounds :data:`AGENT_LIMITS`)."""
+    default = Limits()
+    command.add_argument(
+        "--agent-memory",
+        type=int,
+        default=default.memory_mb,
+        metavar="MB",
+        help=f"address space of each agent process in MiB, 0 for no limit (default {default.memory_mb})",
+    )
+    command.add_argument(
+        "--agent-processes",
+        type=int,
+        default=default.processes,
+        metavar="N",
+        help="processes and threads each agent may have, when agents run as users of their own "
+        f"(the runner is root; default {default.processes})",
+    )
+    command.add_argument(
+        "--agent-disk",
+        type=int,
+        default=default.disk_mb,
+        metavar="MB",
+        help="MiB each agent may write: the size of its working directory, a tmpfs of its own (in "
+        "memory) where agents have mounts of their own, and the largest file it may write anywhere "
+        f"(default {default.disk_mb})",
+    )
+    command.add_argument(
+        "--agent-shm",
+        type=int,
+        default=default.shm_mb,
+        metavar="MB",
+        help="size in MiB of each agent's own /dev/shm (in memory), where agents have mounts of their "
+        f"own (default {default.shm_mb}, Docker's)",
+    )
+
+
+def agent_limits(args: argparse.Namespace) -> Limits:
+    """The :class:`~tournament.limits.Limits` of :func:`agent_limit_options`' options in ``args``
+    (checked against :data:`AGENT_LIMITS` first)."""
+    return Limits(args.agent_memory or None, args.agent_processes, args.agent_disk, args.agent_shm)

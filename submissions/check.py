@@ -20,6 +20,10 @@ Why not :func:`tournament.runner.run_games`: it plays inside this process's chil
 ``agents`` package is imported -- exactly what a check must exclude. The probe still plays no game
 loop of its own: each game is one ``env.run``.
 
+A move of the file that does not return is killed once Kaggle's servers would have given up on it
+(``actTimeout`` plus the overage bank it had left, plus :data:`LOAD_GRACE`: the probe announces each
+call, :mod:`submissions.probe`), and reported as the ``TIMEOUT`` Kaggle would give it.
+
 Each stage of the probe runs in a process group of its own; on the way out -- finished, timed out,
 or interrupted by SIGINT (``KeyboardInterrupt``) or SIGTERM (:class:`Terminated`, raised while a
 check runs in the main thread) -- the whole group is killed (whatever the file started too) and the
@@ -102,8 +106,9 @@ STARTUP = 30.0
 """Seconds allowed for each stage of the probe to start (an interpreter, kaggle-environments)."""
 
 LOAD_GRACE = 1.0
-"""Seconds a load may run past :func:`~submissions.timing.load_limit` before it is killed as hung:
-the probe reports that loading started at most :data:`POLL` s before this process sees it."""
+"""Seconds a load may run past :func:`~submissions.timing.load_limit`, or a move past its own limit,
+before it is killed as hung: the probe reports that it started at most :data:`POLL` s before this
+process sees it (and Kaggle's servers wait a second more than the limit for a move)."""
 
 POLL = 0.05
 """Seconds between looks at a running probe."""
@@ -152,14 +157,15 @@ def _sigterm_raises() -> Iterator[None]:
 class _Stage:
     """How one stage of the probe ended. ``events``: what it wrote; ``crash``: its stderr when it
     exited non-zero ("" else); ``hung``: it was killed after ``timeout`` seconds (of loading, when it
-    was loading the file); ``forfeits``: that was no shorter than Kaggle's own limit, so Kaggle would
-    forfeit the hang."""
+    was loading the file; of one move, with ``move``); ``forfeits``: that was no shorter than
+    Kaggle's own limit, so Kaggle would forfeit the hang."""
 
     events: list[dict]
     crash: str = ""
     hung: bool = False
     timeout: float = 0.0
     forfeits: bool = False
+    move: bool = False
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -196,6 +202,7 @@ def _run_stage(
     )  # fmt: skip
     kill_at, limit = deadline, None  # limit: the load's, once it started
     seen = 0  # events passed to on_event
+    moves = _Moves(out)
     try:
         stderr.close()
         while True:
@@ -212,6 +219,8 @@ def _run_stage(
             if stage == "load" and limit is None and any(e["event"] == "loading" for e in events):
                 limit = load_limit(request["act_timeout"])
                 kill_at = min(deadline, now + limit + LOAD_GRACE)
+            if stage == "games" and (late := moves.late(now)) is not None:
+                return _Stage(moves.events, hung=True, timeout=late, forfeits=True, move=True)
             if now >= kill_at:
                 events = read_events(out)
                 if stage == "load" and limit is not None and kill_at < deadline:
@@ -230,6 +239,36 @@ def _run_stage(
             f"exit status {code} and nothing on stderr: did the file end the process (sys.exit, os._exit)?"
         )
     return _Stage(events, crash=crash)
+
+
+class _Moves:
+    """The moves of the file in the games stage's output ``out``, as they are announced
+    (:mod:`submissions.probe`'s ``call`` and ``returned`` events)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.events: list[dict] = []
+        self._size = -1
+        self._call: tuple[int, float, float] | None = None  # the open call: its index, seen at, limit
+
+    def late(self, now: float) -> float | None:
+        """The limit in seconds of the move that has lasted longer than Kaggle waits for it, if any:
+        its ``limit`` plus :data:`LOAD_GRACE` since this process first saw it announced (at most
+        :data:`POLL` s after it was)."""
+        try:
+            size = self.out.stat().st_size
+        except FileNotFoundError:
+            return None
+        if size != self._size:
+            self._size, self.events = size, read_events(self.out)
+            last = len(self.events) - 1
+            if last < 0 or self.events[last]["event"] != "call":
+                self._call = None
+            elif self._call is None or self._call[0] != last:
+                self._call = (last, now, float(self.events[last]["limit"]))
+        if self._call is not None and now - self._call[1] > self._call[2] + LOAD_GRACE:
+            return self._call[2]
+        return None
 
 
 def check_file(
@@ -290,7 +329,7 @@ def check_file(
     return verdict(
         {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}, events,
         time_policy=time_policy, crash=stage.crash, hung=stage.hung, timeout=stage.timeout,
-        started=started, hang_forfeits=stage.forfeits,
+        started=started, hang_forfeits=stage.forfeits, late_move=stage.move,
     )  # fmt: skip
 
 

@@ -23,8 +23,12 @@ A check runs the probe twice, each time in a fresh process, one ``stage`` each:
   ["duration"]``, seconds, loading included on the first call) and keeps each agent's overage bank
   (``remainingOverageTime``, reported as ``banks``: the seconds left at the end). The games: the
   validation episode (the file against itself), then ``games`` against each opponent, colours
-  alternating. The probe stops after the first game in which the file ends ``ERROR``, ``INVALID``
-  or ``TIMEOUT``, or one of its moves took longer than ``stop_over`` seconds (unless that is null).
+  alternating. Before each call of the file's agent it emits ``call`` (the ``mark`` and the
+  ``limit``: ``actTimeout`` plus the overage bank it has left, the seconds Kaggle's servers wait for
+  a move), and ``returned`` after, so that the parent can kill a move that never returns once Kaggle
+  would have given up on it (:func:`_announce_calls`). The probe stops after the first game in which
+  the file ends ``ERROR``, ``INVALID`` or ``TIMEOUT``, or one of its moves took longer than
+  ``stop_over`` seconds (unless that is null).
   An ``INVALID`` move is replayed on a fresh load of the file (:func:`_replay`) and reported with the
   board and the action tagged as :func:`encode` tags it, for the parent to put in words.
 
@@ -174,9 +178,30 @@ def _load(request: dict[str, Any], emit: Emit) -> None:
         emit(event="load", name=getattr(last, "__name__", repr(last)), seconds=time.perf_counter() - started)
 
 
+def _announce_calls(path: str, emit: Emit) -> None:
+    """Make kaggle-environments' ``Agent.act`` emit ``call`` and ``returned`` around each call of the
+    file at ``path`` (the module docstring), outside the time Kaggle measures (it times the call
+    inside ``act``)."""
+    from kaggle_environments.agent import Agent
+
+    act = Agent.act
+
+    def announced(self: Any, observation: Any) -> Any:
+        if self.raw != path:
+            return act(self, observation)
+        limit = float(self.configuration.actTimeout) + float(observation.remainingOverageTime)
+        emit(event="call", mark=observation.mark, limit=limit)
+        result = act(self, observation)
+        emit(event="returned")
+        return result
+
+    Agent.act = announced
+
+
 def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> None:
     """The ``games`` stage (see the module docstring)."""
     path = request["path"]
+    _announce_calls(path, emit)
     games = [("validation episode (the file against itself)", [path, path], [0, 1])]
     for opponent in request["opponents"]:
         for number in range(request["games"]):

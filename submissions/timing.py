@@ -153,7 +153,8 @@ def move_times(games: Sequence[CheckedGame], act_timeout: float) -> MoveTimes:
 def warnings(times: MoveTimes, act_timeout: float, bank: float = DEFAULT_OVERAGE) -> list[str]:
     """Lines on moves near or over ``act_timeout`` seconds and on a game that used more than
     :data:`BANK_WARNING` of the ``bank`` (seconds): not failures, Kaggle allows them and an agent
-    may plan on the bank."""
+    may plan on the bank; or on one that overdrew it (a failure, which the verdict names: this line
+    says it happened, not that it could)."""
     out = []
     if times.near_limit:
         out.append(
@@ -165,7 +166,12 @@ def warnings(times: MoveTimes, act_timeout: float, bank: float = DEFAULT_OVERAGE
             f"{times.over_limit} of {times.moves} moves took longer than actTimeout {act_timeout:g} s: "
             f"allowed, their excess drew on the {bank:g} s overage bank (see the games)"
         )
-    if times.overage > BANK_WARNING * bank:
+    if times.overage > bank:
+        out.append(
+            f"{times.overage_where} drew {times.overage:.2f} s on the {bank:g} s overage bank "
+            f"({100 * times.overage / bank:.0f} %): it overdrew it, and Kaggle forfeited the agent"
+        )
+    elif times.overage > BANK_WARNING * bank:
         out.append(
             f"{times.overage_where} used {times.overage:.2f} s of the {bank:g} s overage bank "
             f"({100 * times.overage / bank:.0f} %), more than half: a longer game, or a busier machine, "

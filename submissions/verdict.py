@@ -9,13 +9,15 @@ of three kinds, and the report's verdict names the first reason of the gravest k
   file took longer than Kaggle lets the first move take (:func:`submissions.timing.load_limit`), or
   the check hung with a timeout no shorter than the longest Kaggle lets the load or the games last;
 * the check **could not tell**: it could not make the project unimportable, project modules were
-  imported, its process died or ended without a result (or hung within a shorter timeout);
+  imported, its process died or ended without a result (or hung within a shorter timeout), or the
+  file could not import a module this machine lacks (Kaggle's image, which ships many, may have it);
 * the **time policy** failed the file although Kaggle would not forfeit it in these games.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +137,27 @@ def game_problem(game: dict, act_timeout: float, time_policy: str) -> tuple[str,
     return "", details
 
 
+def missing_module(game: dict, project: set[str]) -> str:
+    """The module whose import failed when the file ended ``ERROR`` in the ``game`` event for want of
+    it (``ModuleNotFoundError``, the last line of Kaggle's log), unless it is one of the ``project``'s
+    packages, which Kaggle lacks too; else "".
+
+    >>> game = {"ours": [0], "statuses": ["ERROR", "DONE"]}
+    >>> missing_module({**game, "stderr": {"0": "ModuleNotFoundError: No module named 'torch'"}}, set())
+    'torch'
+    >>> ours = {**game, "stderr": {"0": "ModuleNotFoundError: No module named 'agents.kit'"}}
+    >>> missing_module(ours, {"agents"})
+    ''
+    """
+    for index in game["ours"]:
+        trace = game["stderr"].get(str(index), "").rstrip() if game["statuses"][index] == "ERROR" else ""
+        last = trace.splitlines()[-1] if trace else ""
+        found = re.fullmatch(r"ModuleNotFoundError: No module named '([^']+)'", last)
+        if found and found.group(1).split(".")[0] not in project:
+            return found.group(1)
+    return ""
+
+
 def _game(event: dict, problem: str) -> CheckedGame:
     return CheckedGame(
         label=event["label"],
@@ -182,6 +205,8 @@ class _Probed:
     load: float | None = None
     running: str = ""
     stage_open: bool = False  # an isolation event (a stage's first) not followed by its done
+    calling: dict | None = None  # the file's call announced last, until it returned
+    project: set[str] = field(default_factory=set)  # the project's packages, which Kaggle lacks too
 
 
 def verdict(
@@ -194,6 +219,7 @@ def verdict(
     timeout: float,
     started: float,
     hang_forfeits: bool = True,
+    late_move: bool = False,
 ) -> CheckReport:
     """The report of a probe that wrote ``events`` (both stages' in order). ``base``: the report's
     ``path``, ``size``, ``act_timeout`` and ``origin``; ``time_policy``: see :mod:`submissions.check`;
@@ -201,14 +227,17 @@ def verdict(
     last stage was killed after ``timeout`` seconds (of loading, when it was loading the file: see
     :mod:`submissions.check`); ``started``: ``perf_counter`` at the start; ``hang_forfeits``:
     ``timeout`` was at least the longest Kaggle lets the load or the games last, so a hang is one
-    Kaggle would time out."""
+    Kaggle would time out; ``late_move``: the stage was killed because a move of the file lasted
+    ``timeout`` seconds, all Kaggle waits for it (its last ``call`` event says which)."""
     act_timeout = base["act_timeout"]
     reasons = _Reasons()
     probed = _read(events, act_timeout, time_policy, reasons)
     if probed.leaks:
         leaked = sorted(probed.leaks)
         reasons.unsure.append(f"modules of the project were imported during the check: {leaked}")
-    if hung:
+    if hung and late_move and probed.calling is not None:
+        reasons.forfeits.append(_late(probed, act_timeout, timeout))
+    elif hung:
         _hung(probed.running, act_timeout, timeout, hang_forfeits, reasons)
     else:
         _ended(probed, crash, bool(events), reasons)
@@ -248,6 +277,7 @@ def _read(events: list[dict], act_timeout: float, time_policy: str, reasons: _Re
         kind = event["event"]
         if kind == "isolation":
             probed.stage_open = True
+            probed.project.update(event["importable"])
             found = [name for name, yes in event["importable"].items() if yes]
             if found and probed.isolated is not False:
                 reasons.unsure.append(
@@ -265,13 +295,23 @@ def _read(events: list[dict], act_timeout: float, time_policy: str, reasons: _Re
             _slow_load(event["seconds"], act_timeout, time_policy, reasons)
         elif kind == "start":
             probed.running = event["label"]
+        elif kind == "call":
+            probed.calling = event
+        elif kind == "returned":
+            probed.calling = None
         elif kind == "game":
             probed.running = ""
             problem, more = game_problem(event, act_timeout, time_policy)
             reasons.details += more
             if problem:
                 bad = any(event["statuses"][index] in BAD for index in event["ours"])
-                (reasons.forfeits if bad else reasons.policy).append(problem)
+                if bad and (module := missing_module(event, probed.project)):
+                    reasons.unsure.append(
+                        f"{problem}; this machine lacks the module {module!r}, which Kaggle's image may "
+                        "have (it ships numpy, scipy, torch and many more): install it here and check again"
+                    )
+                else:
+                    (reasons.forfeits if bad else reasons.policy).append(problem)
             probed.games.append(_game(event, problem))
         elif kind == "done":
             probed.stage_open = False
@@ -317,6 +357,18 @@ def _hung(running: str, act_timeout: float, timeout: float, hang_forfeits: bool,
             f"the check did not finish within {timeout:.0f} s{_where(running)}: an agent call that never "
             f"returns hangs Kaggle's referee"
         )
+
+
+def _late(probed: _Probed, act_timeout: float, limit: float) -> str:
+    """The reason of a check whose move did not return within ``limit`` seconds (its call event says
+    whose)."""
+    assert probed.calling is not None
+    bank = limit - act_timeout
+    return (
+        f"{probed.running}: mark {probed.calling['mark']}'s move did not return within {limit:.1f} s "
+        f"(actTimeout {act_timeout:g} s plus the {bank:.1f} s left of its overage bank), all Kaggle "
+        "waits for a move: Kaggle would end it with TIMEOUT"
+    )
 
 
 def _ended(probed: _Probed, crash: str, any_events: bool, reasons: _Reasons) -> None:

@@ -26,6 +26,7 @@ from reports.report import build, load
 from reports.review import perfect_reference
 from reports.stats.analysis import MOVES_FILE, Analysis, JudgedMove, Verdict
 from reports.stats.results import Results
+from reports.stats.sections import ForfeitRow
 from reports.stats.tables import pairs
 from tests.records import AGENTS, game_record, judged_moves, settings_for, synthetic_records
 from tournament.record import GameRecord, Termination
@@ -171,6 +172,17 @@ def test_forfeit_summary_groups_by_agent_kind_and_message(report):
     assert len(crash) == 1  # the same exception as first and as second player: one line
     assert crash[0].endswith("</script><script>alert(1)</script>")  # the traceback's last line
     assert forfeit_summary([]) == []
+
+
+def test_forfeit_summary_says_whose_process_ended():
+    """``mark 1's process exited ...`` is summed up as ``its process exited ...``, not ``'s process``."""
+    detail = "mark {}'s process exited (exit code 1) during its move"
+    rows = [
+        ForfeitRow(game, "exits.py", "leftmost", "error", 3, detail.format(mark))
+        for game, mark in ((3, 1), (4, 2))
+    ]
+    summary = "  exits.py: 2 error (games 3, 4): its process exited (exit code 1) during its move"
+    assert forfeit_summary(rows)[1:] == [summary]
 
 
 def test_pairs_csv_is_rounded_and_explains_infinities():

@@ -232,7 +232,7 @@ from connectx.cli import main
 work = Path(sys.argv[1])
 run = json.loads(sys.argv[2])
 scenario = sys.argv[3]
-subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(work)], check=True)
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12m", "tmpfs", str(work)], check=True)  # a run keeps 8
 out = work / "t"
 
 real_add = tournament.store.Store.add

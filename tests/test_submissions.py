@@ -475,6 +475,7 @@ def judge(
     hang_forfeits: bool = True,
     timeout: float = 100.0,
     size: int = 1000,
+    late_move: bool = False,
 ):
     base = {"path": "/tmp/main.py", "size": size, "act_timeout": 2.0, "origin": ""}
     return verdict(
@@ -486,6 +487,7 @@ def judge(
         timeout=timeout,
         started=time.perf_counter(),
         hang_forfeits=hang_forfeits,
+        late_move=late_move,
     )
 
 
@@ -623,6 +625,79 @@ def test_a_check_that_died_or_hung_says_what_it_can_tell():
     assert hung.forfeit is True
     assert format_report(hung).startswith("FAIL: Kaggle would forfeit this agent: the check did not finish")
     assert judge(started, hung=True, hang_forfeits=False).forfeit is None
+
+
+def test_a_move_that_never_returns_fails_once_kaggle_would_give_up_on_it(tmp_path):
+    """The probe announces each call of the file; the check kills a move that lasts longer than
+    Kaggle waits for it (actTimeout plus the bank left, plus a second: ``check.LOAD_GRACE``), not
+    after its own --timeout, and names it (here with an injected clock)."""
+    out = tmp_path / "games.jsonl"
+    started = [*load_events(), ISOLATED, KAGGLE, {"event": "start", "game": 0, "label": VALIDATION}]
+    call = {"event": "call", "mark": 1, "limit": 62.0}
+    out.write_text("".join(json.dumps(event) + "\n" for event in [*started, call]))
+    moves = check._Moves(out)
+    assert moves.late(1000.0) is None  # first seen now
+    assert moves.late(1000.0 + 62.0 + check.LOAD_GRACE - 0.1) is None
+    assert moves.late(1000.0 + 62.0 + check.LOAD_GRACE + 0.1) == 62.0
+    with out.open("a") as file:
+        file.write(json.dumps({"event": "returned"}) + "\n")
+    assert moves.late(2000.0) is None
+    report = judge([*started, call], hung=True, timeout=62.0, late_move=True)
+    assert report.forfeit is True
+    assert format_report(report).splitlines()[0] == (
+        f"FAIL: Kaggle would forfeit this agent: {VALIDATION}: mark 1's move did not return within 62.0 s "
+        "(actTimeout 2 s plus the 60.0 s left of its overage bank), all Kaggle waits for a move: Kaggle "
+        "would end it with TIMEOUT"
+    )
+
+
+def test_the_probe_announces_each_call_of_the_file_with_its_limit(tmp_path, monkeypatch):
+    from kaggle_environments import make
+    from kaggle_environments.agent import Agent
+
+    monkeypatch.setattr(Agent, "act", Agent.act)  # the probe replaces it: put back afterwards
+    path = tmp_path / "main.py"
+    path.write_text("def agent(obs, config):\n    return [c for c in range(7) if obs.board[c] == 0][0]\n")
+    events: list[dict] = []
+    probe._announce_calls(str(path), lambda **event: events.append(event))
+    steps = make("connectx", configuration={"actTimeout": 1.0}).run([str(path), "random"])
+    calls = [event for event in events if event["event"] == "call"]
+    assert len(calls) == steps[-1][0].observation.board.count(1) > 0  # its stones: one a call
+    assert calls[0] == {"event": "call", "mark": 1, "limit": 61.0}  # actTimeout plus the whole bank
+    assert [event["event"] for event in events] == ["call", "returned"] * len(calls)
+
+
+def test_a_module_this_machine_lacks_is_not_called_a_forfeit():
+    """Kaggle's image ships torch and much else this machine may lack: the check cannot tell then. A
+    package of the project's own, which Kaggle lacks too, is a forfeit."""
+
+    def missing(module: str):
+        failed = game_event(VALIDATION, [0, 1], [[0.1], []], statuses=("ERROR", "DONE"), rewards=(None, 1))
+        failed["stderr"] = {
+            "0": f"Traceback (most recent call last):\nModuleNotFoundError: No module named '{module}'\n"
+        }
+        return judge(probe_events(failed))
+
+    torch = missing("torch")
+    assert torch.forfeit is None
+    assert format_report(torch).splitlines()[0] == (
+        "FAIL: the check could not tell whether Kaggle would forfeit this agent: "
+        f"{VALIDATION}: mark 1 ERROR at its move 1: ModuleNotFoundError: No module named 'torch'; this "
+        "machine lacks the module 'torch', which Kaggle's image may have (it ships numpy, scipy, torch "
+        "and many more): install it here and check again"
+    )
+    assert missing("agents.kit").forfeit is True  # ISOLATED: the project's package
+
+
+def test_a_game_that_overdrew_the_bank_is_not_warned_that_it_could():
+    overdrawn = game_event(
+        VALIDATION, [0, 1], [[33.0, 33.0], []], statuses=("TIMEOUT", "DONE"), rewards=(None, 1)
+    )
+    warnings = judge(probe_events(overdrawn)).warnings
+    assert any("drew 62.00 s on the 60 s overage bank (103 %): it overdrew it" in line for line in warnings)
+    assert not any("could overdraw" in line for line in warnings)
+    half = game_event(VALIDATION, [0, 1], [[20.0, 20.0], []])
+    assert any("could overdraw" in line for line in judge(probe_events(half)).warnings)
 
 
 LOADING = [ISOLATED, KAGGLE, {"event": "loading"}]

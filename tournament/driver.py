@@ -36,7 +36,7 @@ from typing import Protocol
 from tournament.limits import Limits
 from tournament.record import Finished, GameFailed, GameRecord
 from tournament.schedule import GameTask, Settings, schedule
-from tournament.store import Store
+from tournament.store import Store, StoreError
 
 __all__ = ["Backend", "BackendError", "Event", "Started", "Stop", "Summary", "Tournament"]
 
@@ -157,9 +157,10 @@ class Tournament:
     ) -> Summary:
         """Play the scheduled games not stored yet, storing each as it ends, until all are played or
         ``stop`` has decided (then the games in flight are cancelled); ``on_event`` hears of each
-        (:data:`Event`). Raises :class:`~tournament.store.StoreError` when a game cannot be stored
-        (e.g. a full disk), and lets ``KeyboardInterrupt`` through; either way the games in flight
-        stop and the games stored stay.
+        (:data:`Event`). Raises :class:`~tournament.store.StoreError` when a game cannot be stored,
+        or when the store's disk is full (:meth:`~tournament.store.Store.room`: the game just played
+        was stored, in the room kept for it), and lets ``KeyboardInterrupt`` through; either way the
+        games in flight stop and the games stored stay.
 
         ``tasks`` are the games to play instead of the settings' schedule, for a driver that chooses
         them as it goes (:mod:`tournament.ladder`); those already stored are skipped all the same.
@@ -191,6 +192,12 @@ class Tournament:
                 on_event(result)
                 if stop is not None and stop.decision is not None:
                     break
+                if not self.store.room():
+                    raise StoreError(
+                        f"the disk of {self.out} is full ({self.store.free_mib()} MiB free): stopped before "
+                        f"the next game, with {len(done) + played} of {len(tasks)} games stored; free some "
+                        "space and run again to resume"
+                    )
         finally:
             games.close()  # the games still in flight are not needed, or the caller stops
         decision = None if stop is None else stop.decision

@@ -155,6 +155,7 @@ def serve(
                 reply = RefereeFailed(traceback.format_exc())
             conn.send(reply)
     finally:
+        zygote.close()  # which clears up after its hosts (their cgroups)
         sandbox.kill_descendants()
         os._exit(0)
 

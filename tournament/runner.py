@@ -110,6 +110,7 @@ def run_games(
     sandbox.protect_runner()
     sandbox.become_subreaper()
     warm_up()  # the solver compiled once, here: no game process, zygote or host compiles it again
+    sandbox.isolation.machine()  # probed once, here, for every game process and host to inherit
     threadpool_limits(limits=1)  # after warm_up, which may load a BLAS (numba imports scipy): inherited
     context = multiprocessing.get_context("fork")
     # Move everything imported so far out of the collector's reach: the children then neither scan

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -19,7 +20,7 @@ from reports.words import plural
 if TYPE_CHECKING:
     from reports.report import Report
 
-__all__ = ["forfeit_summary", "format_standings", "summary"]
+__all__ = ["forfeit_summary", "format_standings", "summary", "without_mark"]
 
 
 def summary(report: Report) -> list[str]:
@@ -62,20 +63,35 @@ def format_standings(standings: Sequence[Standing], versus: Mapping[str, Rating]
     return table
 
 
+def without_mark(text: str) -> str:
+    """A forfeit's message without the ``mark N`` that starts it: ``its`` for ``mark N's``.
+
+    >>> without_mark("mark 1's process exited (exit code 1) during its move")
+    'its process exited (exit code 1) during its move'
+    >>> without_mark("mark 2 did not return within 62.5 s")
+    'did not return within 62.5 s'
+    >>> without_mark("markup")
+    'markup'
+    """
+    found = re.match(r"mark \d+('s\b)?\s*", text)
+    if found is None:
+        return text
+    return ("its " if found.group(1) else "") + text[found.end() :]
+
+
 def forfeit_summary(forfeits: Sequence[ForfeitRow]) -> list[str]:
     """Lines for a terminal: every forfeit, grouped by agent, kind and message.
 
     A message's summary is its last line (an exception's type and text, after any traceback) without
-    the ``mark N`` that starts it, so the same crash as first and as second player is one group:
+    the ``mark N`` that starts it (:func:`without_mark`), so the same crash as first and as second
+    player is one group:
     ``  crash.py: 3 error (games 6, 16, 17): raised AttributeError: 'Struct' object has no ...``.
     No forfeit gives no line.
     """
     groups: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for forfeit in forfeits:
         lines = [line.strip() for line in forfeit.detail.splitlines() if line.strip()]
-        text = lines[-1] if lines else "(no message)"
-        if text.startswith("mark ") and text[5:6].isdigit():
-            text = text[6:].lstrip()
+        text = without_mark(lines[-1]) if lines else "(no message)"
         groups[forfeit.agent, forfeit.kind, text].append(forfeit.game_id)
     if not groups:
         return []

@@ -10,24 +10,35 @@ The host is forked, before its game, from the game process's :class:`Zygote`
 agents were imported once, in the runner). At once it starts a session of its own (``setsid``), so
 that its whole process group dies with the game, and closes every inherited file descriptor but its
 pipe (stdin, stdout and stderr go to /dev/null); it dies with the game process
-(``PR_SET_PDEATHSIG``). Once it has loaded its agent, before any of the agent's code runs:
+(``PR_SET_PDEATHSIG``). It has a network namespace of its own, where the runner may make one
+(:mod:`~tournament.sandbox.network`), and its forker puts it in a cgroup of its own
+(:mod:`~tournament.sandbox.freezer`). Once it has loaded its agent, before any of the agent's code
+runs:
 
 * it enters the agents' mount namespace when the runner is root (:mod:`~tournament.sandbox.mounts`,
   built once by the zygote): Python's folders exposed alone, a ``/proc`` that shows no other
-  process, a ``/dev/shm`` of their own;
+  process; and, in a mount namespace of its own made from it, a ``/dev/shm`` and a working
+  directory of its own, each a tmpfs of bounded size;
 * it works in a fresh private directory (also ``HOME`` and ``TMPDIR``), with an environment of its
-  own and resource limits (:class:`~tournament.limits.Limits`: address space, processes, no core
-  files);
+  own and resource limits (:class:`~tournament.limits.Limits`: address space, processes, file size,
+  no core files);
 * when the runner is root, as in a container, it becomes an unprivileged user of its own
   (:func:`agent_uid`; one per game slot and mark, so no two agents playing at once on the machine can
   signal each other: :func:`claim_slots`; :mod:`~tournament.sandbox.users`), so the run directory
   (made ``0700`` by :func:`protect_directory`), the runner and the referee are out of its reach;
 * it holds no capability and can gain none (``no_new_privs``); those steps are
   :mod:`~tournament.sandbox.confinement`'s;
+* it refuses itself ``sched_setaffinity`` (:mod:`~tournament.sandbox.seccomp`): its CPUs are its
+  game's;
 * where the kernel has Landlock, it restricts itself to the files it may read (its own agent file,
-  its directory, Python and its packages, what any process may read) and, from Landlock ABI 6, its
-  signals to its own processes (:mod:`~tournament.sandbox.isolation`, which says what an agent can
-  read with each mechanism missing, and :func:`describe_isolation` in a line).
+  its directory, Python and its packages, what any process may read), from Landlock ABI 6 its
+  signals to its own processes, and from ABI 4, without a network namespace, refuses TCP
+  (:mod:`~tournament.sandbox.isolation`, which says what an agent can reach with each mechanism
+  missing, and :func:`describe_isolation` in a line).
+
+Between its moves, its whole process tree is frozen (:mod:`~tournament.sandbox.freezer`: its
+cgroup's ``cgroup.freeze``, else ``SIGSTOP``), so that nothing it leaves running takes CPU time from
+its opponent's moves.
 
 When the game ends, :meth:`AgentProcess.close` kills the host's process group, and the game process,
 a child subreaper, kills every descendant left (:func:`kill_descendants`,
@@ -36,7 +47,7 @@ a child subreaper, kills every descendant left (:func:`kill_descendants`,
 Without root the agents run as the runner's user: they still cannot reach the referee's objects, the
 opponent's memory or the runner's (it is not dumpable, :func:`protect_runner`), and Landlock keeps
 them from that user's files and processes; without Landlock, they can open files that user can, and
-signal processes of that user. ``README.md`` states the threat model.
+signal processes of that user. ``docs/sandbox.md`` states the threat model.
 """
 
 from tournament.sandbox.host import GRACE, MAX_REPLY, AgentProcess

@@ -44,8 +44,15 @@ from agents.registry import SpecError, files_of, load_agent, parse_spec
 from tournament.environments import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.limits import Limits
 from tournament.replies import decode, encode
-from tournament.sandbox import isolation, landlock
-from tournament.sandbox.confinement import PR_SET_PDEATHSIG, confine, detach, drop_privileges, prctl
+from tournament.sandbox import freezer, isolation, landlock, mounts, network, seccomp
+from tournament.sandbox.confinement import (
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_PDEATHSIG,
+    confine,
+    detach,
+    drop_privileges,
+    prctl,
+)
 from tournament.sandbox.mounts import View
 from tournament.sandbox.users import agent_uid, isolating
 from tournament.scratch import Scratch
@@ -80,15 +87,21 @@ def _load(spec_text: str, seed: int) -> Callable[..., Any]:
         return failed
 
 
-def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -> tuple[int, Connection]:
+def fork_host(
+    view: View | None = None, rules: landlock.Ruleset | None = None, networks: tuple[int, int] | None = None
+) -> tuple[int, Connection]:
     """Fork a *blank host*: a process that runs no agent yet. It detaches at once
     (:func:`~tournament.sandbox.confinement.detach`), waits for its assignment on its pipe, and
-    becomes that agent's host (:func:`_host`). A zygote gives it ``view``, the agents' mount
-    namespace (:mod:`tournament.sandbox.mounts`), and ``rules``, a Landlock ruleset of the rules all
-    hosts share (:class:`~tournament.sandbox.isolation.Shared`), which this process then closes;
-    without, the host builds them itself where it may. Returns its pid and the referee's end of its
-    pipe. It dies with the process that forked it."""
+    becomes that agent's host (:func:`_host`). This process puts it in a cgroup of its own first,
+    where it may (:func:`tournament.sandbox.freezer.place`). A zygote gives it ``view``, the agents'
+    mount namespace (:mod:`tournament.sandbox.mounts`), ``rules``, a Landlock ruleset of the rules
+    all hosts share (:class:`~tournament.sandbox.isolation.Shared`), which this process then
+    closes, and ``networks``, the network namespaces of the hosts of mark 1 and mark 2
+    (:func:`tournament.sandbox.network.make`); without, the host builds them itself where it may
+    (:func:`~tournament.sandbox.isolation.plan`). Returns its pid and the referee's end of its pipe.
+    It dies with the process that forked it."""
     isolation.python_folders()  # computed once in the forking process, for every host to come
+    plan = isolation.plan()  # likewise
     warm_up()  # the solver compiled here, once: a host cannot write numba's cache, and would compile it
     referee_end, host_end = Pipe()
     parent = os.getpid()
@@ -99,9 +112,9 @@ def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -
             referee_end.close()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() == parent:
-                keep = view.descriptors if view is not None else ()
+                keep = (*(view.descriptors if view is not None else ()), *(networks or ()))
                 detach(host_end, (*keep, rules.descriptor) if rules is not None else keep)
-                _host(host_end, parent, view, rules)
+                _host(host_end, parent, view, rules, networks, plan)
         except EOFError:
             pass
         except BaseException:  # noqa: BLE001 - the host may not raise into its parent's code
@@ -110,20 +123,34 @@ def fork_host(view: View | None = None, rules: landlock.Ruleset | None = None) -
     host_end.close()
     if rules is not None:
         rules.close()
+    if plan.freezer == isolation.CGROUP:
+        freezer.place(pid)
     return pid, referee_end
 
 
-def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Ruleset | None) -> None:
-    """Become the host of the agent assigned on ``conn`` (``{"spec", "seed", "global_seed", "workdir",
-    "uid", "memory_mb", "processes"}``), then serve its moves until the pipe closes: ``{"id", "obs",
-    "config"}`` in, ``{"id", "action"|"error"}`` out.
+def _host(
+    conn: Connection,
+    parent: int,
+    view: View | None,
+    rules: landlock.Ruleset | None,
+    networks: tuple[int, int] | None,
+    plan: isolation.Plan,
+) -> None:
+    """Become the host of the agent assigned on ``conn`` (``{"spec", "mark", "seed", "global_seed",
+    "workdir", "uid", "memory_mb", "processes", "disk_mb", "shm_mb"}``), then serve its moves until
+    the pipe closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out.
 
     It loads the agent in the runner's directory and as its user (a spec's relative path means what
     it meant on the command line, and the file is read even where the agent could not). Then, before
     the agent's first move runs any of its code, it adds its own rules to its Landlock ruleset
-    (:func:`~tournament.sandbox.isolation.allow_own`), enters the agents' mount namespace, works in
-    its own directory (:func:`~tournament.sandbox.confinement.confine`), drops every privilege
-    (:func:`~tournament.sandbox.confinement.drop_privileges`) and restricts itself to the ruleset.
+    (:func:`~tournament.sandbox.isolation.allow_own`), enters its mark's network namespace (or makes
+    one of its own: :mod:`~tournament.sandbox.network`), enters the agents' mount namespace and makes
+    its own mounts in it (:func:`~tournament.sandbox.mounts.private`: its ``/dev/shm`` and working
+    directory, bounded), works in its own directory (:func:`~tournament.sandbox.confinement.confine`),
+    drops every privilege (:func:`~tournament.sandbox.confinement.drop_privileges`), becomes a child
+    subreaper where it is frozen by signals (:mod:`~tournament.sandbox.freezer`), refuses itself
+    ``sched_setaffinity`` (:mod:`~tournament.sandbox.seccomp`) and restricts itself to the ruleset
+    (``plan``, :func:`~tournament.sandbox.isolation.plan`, says which of these this machine allows).
     Without a zygote (``view`` and ``rules`` None), it builds the namespace and the shared rules
     first, where it may.
     """
@@ -131,20 +158,33 @@ def _host(conn: Connection, parent: int, view: View | None, rules: landlock.Rule
     random.seed(job["global_seed"])
     np.random.seed(job["global_seed"] % 2**32)
     agent = _load(job["spec"], job["seed"])
-    limits = Limits(job["memory_mb"], job["processes"])
+    limits = Limits(job["memory_mb"], job["processes"], job["disk_mb"], job["shm_mb"])
     if view is None and rules is None:
         view = isolation.build_view()
         if landlock.abi():
-            shared = isolation.Shared(view)
+            shared = isolation.Shared(view, tcp=plan.network == isolation.LANDLOCK_TCP)
             rules = shared.ruleset()
             shared.close()
     if rules is not None:
         isolation.allow_own(rules, job["workdir"], _files(job["spec"]), view is not None)
+    if networks is not None:
+        network.enter(networks[job["mark"] - 1])
+        for fd in networks:
+            os.close(fd)
+    elif plan.network == isolation.NAMESPACE:
+        network.isolate()
     if view is not None:
         view.enter()
         view.close()
+        mounts.private(job["workdir"], job["uid"], limits.disk_mb, limits.shm_mb)
+        if rules is not None:
+            isolation.allow_private(rules, job["workdir"])
     confine(job["workdir"], limits)
     drop_privileges(job["uid"], limits, keep_read=isolation.needs_capability(view is not None))
+    if plan.freezer == isolation.SIGNALS:
+        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts
+    if plan.affinity:
+        seccomp.lock_affinity()
     if rules is not None:
         rules.restrict()
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: the uid change cleared it
@@ -232,6 +272,8 @@ class AgentProcess:
         self._zygote = zygote
         uid = agent_uid(slot, mark) if isolating() else None
         self._scratch = Scratch(f"mark{mark}", sweep_first=zygote is None)
+        if zygote is None:
+            freezer.sweep()  # the cgroups of hosts forked without a zygote, which kill() leaves
         self.workdir = self._scratch.path
         if uid is not None:
             os.chown(self.workdir, uid, uid)
@@ -242,8 +284,12 @@ class AgentProcess:
             raise
         self.group = self.pid
         self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
-        job = {"spec": spec, "seed": seed, "global_seed": global_seed, "workdir": self.workdir, "uid": uid}
+        self._freezer = freezer.freezer(self.pid)
+        self._frozen = False
+        job = {"spec": spec, "mark": mark, "seed": seed, "global_seed": global_seed, "workdir": self.workdir}
+        job["uid"] = uid
         job.update(memory_mb=limits.memory_mb, processes=limits.processes)
+        job.update(disk_mb=limits.disk_mb, shm_mb=limits.shm_mb)
         self.conn.send_bytes(json.dumps(job).encode())
 
     def __call__(self, obs: Any, config: Any) -> Any:
@@ -255,6 +301,7 @@ class AgentProcess:
         deadline = time.monotonic() + limit
         try:
             self.conn.send_bytes(json.dumps({"id": self._id, "obs": obs, "config": config}).encode())
+            self._thaw()  # after the request: the host, woken once, finds it waiting
             while True:
                 left = deadline - time.monotonic()
                 ready = wait(self._watched, left) if left > 0 else []
@@ -276,7 +323,20 @@ class AgentProcess:
         except (ValueError, TypeError, KeyError):
             self.note = f"mark {self.mark} sent a malformed reply"
             raise RuntimeError(self.note) from None
+        finally:
+            self._freeze()
         return self.last_action
+
+    def _freeze(self) -> None:
+        """Stop the host's processes until its next move (:mod:`~tournament.sandbox.freezer`)."""
+        if not self._frozen and self.pid:
+            self._freezer.freeze()
+            self._frozen = True
+
+    def _thaw(self) -> None:
+        if self._frozen:
+            self._freezer.thaw()
+            self._frozen = False
 
     def _ended(self) -> str:
         """How the host ended: 'exited (exit code N)', 'was killed by SIGX' or 'stopped answering'."""
@@ -294,6 +354,8 @@ class AgentProcess:
         for fd in self._watched[1:]:
             os.close(fd)
         del self._watched[1:]
+        self._freezer.kill()
+        self._freezer.close()
         for kill, pid in ((os.killpg, self.group), (os.kill, self.pid)):
             try:
                 if pid:
@@ -303,9 +365,12 @@ class AgentProcess:
         self._scratch.close()
 
     def close(self) -> None:
-        """Kill the host (:meth:`kill`) and, unless a zygote forked it, reap it."""
+        """Kill the host (:meth:`kill`) and, unless a zygote forked it, reap it and remove its cgroup
+        (:func:`~tournament.sandbox.freezer.remove`)."""
         self.kill()
-        if self.pid and self._zygote is None:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+        if self._zygote is None:
+            if self.pid:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(self.pid, 0)
+            freezer.remove(self.group, wait=1.0)
             self.pid = 0

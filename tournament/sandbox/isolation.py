@@ -1,4 +1,5 @@
-"""What an agent's host may read and write, and the line that says so (:func:`describe_isolation`).
+"""What an agent's host may read and write, reach and use, the mechanisms that enforce it on this
+machine (:func:`machine`, :func:`choose`), and the line that says so (:func:`describe_isolation`).
 
 A host may read, once it has loaded its agent:
 
@@ -26,15 +27,30 @@ directory and ``/dev/shm``. Three mechanisms enforce it, each where it can:
   the runner's private run folder, holds stays unreadable;
 * when the runner is root, the agents' mount namespace (:mod:`~tournament.sandbox.mounts`): Python
   under a folder other users cannot enter (pyenv's ``/root/.pyenv``) is exposed alone, so no
-  capability is needed to import; ``/proc`` shows no other process; ``/dev/shm`` is their own.
+  capability is needed to import; ``/proc`` shows no other process; and each host's own mount
+  namespace made from it, in which ``/dev/shm`` and the working directory are tmpfs of its own, of
+  bounded sizes (:class:`~tournament.limits.Limits`).
 
 Without Landlock, a host reads what any user may (another agent's file that others may read, say).
 Where Python lies under a folder other users cannot enter and no mount namespace can expose it (a
 container that refuses ``unshare``), the hosts keep ``CAP_DAC_READ_SEARCH`` (:func:`needs_capability`):
 they read any file, within the files above where Landlock bounds them. Without root, Landlock alone
 keeps agents from the runner's user's files and processes (their own children then cannot read
-their ``/proc/self``): without it, an agent reads and signals what that user may.
-Sources: ``landlock(7)``, ``capabilities(7)``, ``mount_namespaces(7)``, ``proc(5)`` (Linux man-pages).
+their ``/proc/self``): without it, an agent reads and signals what that user may. Without mounts of
+their own, the agents share the machine's ``/dev/shm`` and write their files on its disk, each file
+bounded (``RLIMIT_FSIZE``), not their sum.
+
+Beyond files (:class:`Plan`, chosen by :func:`choose` from what :func:`machine` finds):
+
+* the network: a network namespace of the host's own (:mod:`~tournament.sandbox.network`; root),
+  else Landlock's TCP rules (ABI 4), which refuse TCP but not UDP, else nothing;
+* CPU time: the host's process tree frozen between its moves, in a cgroup v2 of its own, else by
+  ``SIGSTOP`` (:mod:`~tournament.sandbox.freezer`);
+* CPUs: its game's, ``sched_setaffinity`` refused by a seccomp filter
+  (:mod:`~tournament.sandbox.seccomp`), else not locked.
+
+Sources: ``landlock(7)``, ``capabilities(7)``, ``mount_namespaces(7)``, ``network_namespaces(7)``,
+``proc(5)`` (Linux man-pages).
 """
 
 from __future__ import annotations
@@ -45,8 +61,9 @@ import site
 import stat
 import sys
 import tempfile
+from dataclasses import dataclass
 
-from tournament.sandbox import landlock
+from tournament.sandbox import freezer, landlock, network, seccomp
 from tournament.sandbox.mounts import View, covers, outermost
 from tournament.sandbox.users import isolating
 
@@ -126,13 +143,15 @@ _PROC_READ = landlock.READ_FILE | landlock.READ_DIR
 
 class Shared:
     """The Landlock rules every agent's host shares (module docstring): read the Python installation
-    and its packages and :data:`SYSTEM`, read and write :data:`DEVICES`, everything in
-    :data:`SHARED_MEMORY`, and read ``/proc`` in the agents' mount namespace ``view`` (whose
-    ``/proc`` shows no other process), else :data:`PROC`. Each path is opened once (``O_PATH``), by
-    the process that forks the hosts (the zygote), so that :meth:`ruleset` costs it a system call a
-    rule and the host nothing. Raises ``OSError`` without Landlock."""
+    and its packages and :data:`SYSTEM`, read and write :data:`DEVICES`, and read ``/proc`` in the
+    agents' mount namespace ``view`` (whose ``/proc`` shows no other process), else :data:`PROC`
+    and everything in :data:`SHARED_MEMORY` (in the view each host has a ``/dev/shm`` of its own:
+    :func:`allow_own`); with ``tcp``, no TCP (:class:`~tournament.sandbox.landlock.Ruleset`). Each
+    path is opened once (``O_PATH``), by the process that forks the hosts (the zygote), so that
+    :meth:`ruleset` costs it a system call a rule and the host nothing. Raises ``OSError`` without
+    Landlock."""
 
-    def __init__(self, view: View | None) -> None:
+    def __init__(self, view: View | None, *, tcp: bool = False) -> None:
         read, device = landlock.READ, landlock.READ_FILE | landlock.WRITE_FILE
         paths = [(folder, read) for folder in outermost([*python_folders(), *SYSTEM])]
         paths += [(file, device) for file in DEVICES]
@@ -141,13 +160,14 @@ class Shared:
         opened = [(fd, rights) for path, rights in paths if (fd := _open(path)) is not None]
         self._own = [fd for fd, _ in opened]
         if view is not None:
-            opened += [(view.shared_memory, landlock.ALL), (view.proc, _PROC_READ)]
+            opened.append((view.proc, _PROC_READ))
         self._rules = [landlock.rule(fd, rights) for fd, rights in opened]
+        self._tcp = tcp
 
     def ruleset(self) -> landlock.Ruleset:
         """A new Landlock ruleset holding these rules, for one host to add its own to
         (:func:`allow_own`)."""
-        rules = landlock.Ruleset()
+        rules = landlock.Ruleset(tcp=self._tcp)
         for rule in self._rules:
             rules.add(rule)
         return rules
@@ -170,8 +190,10 @@ def allow_own(rules: landlock.Ruleset, workdir: str, files: list[str], view: boo
     """Add the host's own rules to ``rules`` (:meth:`Shared.ruleset`): every right in its working
     directory ``workdir``, reading the ``files`` its spec reads, and, outside the agents' mount
     namespace (no ``view``), reading its own entry in ``/proc``. Opens each path, so call it while
-    the host may still reach them (before :func:`~tournament.sandbox.confinement.drop_privileges`),
-    then :meth:`~tournament.sandbox.landlock.Ruleset.restrict` once it is unprivileged."""
+    the host may still reach them (before :func:`~tournament.sandbox.confinement.drop_privileges`,
+    and before it enters the view, where a file under a covered folder is hidden; then
+    :func:`allow_private`), then :meth:`~tournament.sandbox.landlock.Ruleset.restrict` once it is
+    unprivileged."""
     rules.allow(workdir, landlock.ALL)
     for file in files:
         rules.allow(file, landlock.READ_FILE)
@@ -179,32 +201,158 @@ def allow_own(rules: landlock.Ruleset, workdir: str, files: list[str], view: boo
         rules.allow(f"/proc/{os.getpid()}", _PROC_READ)
 
 
-def describe_isolation() -> str:
-    """The line that says which isolation the agents' hosts get on this machine, e.g. ``isolation:
-    Landlock ABI 7, own users, no capabilities, own mounts`` (for ``connectx run`` to print).
+def allow_private(rules: landlock.Ruleset, workdir: str) -> None:
+    """Add every right in the host's own tmpfs (:func:`~tournament.sandbox.mounts.private`) to
+    ``rules``: its working directory ``workdir`` and ``/dev/shm``, as it sees them once it has
+    mounted them."""
+    rules.allow(workdir, landlock.ALL)
+    rules.allow(SHARED_MEMORY, landlock.ALL)
 
-    >>> describe_isolation().startswith("isolation: ")
-    True
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """What this machine and the runner's user offer the sandbox (:func:`machine`).
+
+    ``landlock``: the kernel's Landlock ABI (0: none); ``root``: hosts get users of their own
+    (:func:`~tournament.sandbox.users.isolating`); ``mounts``: the agents' mount namespace can be
+    built (:func:`view_possible`); ``capability``: hosts must keep ``CAP_DAC_READ_SEARCH``
+    (:func:`needs_capability`); ``network``: network namespaces can be made
+    (:func:`tournament.sandbox.network.possible`); ``cgroup``: hosts can be frozen in cgroups v2 of
+    their own (:func:`tournament.sandbox.freezer.root`); ``seccomp``: a seccomp filter can refuse
+    ``sched_setaffinity`` (:func:`tournament.sandbox.seccomp.available`).
     """
-    version = landlock.abi()
-    parts = [f"Landlock ABI {version}"] if version else []
-    notes = [] if version else ["no Landlock on this kernel: agents read what any user may"]
-    if isolating():
-        view = view_possible()
+
+    landlock: int
+    root: bool
+    mounts: bool
+    capability: bool
+    network: bool
+    cgroup: bool
+    seccomp: bool
+
+
+def machine() -> Machine:
+    """This machine's :class:`Machine`, each fact probed once in a process (the runner probes them
+    before it forks, so that its game processes and hosts inherit the answers)."""
+    root = isolating()
+    mounts = root and view_possible()
+    return Machine(
+        landlock=landlock.abi(),
+        root=root,
+        mounts=mounts,
+        capability=root and needs_capability(mounts),
+        network=network.possible(),
+        cgroup=freezer.root() is not None,
+        seccomp=seccomp.available(),
+    )
+
+
+NAMESPACE, LANDLOCK_TCP, OPEN = "namespace", "landlock", "open"
+"""How the hosts are kept off the network (:attr:`Plan.network`)."""
+
+CGROUP, SIGNALS = "cgroup", "signals"
+"""How a host's processes are frozen between its moves (:attr:`Plan.freezer`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The mechanism that confines each thing beyond files on a machine (:func:`choose`).
+
+    ``network``: :data:`NAMESPACE` (a network namespace of each host's own), :data:`LANDLOCK_TCP`
+    (Landlock refuses TCP) or :data:`OPEN` (nothing); ``private``: each host has its own
+    ``/dev/shm`` and working directory, tmpfs of bounded sizes (else the machine's ``/dev/shm``,
+    and each file bounded by ``RLIMIT_FSIZE``); ``freezer``: :data:`CGROUP` or :data:`SIGNALS`;
+    ``affinity``: ``sched_setaffinity`` is refused (seccomp).
+    """
+
+    network: str
+    private: bool
+    freezer: str
+    affinity: bool
+
+
+def choose(facts: Machine) -> Plan:
+    """The :class:`Plan` for a machine with ``facts``: each mechanism where it is available, else its
+    fallback (module docstring).
+
+    >>> choose(Machine(7, False, False, False, False, False, True)).network
+    'landlock'
+    """
+    if facts.network:
+        how = NAMESPACE
+    elif facts.landlock >= landlock.TCP_ABI:
+        how = LANDLOCK_TCP
+    else:
+        how = OPEN
+    return Plan(how, facts.mounts, CGROUP if facts.cgroup else SIGNALS, facts.seccomp)
+
+
+def plan() -> Plan:
+    """This machine's :class:`Plan` (:func:`choose` of :func:`machine`)."""
+    return choose(machine())
+
+
+def describe(facts: Machine) -> str:
+    """The line that says which isolation the agents' hosts get on a machine with ``facts``: each
+    mechanism in force, then, in parentheses, what each one missing leaves open.
+
+    >>> print(describe(Machine(7, True, True, False, True, True, True)).replace(", ", ",\\n"))
+    isolation: Landlock ABI 7,
+    own users,
+    no capabilities,
+    own mounts,
+    own network,
+    own /dev/shm and working directory (tmpfs),
+    frozen between moves (cgroup v2),
+    CPUs locked (seccomp)
+    """
+    chosen = choose(facts)
+    parts = [f"Landlock ABI {facts.landlock}"] if facts.landlock else []
+    notes = [] if facts.landlock else ["no Landlock on this kernel: agents read what any user may"]
+    if facts.root:
         parts.append("own users")
-        if needs_capability(view):
+        if facts.capability:
             parts.append("CAP_DAC_READ_SEARCH kept")
             notes.append(
                 "Python is in a folder other users cannot enter, no mount namespace: agents read any file"
             )
         else:
             parts.append("no capabilities")
-        if view:
+        if facts.mounts:
             parts.append("own mounts")
     else:
         parts.append("the runner's user")
-        notes.append(
-            "not root: no users of their own" if version else "not root: they may signal your processes"
-        )
+        theirs = "no users of their own" if facts.landlock else "they may signal your processes"
+        notes.append(f"not root: {theirs}")
+    if chosen.network == NAMESPACE:
+        parts.append("own network")
+    elif chosen.network == LANDLOCK_TCP:
+        parts.append("no TCP (Landlock)")
+        notes.append("no network namespace: UDP reaches the network")
+    else:
+        notes.append("no network namespace nor Landlock TCP rules: agents reach the network")
+    if chosen.private:
+        parts.append("own /dev/shm and working directory (tmpfs)")
+    else:
+        notes.append("no mounts of their own: /dev/shm is shared, the disk bounded per file, not in all")
+    if chosen.freezer == CGROUP:
+        parts.append("frozen between moves (cgroup v2)")
+    else:
+        parts.append("stopped between moves (SIGSTOP)")
+        notes.append("no cgroup v2 of theirs: a process an agent disowns escapes SIGSTOP")
+    if chosen.affinity:
+        parts.append("CPUs locked (seccomp)")
+    else:
+        notes.append("no seccomp: agents may widen their CPUs")
     line = "isolation: " + ", ".join(parts)
     return f"{line} ({'; '.join(notes)})" if notes else line
+
+
+def describe_isolation() -> str:
+    """The line that says which isolation the agents' hosts get on this machine (:func:`describe` of
+    :func:`machine`), for ``connectx run`` to print.
+
+    >>> describe_isolation().startswith("isolation: ")
+    True
+    """
+    return describe(machine())

@@ -4,7 +4,9 @@ it names, on top of the usual permissions, for good.
 
 :func:`abi` probes the kernel's Landlock ABI version (0 where there is none: an older kernel, or
 Landlock not among the kernel's security modules). A :class:`Ruleset` handles every file access right
-the ABI knows and, from ABI 6, scopes signals and abstract Unix sockets to the processes it restricts;
+the ABI knows, from ABI 6 scopes signals and abstract Unix sockets to the processes it restricts, and,
+when asked and from ABI 4, refuses binding and connecting TCP sockets (to any port: no rule grants
+one; UDP and other protocols are not Landlock's);
 :meth:`Ruleset.allow` grants rights beneath a path, :meth:`Ruleset.restrict` applies it to the calling
 thread (the caller sets ``no_new_privs`` first, or holds ``CAP_SYS_ADMIN``).
 
@@ -52,6 +54,10 @@ ALL = READ | WRITE_FILE | _MAKE_AND_REMOVE | REFER | TRUNCATE | IOCTL_DEV
 
 _SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 _SCOPE_SIGNAL = 1 << 1  # ABI 6
+_BIND_TCP, _CONNECT_TCP = 1 << 0, 1 << 1  # LANDLOCK_ACCESS_NET_*, ABI 4
+
+TCP_ABI = 4
+"""The first Landlock ABI with network rights (Linux 6.7)."""
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -103,12 +109,14 @@ def _handled(version: int) -> int:
 
 
 @functools.cache
-def _ruleset_attr() -> _RulesetAttr:
-    """What a :class:`Ruleset` handles: every file access right the kernel's ABI knows and, from ABI
-    6, the scopes of signals and abstract Unix sockets (made once)."""
+def _ruleset_attr(tcp: bool) -> _RulesetAttr:
+    """What a :class:`Ruleset` handles: every file access right the kernel's ABI knows, from ABI 6
+    the scopes of signals and abstract Unix sockets, and with ``tcp``, from ABI 4, binding and
+    connecting TCP sockets (made once)."""
     version = abi()
     scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
-    return _RulesetAttr(_handled(version), 0, scoped)
+    network = _BIND_TCP | _CONNECT_TCP if tcp and version >= TCP_ABI else 0
+    return _RulesetAttr(_handled(version), network, scoped)
 
 
 def rule(fd: int, rights: int) -> Rule:
@@ -124,11 +132,12 @@ def rule(fd: int, rights: int) -> Rule:
 class Ruleset:
     """A Landlock ruleset for the calling process: every file access right the kernel's ABI knows is
     denied but where a rule grants it (:meth:`allow`, :meth:`add`); from ABI 6, signals and
-    connections to abstract Unix sockets reach only processes restricted by it (or within it).
-    Raises ``OSError`` without Landlock (:func:`abi` is 0)."""
+    connections to abstract Unix sockets reach only processes restricted by it (or within it); with
+    ``tcp``, from ABI 4 (:data:`TCP_ABI`), no TCP socket may bind or connect. Raises ``OSError``
+    without Landlock (:func:`abi` is 0)."""
 
-    def __init__(self) -> None:
-        attr = _ruleset_attr()
+    def __init__(self, *, tcp: bool = False) -> None:
+        attr = _ruleset_attr(tcp)
         self._fd = _syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), 0)
 
     def allow(self, path: str, rights: int) -> None:

@@ -10,8 +10,12 @@ have loaded their agents (:class:`View`). In it:
 * ``/proc`` is a procfs of its own mounted with ``hidepid=2`` (``invisible``): a process sees there
   only the processes it may trace, those of its own user that are dumpable (``proc(5)``), so no
   other process's command line, status or working directory;
-* ``/dev/shm`` is a tmpfs of its own (``multiprocessing``'s locks and queues make their POSIX
-  semaphores there), emptied when a game ends (:meth:`View.wipe`).
+
+Each host then makes a mount namespace of its own from the view (:func:`private`), holding two
+tmpfs of its own, bounded, whose files go with the host's last process: ``/dev/shm``
+(``multiprocessing``'s locks and queues make their POSIX semaphores there) and its working
+directory. So no agent sees the other's files there, and none can fill the disk or the machine's
+``/dev/shm``.
 
 Nothing of it is seen outside the namespace (every mount in it is private). The namespace lives as
 long as a process in it or a descriptor of it does. Building it needs ``CAP_SYS_ADMIN``, which a
@@ -26,12 +30,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import shutil
 import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["View"]
+__all__ = ["View", "private"]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -105,11 +108,11 @@ def covers(folders: Iterable[str]) -> dict[str, list[str]]:
 
 
 class View:
-    """The agents' mount namespace (module docstring): descriptors of it (``namespace``), of its
-    ``/proc`` (``proc``) and of its ``/dev/shm`` (``shared_memory``)."""
+    """The agents' mount namespace (module docstring): descriptors of it (``namespace``) and of its
+    ``/proc`` (``proc``)."""
 
-    def __init__(self, namespace: int, proc: int, shared_memory: int) -> None:
-        self.namespace, self.proc, self.shared_memory = namespace, proc, shared_memory
+    def __init__(self, namespace: int, proc: int) -> None:
+        self.namespace, self.proc = namespace, proc
 
     @classmethod
     def build(cls, folders: Iterable[str]) -> View | None:
@@ -153,31 +156,32 @@ class View:
                 for tree in trees:
                     os.close(tree)
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=2")
-        _mount("tmpfs", "/dev/shm", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777")
         namespace = os.open("/proc/self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
-        proc = os.open("/proc", os.O_PATH | os.O_CLOEXEC)
-        return cls(namespace, proc, os.open("/dev/shm", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        return cls(namespace, os.open("/proc", os.O_PATH | os.O_CLOEXEC))
 
     @property
-    def descriptors(self) -> tuple[int, int, int]:
+    def descriptors(self) -> tuple[int, int]:
         """Its descriptors, which a process forked to enter it keeps until it has (:meth:`close`)."""
-        return self.namespace, self.proc, self.shared_memory
+        return self.namespace, self.proc
 
     def enter(self) -> None:
         """Move the calling process (root, single-threaded) into the view. Its working and root
         directories become the view's root; raises ``OSError`` when it may not."""
         _setns(self.namespace)
 
-    def wipe(self) -> None:
-        """Remove everything in the view's ``/dev/shm`` (a game's leftovers)."""
-        for entry in os.scandir(self.shared_memory):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.name, dir_fd=self.shared_memory, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.name, dir_fd=self.shared_memory)
-
     def close(self) -> None:
         """Close this process's descriptors of it (the namespace lives on while a process is in it)."""
         for fd in self.descriptors:
             os.close(fd)
+
+
+def private(workdir: str, uid: int, disk_mb: int, shm_mb: int) -> None:
+    """Move the calling process (root, single-threaded, in the view: :meth:`View.enter`) into a
+    mount namespace of its own, made from the view, in which ``/dev/shm`` is a tmpfs of ``shm_mb``
+    MiB that any user may write (mode ``1777``) and ``workdir`` a tmpfs of ``disk_mb`` MiB that only
+    user ``uid`` may enter. Both are empty, and go with the last process in the namespace; a write
+    beyond their size fails with ``ENOSPC``. Raises ``OSError`` when a step fails."""
+    _check(_libc.unshare(_CLONE_NEWNS), "unshare")
+    flags = _MS_NOSUID | _MS_NODEV
+    _mount("tmpfs", "/dev/shm", "tmpfs", flags, f"size={shm_mb}m,mode=1777")
+    _mount("tmpfs", workdir, "tmpfs", flags, f"size={disk_mb}m,mode=0700,uid={uid},gid={uid}")

@@ -17,9 +17,11 @@ import os
 import select
 import signal
 import socket
+import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 
-from tournament.sandbox import isolation, landlock
+from tournament.sandbox import freezer, isolation, landlock, network
 from tournament.sandbox.confinement import (
     PR_SET_PDEATHSIG,
     clear_environment,
@@ -30,6 +32,9 @@ from tournament.sandbox.confinement import (
 from tournament.sandbox.host import ending, fork_host
 from tournament.sandbox.processes import become_subreaper, kill_descendants
 from tournament.sandbox.users import isolating
+
+CLOSING = 1.0
+"""Seconds :meth:`Zygote.close` gives the zygote to clear up and exit before it kills it."""
 
 
 class Zygote:
@@ -112,13 +117,19 @@ class Zygote:
         return bool(self.pid)
 
     def close(self) -> None:
-        """Kill the zygote and, with it, its hosts (``PR_SET_PDEATHSIG``); reap it."""
+        """End the zygote and reap it: closing its socket tells it to kill every process it has left
+        and remove their cgroups, then exit; one that has not within :data:`CLOSING` seconds is
+        killed, and its hosts with it (``PR_SET_PDEATHSIG``)."""
         self._control.close()
         if self.pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+            deadline = time.monotonic() + CLOSING
+            while not os.waitpid(self.pid, os.WNOHANG)[0]:
+                if time.monotonic() > deadline:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    break
+                time.sleep(0.002)
             self.pid = 0
 
 
@@ -127,39 +138,73 @@ def _serve(control: socket.socket) -> None:
     It keeps no descriptor but its socket (and the standard streams): a pipe or socket of the
     runner's, such as a Ray worker's connection, stays open no longer than the game process. Once,
     for all its hosts, it clears its environment, builds the agents' mount namespace
-    (:mod:`tournament.sandbox.mounts`), empties its capability bounding set and opens the Landlock
+    (:mod:`tournament.sandbox.mounts`) and the network namespaces of each mark's hosts
+    (:mod:`tournament.sandbox.network`), empties its capability bounding set and opens the Landlock
     rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`); each host gets a ruleset
-    holding them. It empties the namespace's ``/dev/shm`` when a game ends."""
+    holding them. It removes the cgroup of each host it killed (:func:`~tournament.sandbox.freezer.remove`;
+    first, those that runners killed left: :func:`~tournament.sandbox.freezer.sweep`), and when its
+    socket closes it kills every process left before it exits."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     close_all_but(control.fileno())
     become_subreaper()
     clear_environment()  # once, here, for every host to come
+    freezer.sweep()
     view = isolation.build_view()
     if isolating():
         empty_bounding_set(isolation.needs_capability(view is not None))
-    shared = isolation.Shared(view) if landlock.abi() else None
+    how = isolation.plan().network
+    shared = isolation.Shared(view, tcp=how == isolation.LANDLOCK_TCP) if landlock.abi() else None
+    networks = (network.make(), network.make()) if how == isolation.NAMESPACE else None
+
+    forked: set[int] = set()  # hosts alive, or dead with their cgroups still to be removed
+    dead: list[int] = []  # hosts killed whose cgroups are to be removed, when nothing waits
 
     def fork() -> tuple[int, Connection]:
-        return fork_host(view, shared.ruleset() if shared is not None else None)
+        pid, conn = fork_host(view, shared.ruleset() if shared is not None else None, networks)
+        forked.add(pid)
+        return pid, conn
+
+    def clear(spare: set[int]) -> None:
+        kill_descendants(spare=spare)
+        dead.extend(forked - spare)
+        forked.intersection_update(spare)
 
     ready: list[tuple[int, Connection]] = []
-    while True:
-        if len(ready) < Zygote.READY and not select.select([control], [], [], 0)[0]:
-            ready.append(fork())  # only while no request waits
-            continue
-        request = control.recv(64)
-        if not request:
-            break
-        command, _, argument = request.partition(b" ")
-        if command == b"host":
-            if not ready:
-                ready.append(fork())
-            pid, conn = ready.pop(0)
-            socket.send_fds(control, [b"%d" % pid], [conn.fileno()])
-            conn.close()
-        elif command == b"clear":
-            kill_descendants(spare={pid for pid, _ in ready})
-            if view is not None:
-                view.wipe()
-        elif command == b"ended":
-            control.send(ending(int(argument)).encode())
+
+    def idle() -> bool:
+        """Do one thing that waits for no request (False when nothing is left): fork a blank host
+        while fewer than :data:`Zygote.READY` are, else remove a dead host's cgroup."""
+        if len(ready) < Zygote.READY:
+            ready.append(fork())
+        elif dead:
+            freezer.remove(dead.pop())
+        else:
+            return False
+        return True
+
+    try:
+        while request := _next(control, idle):
+            command, _, argument = request.partition(b" ")
+            if command == b"host":
+                if not ready:
+                    ready.append(fork())
+                pid, conn = ready.pop(0)
+                socket.send_fds(control, [b"%d" % pid], [conn.fileno()])
+                conn.close()
+            elif command == b"clear":
+                clear({pid for pid, _ in ready})
+            elif command == b"ended":
+                control.send(ending(int(argument)).encode())
+    except OSError:  # the game process closed its end while hosts or answers were on their way
+        pass
+    clear(set())
+    for pid in dead:
+        freezer.remove(pid)
+
+
+def _next(control: socket.socket, idle: Callable[[], bool]) -> bytes:
+    """The next request on ``control``, doing ``idle`` work while none waits and some is left;
+    ``b""`` once the game process has closed its end."""
+    while not select.select([control], [], [], 0)[0] and idle():
+        pass
+    return control.recv(64)

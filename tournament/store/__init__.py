@@ -14,7 +14,9 @@ completed when it holds no games, and reported otherwise). A run holds an exclus
 ``DIR/tournament.lock`` (``fcntl.flock``) while its store is open, so a second run on the same
 directory is refused. Every SQLite or file-system failure -- a read-only directory, a full disk, a
 damaged file -- becomes a :class:`StoreError` whose message is one line; a failed write is rolled
-back, so the games stored before it stay intact.
+back, so the games stored before it stay intact. While a run holds the store, room is kept on the
+disk for the games it plays (:mod:`~tournament.store.reserve`): a game that finds the disk full is
+still stored, and :meth:`Store.room` tells the run to stop before the next.
 
 Reading a store that cannot be written (a read-only file system or mount, a folder or file without
 write permission): :meth:`Store.open` falls back to SQLite's read-only mode (URI ``mode=ro``), which
@@ -34,6 +36,7 @@ opened, checked), :mod:`~tournament.store.locks` (the directory's locks),
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sqlite3
@@ -55,6 +58,7 @@ from tournament.store.database import (
 )
 from tournament.store.errors import StoreError, Unwritable, describe, failures
 from tournament.store.locks import LOCK_NAME, reader_lock, run_lock
+from tournament.store.reserve import RESERVE, Reserve, disk_full
 from tournament.store.settings import continuation, settings_from_json, settings_to_json
 
 __all__ = [
@@ -86,10 +90,12 @@ class Store:
         *,
         read_only: bool = False,
         reader_lock: int | None = None,
+        reserve: Reserve | None = None,
     ) -> None:
         self._db = connection
         self.path = path
         self._lock = lock
+        self._reserve = reserve  # a run's (create): room kept for its games
         self._reader_lock = reader_lock  # the shared lock an immutable read holds (see open)
         self.read_only = read_only
         """True when the store was opened read-only, its folder or file being unwritable (see
@@ -107,7 +113,8 @@ class Store:
         Raises :class:`StoreError`, touching no stored game, when another run holds the lock, the
         directory holds a tournament with other settings or more ``games`` (unless ``overwrite``;
         see :func:`continuation`), the database is
-        damaged (SQLite's ``quick_check``), or the directory cannot be created or written. A database
+        damaged (SQLite's ``quick_check``), the directory cannot be created or written, or its disk
+        has not the room a run keeps (:mod:`~tournament.store.reserve`). A database
         without its settings row (its creation was killed) is completed when it holds no games and
         refused otherwise.
         """
@@ -116,8 +123,17 @@ class Store:
         with failures(directory, "create the directory"):
             directory.mkdir(parents=True, exist_ok=True)
         lock = run_lock(directory)
-        db = None
+        db, reserve = None, None
         try:
+            try:
+                reserve = Reserve(directory)
+            except OSError as error:
+                if not disk_full(error):
+                    raise StoreError(describe(directory, "keep room for the games in", error)) from None
+                raise StoreError(
+                    f"cannot start a run in {directory}: the disk is full (less than {RESERVE >> 20} MiB "
+                    "free, which a run keeps for the games it plays); free some space and run again"
+                ) from None
             with failures(path, "create"):
                 if overwrite:
                     for suffix in SIDE_FILES:
@@ -148,10 +164,12 @@ class Store:
                         with db:
                             row = (settings_to_json(continued),)
                             db.execute("UPDATE settings SET json = ? WHERE id = 1", row)
-            return cls(db, path, lock)
+            return cls(db, path, lock, reserve=reserve)
         except BaseException:
             if db is not None:
                 db.close()
+            if reserve is not None:
+                reserve.close()
             os.close(lock)
             raise
 
@@ -233,19 +251,38 @@ class Store:
         return settings
 
     def add(self, record: GameRecord) -> None:
-        """Store one finished game (committed at once, or not at all). Raises :class:`StoreError` if a
-        game with the same id is already stored, or the write fails (e.g. a full disk)."""
+        """Store one finished game (committed at once, or not at all). A run's store that finds the
+        disk full gives up its reserve and writes again (:mod:`~tournament.store.reserve`; the run
+        should then stop: :meth:`room`). Raises :class:`StoreError` if a game with the same id is
+        already stored, or the write fails (e.g. a full disk, with no reserve left)."""
         self._writable(f"store game {record.game_id} in")
         row = to_row(record)
         names = ", ".join(row)
         marks = ", ".join(f":{name}" for name in row)
-        try:
-            with self._db:
-                self._db.execute(f"INSERT INTO games ({names}) VALUES ({marks})", row)
-        except sqlite3.IntegrityError:
-            raise StoreError(f"game {record.game_id} is already stored in {self.path}") from None
-        except (sqlite3.Error, OSError) as error:
-            raise StoreError(describe(self.path, f"store game {record.game_id} in", error)) from None
+        while True:
+            try:
+                with self._db:
+                    self._db.execute(f"INSERT INTO games ({names}) VALUES ({marks})", row)
+                return
+            except sqlite3.IntegrityError:
+                raise StoreError(f"game {record.game_id} is already stored in {self.path}") from None
+            except (sqlite3.Error, OSError) as error:
+                if self._db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.rollback()
+                if not (disk_full(error) and self._reserve is not None and self._reserve.release()):
+                    raise StoreError(describe(self.path, f"store game {record.game_id} in", error)) from None
+
+    def room(self) -> bool:
+        """Whether a run may play its next game: its store still keeps its room on the disk, and the
+        disk has a little more (:meth:`~tournament.store.reserve.Reserve.room`). Always True for a
+        store opened to read."""
+        return self._reserve is None or self._reserve.room()
+
+    def free_mib(self) -> int:
+        """MiB free on the store's disk for this process."""
+        stats = os.statvfs(self.path.parent)
+        return stats.f_bavail * stats.f_frsize >> 20
 
     def game_ids(self) -> set[int]:
         """Ids of the stored games."""
@@ -271,6 +308,8 @@ class Store:
         """Close the database and release the run lock (if :meth:`create` took it) or the shared lock
         of a read-only :meth:`open`."""
         self._db.close()
+        if self._reserve is not None:
+            self._reserve.close()
         for name in ("_lock", "_reader_lock"):
             fd = getattr(self, name)
             if fd is not None:
