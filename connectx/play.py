@@ -205,17 +205,20 @@ def session(
     sandbox.protect_runner()  # the agent's process may not read this one's memory
     sandbox.become_subreaper()  # so that what the agent starts and leaves behind is killed at the end
     started_at, began = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
-    proxy = sandbox.AgentProcess(
-        game.spec,
-        game.agent_mark,
-        seed=task.seed + game.agent_mark,
-        global_seed=task.seed,
-    )
-    try:
-        end = game.play(HumanPlayer(game.you, ask, say), AgentSide(proxy, game.label, say))
-    finally:
-        proxy.close()
-        sandbox.kill_descendants()
+    # A slot no runner on the machine holds, as a runner's games have: the agent's user is its own.
+    with sandbox.claim_slots(1) as (slot,):
+        proxy = sandbox.AgentProcess(
+            game.spec,
+            game.agent_mark,
+            seed=task.seed + game.agent_mark,
+            global_seed=task.seed,
+            slot=slot,
+        )
+        try:
+            end = game.play(HumanPlayer(game.you, ask, say), AgentSide(proxy, game.label, say))
+        finally:
+            proxy.close()
+            sandbox.kill_descendants()
     forfeit = end.forfeit if isinstance(end, Forfeited) else None
     duration = time.perf_counter() - began
     return GameRecord.ended(task, game.moves, game.times, forfeit, duration=duration, started_at=started_at)

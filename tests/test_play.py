@@ -351,3 +351,20 @@ def test_none_is_kaggles_default_move_column_1_not_a_forfeit(tmp_path: Path) -> 
     child.expect(r"forfeits \(invalid\): mark 1 returned None: Kaggle played its default action, column 1, "
                  r"which is full; you win")  # fmt: skip
     assert finish(child) == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="agents have users of their own only when the runner is root")
+def test_the_agent_at_the_terminal_has_a_user_that_no_runner_on_the_machine_holds(tmp_path):
+    """``connectx play`` claims a game slot as a runner does, so its agent never shares a user with the
+    agents of a run playing on the machine (here the run's slot is held while the game is played)."""
+    from connectx.play import session
+    from tournament import sandbox
+    from tournament.schedule import GameTask
+
+    spy = tmp_path / "whoami.py"
+    spy.write_text("import os\ndef agent(obs, config):\n    raise RuntimeError(f'uid {os.getuid()}')\n")
+    task = GameTask(0, 0, HUMAN, str(spy), 6, 7, 4, 2.0, None, seed=1)
+    with sandbox.claim_slots(1) as (held,):
+        record = session(task, colour=False, say=lambda text: None, ask=lambda prompt: "4")
+    uid = int(record.detail.split("uid ")[1].split()[0].strip("'\""))
+    assert uid not in (sandbox.agent_uid(held, 1), sandbox.agent_uid(held, 2)), record.detail
