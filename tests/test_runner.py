@@ -170,30 +170,39 @@ def _new_children(others: set[int]) -> list[int]:
     return [pid for pid in sandbox.children() if pid not in others]
 
 
-SECOND_MOVE = """import time
+SECOND_MOVE = """import ctypes, time
 calls = 0
 
 
 def agent(obs, config):
     global calls
     calls += 1
-    if calls == 2:  # tell the test, then think for longer than the test waits
-        open("second-move", "w").close()
+    if calls == 2:  # tell the test (its process name: prctl PR_SET_NAME), then outlast its wait
+        ctypes.CDLL(None).prctl(15, b"second-move", 0, 0, 0)
         time.sleep(120)
     return [c for c in range(config.columns) if obs.board[c] == 0][-1]  # rightmost
 """
-"""An agent that plays the rightmost column, and at its second move leaves a file ``second-move`` in its
-working directory and sleeps: the moment a test acts on its game process, whatever the machine's load."""
+"""An agent that plays the rightmost column, and at its second move names its process ``second-move``
+and sleeps: the moment a test acts on its game process, whatever the machine's load. (A file would not
+do: an agent's working directory is a file system of its own, which no other process sees.)"""
 
 
-def _at_second_move(folder: Path, others: set[int], sig: signal.Signals) -> threading.Thread:
-    """A started thread that waits (at most 120 s) until :data:`SECOND_MOVE`'s file appears under
-    ``folder``, then sends ``sig`` to the runner's game processes (this process's children but
-    ``others``)."""
+def _named(name: str) -> bool:
+    """Whether a process of this machine is named ``name`` (``/proc/PID/comm``)."""
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == name:
+                return True
+    return False
+
+
+def _at_second_move(others: set[int], sig: signal.Signals) -> threading.Thread:
+    """A started thread that waits (at most 120 s) until :data:`SECOND_MOVE`'s agent names its process,
+    then sends ``sig`` to the runner's game processes (this process's children but ``others``)."""
 
     def act() -> None:
         deadline = time.monotonic() + 120
-        while not any(folder.rglob("second-move")) and time.monotonic() < deadline:
+        while not _named("second-move") and time.monotonic() < deadline:
             time.sleep(0.02)
         for pid in _new_children(others):
             os.kill(pid, sig)
@@ -203,16 +212,15 @@ def _at_second_move(folder: Path, others: set[int], sig: signal.Signals) -> thre
     return thread
 
 
-def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path, monkeypatch):
+def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
     """The runner keeps the moves it saw: a game process killed mid-game is stored with them (here in
     its second game: nothing of the first game's moves is counted)."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the agents' directories, watched here
     slow = tmp_path / "slow.py"
     slow.write_text(SECOND_MOVE)
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     second = GameTask(1, 1, str(slow), "leftmost", 6, 7, 4, 1.0, None, seed=7)  # Kaggle's limit: no hurry
     games = run_games([_task(0, "leftmost", "leftmost"), second], workers=1)
-    killer = _at_second_move(tmp_path, others, signal.SIGKILL)
+    killer = _at_second_move(others, signal.SIGKILL)
     first, record = games
     killer.join()
     assert first.game_id == 0 and first.termination is Termination.WIN
@@ -262,13 +270,13 @@ def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tm
     """The watchdog: a game process silent for longer than a move may take (here it is stopped) is
     killed, and the agent whose turn it was forfeits, with the moves played until then; nothing of
     the game is left, not even its agents' working directories."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the agents' directories, watched here
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the games' scratch folders, looked at below
     slow = tmp_path / "slow.py"
     slow.write_text(SECOND_MOVE)
     task = GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, 2.0, seed=7)  # the stop comes first
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games([task], workers=1)
-    stopper = _at_second_move(tmp_path, others, signal.SIGSTOP)
+    stopper = _at_second_move(others, signal.SIGSTOP)
     (record,) = games
     stopper.join()
     assert record.termination is Termination.TIMEOUT and "held the game process" in record.detail
