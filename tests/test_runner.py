@@ -309,3 +309,32 @@ def test_killing_what_games_left_spares_multiprocessings_resource_tracker() -> N
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1"]  # the tracker alone
+
+
+def test_game_processes_hold_none_of_the_runners_descriptors(tmp_path) -> None:
+    """A run's lock (an ``flock``, held by every process that has it open) and its store stay the
+    runner's: a game process keeps no descriptor of its parent's but its pipe, so a run killed with -9
+    frees its directory at once, not once its game processes have died too."""
+    held = tmp_path / "tournament.lock"
+    with open(held, "w") as lock:
+        assert os.path.samefile(f"/proc/self/fd/{lock.fileno()}", held)
+        slow = tmp_path / "slow.py"
+        slow.write_text(SECOND_MOVE)
+        others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
+        seen: dict[int, list[str]] = {}
+
+        def look_then_kill() -> None:
+            deadline = time.monotonic() + 120
+            while not _named("second-move") and time.monotonic() < deadline:
+                time.sleep(0.02)
+            for pid in _new_children(others):
+                seen[pid] = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
+                os.kill(pid, signal.SIGKILL)
+
+        games = run_games([GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, None, seed=7)], workers=1)
+        looker = threading.Thread(target=look_then_kill, daemon=True)
+        looker.start()
+        (record,) = games
+        looker.join()
+    assert seen and all(str(held) not in targets for targets in seen.values()), seen
+    assert record.termination is Termination.ERROR and record.moves == (6, 0)

@@ -30,6 +30,7 @@ from tournament import sandbox
 from tournament.game import Environments, play_episode
 from tournament.limits import Limits
 from tournament.record import Forfeit, GameFailed, GameRecord, Termination
+from tournament.sandbox.confinement import close_all_but
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 
@@ -130,6 +131,10 @@ def serve(
     game to game (:class:`~tournament.game.Environments`). Never returns: it exits."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
     sandbox.become_game_process()
+    # None of the runner's descriptors but the pipe: the run's lock above all (an flock, shared with
+    # every process that holds it: a run killed with -9 would keep its directory locked until its game
+    # processes died too), the store's database, a Ray worker's connections.
+    close_all_but(conn.fileno())
     os.sched_setaffinity(0, cpus)  # inherited by the zygote, and by the hosts it forks
     tempfile.tempdir = scratch
     zygote = sandbox.Zygote()
