@@ -199,7 +199,7 @@ def install() -> dict[str, str]:
     return {
         "install": prose(
             f"The install took {duration(seconds)} and {gigabytes:.1f} GB on the 2-core development machine, "
-            f"at a load average of {load} (other sessions were working on it). Nearly all of it is "
+            f"at a load average of {load}. Nearly all of it is "
             "kaggle-environments' own dependencies (JAX, OpenSpiel, transformers, gymnasium, pygame, ...), "
             "which the referee imports; the solved game's opening databases (`bitbully-databases`, 18 MB) "
             "and numba (for the solver past them) come with it."
