@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -113,8 +114,14 @@ def _empty_observation() -> tuple[dict, dict]:
 
 
 @pytest.mark.torch
-def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(tmp_path: Path) -> None:
+def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("sb3_contrib")
+    temporary = tmp_path / "tmp"  # Stable-Baselines3's default logger makes a folder there each run
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -145,3 +152,4 @@ def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(tmp_path: P
 
     assert trainer.main([*options, "--steps", "256"]) == 0  # the same command, more steps: resumed
     assert [row["steps"] for row in json.loads((out / "history.json").read_text())] == [128, 256]
+    assert not list(temporary.glob("SB3-*"))  # no log folder left behind outside --out

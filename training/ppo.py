@@ -52,6 +52,7 @@ with contextlib.redirect_stderr(io.StringIO()):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.base_class import BaseAlgorithm
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -326,6 +327,7 @@ def train(settings: Settings) -> list[dict[str, float]]:
     callback = _Evaluations(settings, geo, history, snapshots)
     remaining = settings.steps - model.num_timesteps
     if remaining > 0:
+        model.set_logger(Logger(folder=None, output_formats=[]))  # its default makes a folder in /tmp
         model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=False)
         if not history or history[-1].get("steps") != model.num_timesteps:
             callback.evaluate()
