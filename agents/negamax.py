@@ -60,7 +60,10 @@ from agents.kit.solved import SolvedPositions
 from agents.kit.strategy import Strategy
 from agents.kit.tactics import tactical_move
 
-__all__ = ["BANK_KEPT", "Negamax", "agent", "make_agent", "threat_evaluation"]
+__all__ = ["BANK_KEPT", "USES_SOLVER", "Negamax", "agent", "make_agent", "threat_evaluation"]
+
+USES_SOLVER = True
+"""The solved stage searches with the compiled solver (:func:`agents.registry.uses_solver`)."""
 
 BANK_KEPT = DEFAULT_OVERAGE / 2
 """Seconds of the overage bank that exact solving never spends (half of Kaggle's 60 s): no game uses

@@ -28,6 +28,7 @@ the module docstring), for ``connectx agents``.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import importlib
 import inspect
@@ -247,6 +248,44 @@ def _items(text: str) -> list[tuple[str, str]]:
             raise SpecError(f"bad parameter {item!r} in {text!r}: expected key=value")
         items.append((key.strip(), value.strip()))
     return items
+
+
+def uses_solver(text: str) -> bool:
+    """Whether the agent of spec ``text`` may call the compiled solver (numba's) while it plays, so
+    that the process that forks its host should compile it first
+    (:func:`agents.engine.solver.warm_up`): one of ours whose module says so (``USES_SOLVER =
+    True``), or a file agent whose source imports this package (``import agents...`` or ``from
+    agents... import``), read with :mod:`ast`; never kaggle-environments' agents, a file that does
+    not parse, nor a spec that :func:`parse_spec` refuses (that agent's games fail without playing).
+
+    Why not always compile: the compiled solver and numba hold about 45 MB of the forking
+    process's memory, which every host forked from it copies the page tables of and tears down
+    again; for agents that never search it is a cost per game and nothing more
+    (``python -m benchmarks.runner_overhead`` measures it).
+
+    >>> uses_solver("negamax"), uses_solver("minimax:depth=2"), uses_solver("kaggle-negamax")
+    (True, False, False)
+    """
+    try:
+        spec = parse_spec(text)
+    except SpecError:
+        return False
+    if spec.kind == "builtin":
+        return bool(getattr(module(spec.name), "USES_SOLVER", False))
+    if spec.kind == "kaggle":
+        return False
+    try:
+        with open(spec.name, "rb") as file:
+            tree = ast.parse(file.read(), spec.name)
+    except (OSError, SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        if any(name.partition(".")[0] == "agents" for name in names):
+            return True
+    return False
 
 
 def files_of(text: str) -> dict[str, str]:

@@ -81,24 +81,44 @@ def test_the_solver_hands_the_positions_past_the_databases_to_the_numba_kernel()
     assert solver.solve_bits(board.position, board.mask, board.ply, weak=True) == 1
 
 
-def test_a_process_that_forks_hosts_holds_the_kernel_compiled_before_its_first_host() -> None:
+def test_the_kernel_is_compiled_before_the_hosts_fork_for_agents_that_use_it_and_only_for_them() -> None:
     """A sandboxed host cannot write numba's cache, so it would compile the kernel inside its game:
-    ``fork_host`` has the forking process compile it first, and hosts inherit the machine code. A
-    fresh interpreter, since this one may have compiled it already."""
+    the runner compiles it before it forks its game processes, and an ``AgentProcess`` without a
+    zygote before it forks its host, when an entrant uses the solver; for others numba is not even
+    imported (its 45 MB would be copied into every host). A fresh interpreter, since this one may
+    have compiled it already."""
     import subprocess
     import sys
 
     script = (
-        "import os, signal\n"
-        "from agents.engine.solver import fast\n"
-        "from tournament.sandbox.host import fork_host\n"
-        "before = len(fast._solve.signatures)\n"
-        "pid, conn = fork_host()\n"
-        "os.kill(pid, signal.SIGKILL)\n"
-        "os.waitpid(pid, 0)\n"
-        "print(before, len(fast._solve.signatures))\n"
+        "import sys\n"
+        "from tournament.runner import run_games\n"
+        "from tournament.sandbox import AgentProcess\n"
+        "from tournament.schedule import GameTask\n"
+        "def compiled():\n"
+        "    fast = sys.modules.get('agents.engine.solver.fast')\n"
+        "    return len(fast._solve.signatures) if fast else 'none'\n"
+        "def play(first):\n"
+        "    task = GameTask(0, 0, first, 'kaggle-random', 6, 7, 4, 2.0, None, 0)\n"
+        "    print(type(next(iter(run_games([task], 1)))).__name__, compiled())\n"
+        "def host(spec):\n"
+        "    AgentProcess(spec, 1, seed=0, global_seed=0).close()\n"
+        "    print(compiled())\n"
+        "for step in sys.argv[1:]:\n"
+        "    (play if step.startswith('run:') else host)(step.partition(':')[2])\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
-    )
-    assert out.stdout.split() == ["0", "1"], out.stderr
+
+    def run(*steps: str) -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", script, *steps], capture_output=True, text=True, timeout=120, check=True
+        )
+        return out.stdout.split()
+
+    assert run("run:kaggle-random", "host:random", "run:negamax") == [
+        "GameRecord",
+        "none",
+        "none",
+        "GameRecord",
+        "1",
+    ]
+    assert run("host:negamax") == ["1"]

@@ -15,6 +15,7 @@ from agents.registry import (
     parameters,
     parse_spec,
     summary,
+    uses_solver,
     with_paths,
 )
 
@@ -181,3 +182,21 @@ def test_every_command_taking_a_spec_suggests_the_agent_in_one_line(argv, tmp_pa
         "(`connectx agents` lists every agent)\n"
     )
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_uses_solver_names_the_agents_that_search_with_the_compiled_solver(tmp_path):
+    """The runner compiles the solver before forking only for these (tests/test_fast_solver.py)."""
+    assert uses_solver("negamax") and uses_solver("network:search=none")
+    for spec in ("random", "one_step", "minimax:depth=2", "mcts", "lms", "ppo", "kaggle-negamax"):
+        assert not uses_solver(spec), spec
+    wrapper = tmp_path / "wrapper.py"
+    wrapper.write_text(
+        "def agent(obs, config):\n    from agents.negamax import agent as a\n    return a(obs, config)\n"
+    )
+    plain = tmp_path / "plain.py"
+    plain.write_text("import numpy as np\nfrom agentsmith import x\ndef agent(obs, config):\n    return 0\n")
+    broken = tmp_path / "broken.py"
+    broken.write_text("import agents\ndef agent(obs, config)\n")
+    assert uses_solver(str(wrapper))
+    assert not uses_solver(str(plain)) and not uses_solver(str(broken))
+    assert not uses_solver("no-such-agent") and not uses_solver(str(tmp_path / "missing.py"))

@@ -52,6 +52,7 @@ from threadpoolctl import threadpool_limits
 
 from agents.engine.solver import warm_up
 from agents.kit.clock import DEFAULT_OVERAGE
+from agents.registry import uses_solver
 from tournament import sandbox
 from tournament.game_process import STOP, GameProcess, Played, Progress, serve
 from tournament.limits import Limits
@@ -105,19 +106,21 @@ def run_games(
     :class:`GameRecord` per game, or a :class:`~tournament.record.GameFailed` (not raised) when the
     referee itself failed. Order is completion order. Closing the iterator (or an exception in the
     consumer, e.g. ``KeyboardInterrupt``) kills the games still running. Makes this process non-dumpable and a
-    child subreaper (:mod:`tournament.sandbox`).
+    child subreaper (:mod:`tournament.sandbox`), and has it compile the solver first when an entrant
+    may use it (:func:`agents.registry.uses_solver`), so that no host compiles it in a game.
     """
     sandbox.protect_runner()
     sandbox.become_subreaper()
-    warm_up()  # the solver compiled once, here: no game process, zygote or host compiles it again
+    pending = list(tasks)
+    pending.reverse()
+    if any(uses_solver(spec) for spec in {spec for task in pending for spec in (task.first, task.second)}):
+        warm_up()  # the solver compiled once, here: no game process, zygote or host compiles it again
     sandbox.isolation.machine()  # probed once, here, for every game process and host to inherit
     threadpool_limits(limits=1)  # after warm_up, which may load a BLAS (numba imports scipy): inherited
     context = multiprocessing.get_context("fork")
     # Move everything imported so far out of the collector's reach: the children then neither scan
     # nor copy those pages, as the gc.freeze documentation recommends before a fork.
     gc.freeze()
-    pending = list(tasks)
-    pending.reverse()
     cells = max((task.rows * task.columns for task in pending), default=0)
     with sandbox.claim_slots(min(workers, max(len(pending), 1))) as numbers:
         scheduler = _Scheduler(numbers, limits, context, cells)

@@ -6,4 +6,7 @@ Inference is numpy only (:mod:`agents.network.numpy_forward`); training lives ou
 
 from agents.network.agent import agent, make_agent
 
-__all__ = ["agent", "make_agent"]
+__all__ = ["USES_SOLVER", "agent", "make_agent"]
+
+USES_SOLVER = True
+"""The solved stage searches with the compiled solver (:func:`agents.registry.uses_solver`)."""

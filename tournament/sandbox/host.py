@@ -40,7 +40,7 @@ import numpy as np
 import numpy.random  # noqa: F401 - imported once here, not in every host (numpy imports it lazily)
 
 from agents.engine.solver import warm_up
-from agents.registry import SpecError, files_of, load_agent, parse_spec
+from agents.registry import SpecError, files_of, load_agent, parse_spec, uses_solver
 from tournament.environments import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.limits import Limits
 from tournament.replies import decode, encode
@@ -99,10 +99,10 @@ def fork_host(
     closes, and ``networks``, the network namespaces of the hosts of mark 1 and mark 2
     (:func:`tournament.sandbox.network.make`); without, the host builds them itself where it may
     (:func:`~tournament.sandbox.isolation.plan`). Returns its pid and the referee's end of its pipe.
-    It dies with the process that forked it."""
+    It dies with the process that forked it. It holds the compiled solver only if this process did
+    (:func:`agents.engine.solver.warm_up`, called for the agents that use it)."""
     isolation.python_folders()  # computed once in the forking process, for every host to come
     plan = isolation.plan()  # likewise
-    warm_up()  # the solver compiled here, once: a host cannot write numba's cache, and would compile it
     referee_end, host_end = Pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -278,6 +278,8 @@ class AgentProcess:
         if uid is not None:
             os.chown(self.workdir, uid, uid)
         try:
+            if zygote is None and uses_solver(spec):
+                warm_up()  # compiled here, once: a host cannot write numba's cache, and would compile it
             self.pid, self.conn = zygote.host() if zygote is not None else fork_host()
         except OSError:
             self._scratch.close()

@@ -358,8 +358,10 @@ def warm_up() -> None:
     numba compiles on the first call of a signature, or loads the machine code from its cache, which
     it reads only from a folder it can write to (the package's ``__pycache__``, else a user-wide
     folder). A sandboxed agent host can write to neither, so a host that made the first call itself
-    compiled the kernel inside its game, for seconds. Called in the process that forks the hosts
-    (:func:`tournament.sandbox.host.fork_host`), it makes the one call that the solver's searches use
+    compiled the kernel inside its game, for seconds. Called in the process that forks the hosts of
+    agents that search with it (:func:`agents.registry.uses_solver`: the runner before its game
+    processes, :class:`tournament.sandbox.AgentProcess` before a host of its own), it makes the one
+    call that the solver's searches use
     (:meth:`FastSolver.solve_window`'s types) on a small board; forked children inherit the compiled
     code. Once a process; later calls return at once.
     """
