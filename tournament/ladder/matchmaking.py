@@ -77,26 +77,28 @@ def _expected(difference: float) -> float:
 def pair_gain(outlook: Outlook, newcomer: str, member: str, covariance: np.ndarray | None = None) -> float:
     """The target's variance (Elo²) one game pair of ``newcomer`` against ``member`` is expected to
     remove, with ``covariance`` (default the outlook's) as the current one (module docstring)."""
-    v = outlook.covariance if covariance is None else covariance
-    n, j = outlook.index(newcomer), outlook.index(member)
-    u = np.zeros(len(outlook.names))
-    u[n], u[j] = 1.0, -1.0
-    p = _expected(outlook.elo[n] - outlook.elo[j])
-    noise = _C**2 / max(2.0 * p * (1.0 - p), 1e-12)
-    vu = v @ u
-    return float((outlook.target @ vu) ** 2 / (noise + u @ vu))
+    vu, scale = _pair(outlook, newcomer, member, outlook.covariance if covariance is None else covariance)
+    return float((outlook.target @ vu) ** 2 / scale)
 
 
 def _after(outlook: Outlook, newcomer: str, member: str, covariance: np.ndarray) -> np.ndarray:
     """``covariance`` after one game pair of ``newcomer`` against ``member`` (Sherman-Morrison)."""
+    vu, scale = _pair(outlook, newcomer, member, covariance)
+    updated: np.ndarray = covariance - np.outer(vu, vu) / scale
+    return updated
+
+
+def _pair(outlook: Outlook, newcomer: str, member: str, covariance: np.ndarray) -> tuple[np.ndarray, float]:
+    """The two terms of the rank-one update one game pair of ``newcomer`` against ``member`` makes
+    to ``covariance`` V: ``V u`` and ``noise + uᵀ V u``, where ``u`` is +1 at the newcomer and -1 at
+    the member, and ``noise`` the variance of a pair's result at their expected score."""
     n, j = outlook.index(newcomer), outlook.index(member)
     u = np.zeros(len(outlook.names))
     u[n], u[j] = 1.0, -1.0
     p = _expected(outlook.elo[n] - outlook.elo[j])
     noise = _C**2 / max(2.0 * p * (1.0 - p), 1e-12)
     vu = covariance @ u
-    updated: np.ndarray = covariance - np.outer(vu, vu) / (noise + u @ vu)
-    return updated
+    return vu, float(noise + u @ vu)
 
 
 def choose(
