@@ -34,7 +34,7 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 from agents.engine.board import Board
-from scripts.browser import ARGUMENTS, find_chromium
+from benchmarks.browser import ARGUMENTS, find_chromium
 
 DISCS = "document.querySelectorAll('#board .cell.p1, #board .cell.p2').length"
 STATUS = "document.getElementById('status').textContent"

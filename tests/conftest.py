@@ -224,9 +224,9 @@ def random_weights() -> Callable[..., tuple]:
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     """pytest-playwright's browser: Debian's Chromium (``.ci/run`` installs it), headless, with the
-    arguments of :data:`scripts.browser.ARGUMENTS`; never a browser Playwright downloads. A test that
+    arguments of :data:`benchmarks.browser.ARGUMENTS`; never a browser Playwright downloads. A test that
     uses a browser skips, saying why, where no Chromium is on PATH."""
-    from scripts.browser import ARGUMENTS, find_chromium
+    from benchmarks.browser import ARGUMENTS, find_chromium
 
     executable = find_chromium()
     if executable is None:

@@ -11,11 +11,11 @@ import json
 
 import pytest
 
+from benchmarks.browser import find_chromium, screenshot, watch
 from reports.render.documents import write_documents
 from reports.report import build
 from reports.stats.analysis import Analysis
 from reports.stats.results import Results
-from scripts.browser import find_chromium, screenshot, watch
 from tests.records import AGENTS, judged_moves, settings_for, synthetic_records
 
 pytestmark = pytest.mark.skipif(

@@ -12,6 +12,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from benchmarks.browser import find_chromium, watch
 from reports.render import html
 from reports.render.documents import write_documents
 from reports.render.plots import (
@@ -26,7 +27,6 @@ from reports.report import Report, build
 from reports.stats.analysis import Analysis
 from reports.stats.progress import Checkpoint
 from reports.stats.results import Results
-from scripts.browser import find_chromium, watch
 from tests.records import judged_moves, settings_for, synthetic_records
 
 FALSE = "network:book=false,weights=runs/experiments/net350/final.npz"  # 60 characters

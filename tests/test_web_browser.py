@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 
 from agents.engine.solver import analyse
+from benchmarks.browser import find_chromium, watch
 from reports.render.documents import write_documents
 from reports.report import load
 from reports.stats.analysis import Analysis
-from scripts.browser import find_chromium, watch
 from tests.records import judged_moves, settings_for, synthetic_records
 from tournament.store import Store
 

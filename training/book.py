@@ -43,6 +43,7 @@ import numpy as np
 from agents.engine.board import Board, geometry
 from agents.engine.book import BOOK_FILE, HEADER, MAGIC, NO_MOVE, Book, canonical
 from agents.engine.solver import move_order
+from agents.files import replace_atomically
 from agents.resources import DATA_DIR
 from training.solvers import weak_solver
 
@@ -204,9 +205,8 @@ def build(log: Path, out: Path) -> Book:
         depth=(depth[0], depth[1]),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_bytes(to_bytes(book))
-    tmp.replace(out)
+    data = to_bytes(book)
+    replace_atomically(out, lambda temporary: temporary.write_bytes(data))
     return book
 
 

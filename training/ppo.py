@@ -58,6 +58,7 @@ with contextlib.redirect_stderr(io.StringIO()):
 
 from agents import ppo, weights
 from agents.engine.board import Board, Geometry, geometry
+from agents.files import replace_atomically
 from agents.kit.adapter import Agent, kaggle_agent
 from tournament.openings import random_openings
 from training import curve
@@ -270,8 +271,9 @@ class _Evaluations(BaseCallback):
         self.history.append(row)
         title = f"ppo on {geo.rows}x{geo.columns}, {geo.inarow} in a row, seed {self.settings.seed}"
         curve.write(self.history, out, title=title)
-        self.model.save(out / MODEL)
-        (out / HISTORY).write_text(json.dumps(self.history, indent=1), encoding="utf-8")
+        replace_atomically(out / MODEL, self.model.save)
+        text = json.dumps(self.history, indent=1)
+        replace_atomically(out / HISTORY, lambda temporary: temporary.write_text(text, encoding="utf-8"))
         if not self.settings.quiet:
             scores = ", ".join(f"{name} {100 * row[f'score_{name}']:.0f} %" for name in EVAL_OPPONENTS)
             print(

@@ -20,7 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agents.engine.board import Geometry
+    from agents.engine.geometry import Geometry
 
 __all__ = ["WINS_FUNCTIONS_KEPT", "has_line", "non_losing", "winning_cells", "wins_function"]
 

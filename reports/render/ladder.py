@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from reports.render.markdown_parts import table
 from reports.render.plots import progress_figure
 from reports.stats.kaggle import KaggleParameters
 from reports.stats.ladder import Entry
@@ -64,9 +65,7 @@ def markdown_list(entries: Sequence[Entry]) -> str:
     if not rows:
         return "No members yet.\n"
     header = list(rows[0])
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(row[key]) for key in header) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return table(header, [[row[key] for key in header] for row in rows]) + "\n"
 
 
 def ordering_note(disagreements: Sequence[tuple[str, str, bool]]) -> str:

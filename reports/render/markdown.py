@@ -3,8 +3,8 @@
 :func:`render` lays out a :class:`reports.report.Report`; the figures it links (``elo.png``,
 ``elo_progress.png``, ``crosstable.png``) are the ones :func:`reports.render.write.write_reports` writes
 beside it. Markdown has no script, so instead of replays each game lists its moves in Pons'
-notation (1-based columns), which ``connectx solve`` reads. :func:`render_comparison` does
-the same for a :class:`reports.compare.Comparison`.
+notation (1-based columns), which ``connectx solve`` reads. :func:`render_comparison`
+(:mod:`reports.render.markdown_comparison`) does the same for a :class:`reports.compare.Comparison`.
 
 Tables are pipe tables; a cell's ``|`` is escaped and a forfeit's message, which may be a multi-line
 traceback, goes in a fenced code block of its own.
@@ -12,14 +12,14 @@ traceback, goes in a fenced code block of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from agents.kit.clock import DEFAULT_OVERAGE
-from reports.compare import Comparison
 from reports.durations import format_seconds
+from reports.render.markdown_comparison import render_comparison
+from reports.render.markdown_parts import fenced, table, wdl_cell
 from reports.report import Report
 from reports.review import Review
-from reports.stats.headtohead import WDL
 from reports.stats.ratings import Rating
 from reports.stats.standings import Standing
 from reports.words import plural
@@ -37,7 +37,7 @@ FIGURES = {
 
 def render(report: Report) -> str:
     """The report as Markdown text (write it as UTF-8 to ``report.md`` beside the PNGs)."""
-    lines = [f"# {report.title}", "", _table(["run", ""], report.header.rows()), ""]
+    lines = [f"# {report.title}", "", table(["run", ""], report.header.rows()), ""]
     lines += _entrants(report)
     lines += ["## Standings", ""]
     lines += [_standings(report.standings, report.review.versus if report.review else {}), ""]
@@ -63,7 +63,7 @@ def _entrants(report: Report) -> list[str]:
     return [
         "## Entrants",
         "",
-        _table(
+        table(
             ["spec", "kind", "what it is", "parameters", "SHA-256 of the file (when reported)"],
             [(f"`{e.spec}`", e.kind, e.description, e.params, e.sha256) for e in report.entrants],
         ),
@@ -82,17 +82,17 @@ def _crosstable(report: Report) -> list[str]:
         "",
         "The row agent's wins-draws-losses against the column agent, and its forfeits in those games.",
         "",
-        _table(
+        table(
             ["", *cross.order],
             [
-                (name, *(_wdl(w) + _forfeited(f) for w, f in zip(wdl, lost, strict=True)))
+                (name, *(wdl_cell(w) + _forfeited(f) for w, f in zip(wdl, lost, strict=True)))
                 for name, wdl, lost in zip(cross.order, cross.wdl, cross.forfeits, strict=True)
             ],
         ),
         "",
         "### Likelihood of superiority",
         "",
-        _table(
+        table(
             ["", *cross.order],
             [
                 (name, *("" if value is None else f"{100 * value:.1f} %" for value in row))
@@ -108,14 +108,14 @@ def _by_colour(report: Report) -> list[str]:
     return [
         "## By colour",
         "",
-        _table(
+        table(
             ["agent", "opponent", "as first", "as second"],
             [
                 (
                     row.agent if not row.opponent else "",
                     row.opponent or "**all opponents**",
-                    _wdl(row.first),
-                    _wdl(row.second),
+                    wdl_cell(row.first),
+                    wdl_cell(row.second),
                 )  # fmt: skip
                 for row in report.by_colour
             ],
@@ -130,7 +130,7 @@ def _terminations(report: Report) -> list[str]:
     return [
         "## Terminations",
         "",
-        _table(
+        table(
             [
                 "agent",
                 "games",
@@ -168,7 +168,7 @@ def _forfeits(report: Report) -> list[str]:
             f"- game {forfeit.game_id}: **{forfeit.agent}** ({forfeit.kind}, after ply {forfeit.ply}) "
             f"against {forfeit.opponent}",
             "",
-            *_fenced(forfeit.detail or "(no message)"),
+            *fenced(forfeit.detail or "(no message)"),
             "",
         ]
     return lines
@@ -182,7 +182,7 @@ def _time_use(report: Report) -> list[str]:
         "Seconds per agent call (the opening excluded); the most of the "
         f"{DEFAULT_OVERAGE:g} s overage bank drawn in one game.",
         "",
-        _table(
+        table(
             ["agent", "calls", "median", "p95", "max", "most bank used", "in game"],
             [
                 (
@@ -208,7 +208,7 @@ def _lengths(report: Report) -> list[str]:
         "",
         "Plies, the opening included.",
         "",
-        _table(
+        table(
             ["games of", "games", "shortest", "median", "mean", "longest"],
             [
                 (g.label, g.games, g.shortest, f"{g.median:g}", f"{g.mean:.1f}", g.longest)
@@ -231,7 +231,7 @@ def _games(report: Report) -> list[str]:
     for pairing in report.pairings:
         lines += [f"### {pairing.a} v {pairing.b}", ""]
         lines += [
-            _table(
+            table(
                 ["game", "first", "second", "opening", "result", "ending", "plies", "moves"],
                 [
                     (
@@ -252,72 +252,6 @@ def _games(report: Report) -> list[str]:
     return lines
 
 
-def render_comparison(comparison: Comparison) -> str:
-    """The comparison of several runs as Markdown text."""
-    runs = comparison.runs
-    lines = ["# ConnectX runs compared", ""]
-    lines += [
-        _table(
-            ["run", "games", "openings", "time", "Elo scale"],
-            [(f"[{r.name}]({r.link})", r.games, r.openings, r.time_control, r.scale) for r in runs],
-        ),
-        "",
-        # The one option name below the CLI: the document tells its reader how versions were joined,
-        # and `connectx report` is the only writer of comparisons.
-        "Elo is relative to each run's own zero (its scale above); scores against the same opponents compare "
-        "directly. Agents are known by name (a file agent by its file name); `A → B` are versions joined "
-        "by `--pair A=B`.",
-        "",
-        "## Agents",
-        "",
-    ]
-    rows = []
-    for line in comparison.agents:
-        cells: list[object] = [line.agent]
-        for cell in line.cells:
-            if cell is None:
-                cells += ["", "", "", ""]
-            else:
-                s = cell.standing
-                cells += [
-                    _elo(s.rating),
-                    f"{s.score_pct:.1f} % ({s.wins}-{s.draws}-{s.losses})",
-                    f"{s.invalid}/{s.timeouts}/{s.errors}",
-                    format_seconds(cell.median_move),
-                ]
-        cells.append("" if line.change is None else f"{line.change:+.1f}")
-        rows.append(cells)
-    header = ["agent"]
-    for run in runs:
-        header += [
-            f"{run.name}: Elo",
-            f"{run.name}: score",
-            f"{run.name}: inv/time/err",
-            f"{run.name}: median move",
-        ]
-    lines += [_table([*header, "score change (points)"], rows), ""]
-    lines += [f"## Against the agents of every run ({', '.join(comparison.shared) or 'none'})", ""]
-    if comparison.shared:
-        lines.append(
-            _table(
-                ["run", "agent", *comparison.shared, "total"],
-                [
-                    (runs[row.run].name, row.agent, *map(_wdl, row.results), _score(row.total))
-                    for row in comparison.versus
-                ],
-            )
-        )
-    else:
-        lines.append("The runs share no agent.")
-    return "\n".join(lines) + "\n"
-
-
-def _elo(rating: Rating) -> str:
-    """``+428 (+170 to +802)``, ``+∞ (≥ +407)``, ``0 (reference)``: a rating and its interval, one cell."""
-    interval = rating.interval()
-    return f"{rating.estimate()} ({interval})" if interval else rating.estimate()
-
-
 def _accuracy(review: Review) -> list[str]:
     """The move analysis: each agent's accuracy against perfect play, a short table."""
     return [
@@ -328,7 +262,7 @@ def _accuracy(review: Review) -> list[str]:
         "an inaccuracy wins slower or loses faster. The HTML report links each agent's worst moves to "
         "their replays.",
         "",
-        _table(
+        table(
             [
                 "agent",
                 "moves",
@@ -358,7 +292,7 @@ def _standings(standings: Sequence[Standing], versus: Mapping[str, Rating]) -> s
     """The standings table; with ``versus`` (each agent's Elo relative to perfect play), a column of it
     after the interval."""
     extra = ["vs perfect play"] if versus else []
-    return _table(
+    return table(
         [
             "#",
             "agent",
@@ -398,30 +332,3 @@ def _standings(standings: Sequence[Standing], versus: Mapping[str, Rating]) -> s
 def _forfeited(counts: dict[Termination, int]) -> str:
     """`` (2 invalid, 1 timeout)``: forfeits by kind, or "" for none."""
     return f" ({', '.join(f'{count} {kind}' for kind, count in counts.items())})" if counts else ""
-
-
-def _wdl(wdl: WDL | None) -> str:
-    return "" if wdl is None else f"{wdl.wins}-{wdl.draws}-{wdl.losses}"
-
-
-def _score(wdl: WDL) -> str:
-    return f"{100 * wdl.points / wdl.games:.1f} % ({_wdl(wdl)})" if wdl.games else ""
-
-
-def _table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
-    """A pipe table; ``|`` and line breaks in cells are escaped so that every row stays one line."""
-
-    def cell(value: object) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def _fenced(text: str) -> list[str]:
-    """``text`` in a fenced code block whose fence is longer than any backtick run inside it."""
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return [fence, *text.splitlines(), fence]
