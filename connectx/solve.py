@@ -76,7 +76,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "-a",
         "--analyse",
         action="store_true",
-        help=f"print the score of every column ({FULL} for a full one)",
+        help=f"print the score of every column ({FULL} for a full one) and the best columns in words",
     )
     command.add_argument("-w", "--weak", action="store_true", help="weak solve: 1 win, 0 draw, -1 loss")
     command.add_argument("--nodes", action="store_true", help="append the node count and microseconds")
