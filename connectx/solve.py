@@ -3,9 +3,11 @@
 Positions are Pons' notation -- the moves as 1-based column digits, ``4453`` -- given as arguments
 or one a line on stdin (anything after a line's first blank is ignored). Each answer is one line::
 
-    4453 -2  mark 1 to move loses: mark 2 wins with its 20th stone
+    4453 -2  Red (mark 1) to move loses: Yellow wins with its 20th stone
 
-the position, the score, then the score in words. Scores follow Pons' convention
+the position, the score, then the score in words (:func:`reports.exact.meaning`; with
+``--analyse``, the position's value with its best columns, :func:`reports.exact.summary`, as the
+board page says it). Scores follow Pons' convention
 (http://blog.gamesolver.org/solving-connect-four/02-test-protocol/), from the side to move: 0 a
 draw; ``+N`` it wins with its ``(cells + 2) // 2 - N``-th stone (22 - N on 6x7: the sooner, the
 higher); ``-N`` it loses, the opponent winning with that stone. ``--weak`` gives only 1 / 0 / -1;
@@ -38,6 +40,7 @@ from agents.engine.board import Board, BoardError, Geometry
 from agents.engine.solver import Solver, parse_position
 from connectx.options import board_geometry, board_options, check_ranges
 from connectx.progress import Ticking, bar
+from reports.exact import meaning, summary
 
 FULL = "-"
 """Shown for a full column with ``--analyse`` (Pons' program prints ``-1000``, its ``INVALID_MOVE``)."""
@@ -73,32 +76,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "-a",
         "--analyse",
         action="store_true",
-        help=f"print the score of every column ({FULL} for a full one)",
+        help=f"print the score of every column ({FULL} for a full one) and the best columns in words",
     )
     command.add_argument("-w", "--weak", action="store_true", help="weak solve: 1 win, 0 draw, -1 loss")
     command.add_argument("--nodes", action="store_true", help="append the node count and microseconds")
     board_options(command)
     command.set_defaults(handler=_solve)
-
-
-def ordinal(n: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``..."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def meaning(score: int, ply: int, cells: int, *, weak: bool = False) -> str:
-    """``score`` (Pons' convention, side to move) in words, for a position after ``ply`` moves on a
-    board of ``cells`` cells: who is to move, who wins and with which of its stones."""
-    mover, other = (1, 2) if ply % 2 == 0 else (2, 1)
-    if score == 0:
-        return f"mark {mover} to move: a draw with best play"
-    if weak:
-        return f"mark {mover} to move {'wins' if score > 0 else 'loses'}"
-    stone = ordinal((cells + 2) // 2 - abs(score))
-    if score > 0:
-        return f"mark {mover} to move wins with its {stone} stone"
-    return f"mark {mover} to move loses: mark {other} wins with its {stone} stone"
 
 
 def _positions(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
@@ -195,10 +178,7 @@ def _answer(
             if args.analyse:
                 scores = solver.analyse(moves, weak=args.weak)
                 text = " ".join(FULL if s is None else str(s) for s in scores)
-                best = max(s for s in scores if s is not None)
-                words = f"best: column {scores.index(best) + 1}, " + meaning(
-                    best, board.ply, geo.size, weak=args.weak
-                )
+                words = summary(scores, board.ply, geo.size, weak=args.weak)
             else:
                 score = solver.solve(moves, weak=args.weak).score
                 text, words = str(score), meaning(score, board.ply, geo.size, weak=args.weak)

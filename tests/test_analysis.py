@@ -10,9 +10,10 @@ import pytest
 from agents.engine.board import Board
 from agents.engine.solver import Solver
 from connectx.cli import main
+from reports.exact import ExactScores
 from reports.stats import solved
 from reports.stats.analysis import OPENING, Analysis, AnalysisError, JudgedMove, Verdict
-from reports.stats.judging import canonical, judge, unavailable
+from reports.stats.judging import judge, unavailable
 from tests.records import game_record
 from tournament.record import Termination
 from tournament.schedule import Settings
@@ -97,9 +98,10 @@ def test_opening_moves_count_for_no_agent_and_marks_alternate() -> None:
 def test_mirror_images_share_a_key_and_their_scores() -> None:
     moves = (0, 1, 1, 4)
     mirrored = tuple(6 - column for column in moves)
-    key, flipped = canonical(Board.from_moves(moves))
-    other, other_flipped = canonical(Board.from_moves(mirrored))
-    assert key == other and flipped != other_flipped
+    exact = ExactScores()
+    one, other = exact.of(Board.from_moves(moves)), exact.of(Board.from_moves(mirrored))
+    assert one.key == other.key and one.mirrored != other.mirrored and one.kept == other.kept
+    assert not one.cached and other.cached and other.scores == one.scores[::-1]
     first = judge([played(moves + (3,))])
     second = judge([played(mirrored + (3,))], known=first.solved)
     assert second.solved == {} and second.cached == 5

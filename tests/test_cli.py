@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from connectx.cli import main
-from connectx.solve import meaning
+from reports.exact import meaning
 from tournament.store import Store
 
 FILES = (
@@ -248,7 +248,7 @@ def test_python_m_connectx_is_the_command():
         [sys.executable, "-m", "connectx", "solve", "32164625"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "32164625 11  mark 1 to move wins with its 11th stone\n"
+    assert done.stdout == "32164625 11  Red (mark 1) to move wins with its 11th stone\n"
 
 
 # ---- connectx solve ----
@@ -257,7 +257,7 @@ def test_python_m_connectx_is_the_command():
 def test_solve_says_what_the_score_means(capsys):
     assert main(["solve", "32164625", "44444433"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "32164625 11  mark 1 to move wins with its 11th stone"
+    assert lines[0] == "32164625 11  Red (mark 1) to move wins with its 11th stone"
     moves, score, *words = lines[1].split()
     assert moves == "44444433" and " ".join(words) == meaning(int(score), 8, 42)
 
@@ -265,9 +265,9 @@ def test_solve_says_what_the_score_means(capsys):
 @pytest.mark.parametrize(
     "score,ply,text",
     [
-        (-2, 4, "mark 1 to move loses: mark 2 wins with its 20th stone"),
-        (1, 41, "mark 2 to move wins with its 21st stone"),
-        (0, 3, "mark 2 to move: a draw with best play"),
+        (-2, 4, "Red (mark 1) to move loses: Yellow wins with its 20th stone"),
+        (1, 41, "Yellow (mark 2) to move wins with its 21st stone"),
+        (0, 3, "Yellow (mark 2) to move: a draw with best play"),
     ],
 )
 def test_meaning_follows_pons_convention(score, ply, text):
@@ -280,7 +280,7 @@ def test_solve_reads_stdin_and_stops_at_a_bad_line_as_bad_input(monkeypatch, cap
         main(["solve", "--weak"])
     assert exit_info.value.code == 2
     captured = capsys.readouterr()
-    assert captured.out == "32164625 1  mark 1 to move wins\n"  # the lines before it stay answered
+    assert captured.out == "32164625 1  Red (mark 1) to move wins\n"  # the lines before it stay answered
     assert captured.err == (
         "connectx solve: error: line 2: invalid position '4453x': move 5 'x' is not a column digit 1-7\n"
     )
@@ -298,7 +298,7 @@ def test_solve_answers_the_empty_board_from_the_databases(capsys):
     pytest.importorskip("bitbully_databases")
     assert main(["solve", "-a", ""]) == 0
     out, err = capsys.readouterr()
-    assert out.startswith(" -2 -1 0 1 0 -1 -2  best: column 4, mark 1 to move wins with its 21st stone")
+    assert out.startswith(" -2 -1 0 1 0 -1 -2  Red wins with its 21st stone, playing column 4.\n")
     assert "can take minutes" not in err
 
 
@@ -321,7 +321,9 @@ def test_solve_refuses_a_bad_position_as_bad_input_before_solving_any(capsys, po
 
 def test_solve_shows_a_full_column_as_a_dash(capsys):
     assert main(["solve", "-a", "444444"]) == 0
-    assert capsys.readouterr().out.startswith("444444 -1 0 1 - 1 0 -1  best: column 3")
+    assert capsys.readouterr().out.startswith(
+        "444444 -1 0 1 - 1 0 -1  Red wins with its 21st stone, playing columns 3 or 5.\n"
+    )
 
 
 def test_solve_exit_status_follows_the_cli(capsys):

@@ -369,6 +369,28 @@ def test_path_traversal_and_bad_input_get_4xx_with_a_sentence_and_the_server_ser
     )
 
 
+def test_the_board_page_and_solve_say_a_position_in_the_same_words(client, capsys):
+    """/api/scores sends the words the page shows: the sentence ``connectx solve -a`` prints."""
+    pytest.importorskip("bitbully_databases")
+    from connectx.cli import main
+
+    for moves in ("", "4453", "444444", "4444443"):
+        answer = client.get(f"/api/scores?pos={moves}").json()
+        assert main(["solve", "-a", moves]) == 0
+        scores = " ".join("-" if score is None else str(score) for score in answer["scores"])
+        assert capsys.readouterr().out == f"{moves} {scores}  {answer['words']['summary']}\n"
+        if moves == "4453":
+            assert answer["words"]["summary"] == (
+                "Red loses whatever it plays; columns 3, 6 or 7 hold out longest "
+                "(Yellow wins with its 20th stone)."
+            )
+            assert answer["words"]["columns"][2] == {
+                "short": "loses in 18",
+                "long": "Red loses: Yellow wins with its 20th stone, its 18th move from now",
+            }
+    assert answer["words"]["columns"][3] is None  # 4444443: column 4 is full
+
+
 def test_serve_refuses_bad_input_in_one_line_before_it_starts(tmp_path, capsys):
     import socket
 

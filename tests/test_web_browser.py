@@ -25,6 +25,7 @@ import pytest
 
 from agents.engine.solver import analyse
 from benchmarks.browser import find_chromium, watch
+from reports.exact import summary
 from reports.render.documents import write_documents
 from reports.report import load
 from reports.stats.analysis import Analysis
@@ -216,6 +217,8 @@ def test_the_scores_shown_are_the_solvers(page, errors, served):
             "Array.from(document.querySelectorAll('#scores .score.best')).map(c => Number(c.dataset.score))"
         )
         assert best and set(best) == {max(s for s in shown if s is not None)}
+        said = summary(shown, len(moves), 42)  # the server's words, as connectx solve -a says them
+        assert page.text_content("#scores-line") == f"Perfect play: {said}"
     page.goto(f"{url}board?rows=5&columns=6&first=human&second=human")
     assert page.text_content("#scores-line").startswith("perfect-play scores are not available on this board")
 

@@ -5,7 +5,7 @@ styles in ``web/static`` (no build step; nothing is fetched from elsewhere):
 
 * ``/``: the runs in DIR, with their entrants, games and date (:mod:`web.runs`);
 * ``/board``: an analysis board: click a column to play, either side a person or an agent at a chosen
-  time a move, the perfect-play score of every column (:mod:`web.scores`), undo and redo, and a URL
+  time a move, the perfect-play score of every column (:mod:`reports.exact`), undo and redo, and a URL
   that restores the position (``/board?pos=4453&first=human&second=negamax``);
 * ``/runs/NAME``: a run's report, the page ``connectx report`` writes (its template extends
   ``reports``' ``report.html.j2``, its replay player included), with "continue from here" in the

@@ -2,8 +2,8 @@
 bad value, 404 nothing there, 409 a move cancelled, 410 a table that is closed (the page opens
 another), 415 a body that is not JSON, 503 the server cannot take one more board.
 
-* ``GET /api/scores?pos=4453``: the perfect-play score of every column (:mod:`web.scores`), or why
-  there are none (``reason``).
+* ``GET /api/scores?pos=4453``: the perfect-play score of every column and its words
+  (:mod:`reports.exact`: ``scores``, ``words``), or why there are none (``reason``).
 * ``GET /api/side?side=minimax:depth=3``: the side checked (:meth:`web.specs.Specs.check`).
 * ``GET /api/progress?run=NAME``: a run's progress (:class:`web.runs.Progress`).
 * ``POST /api/tables``: a table for a tab's game (:mod:`web.tables`): ``{"table": id}``; then, under
@@ -23,10 +23,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from reports.exact import unavailable, words
 from tournament.schedule import HUMAN
 from web import inputs, runs, saving
 from web.paths import Refused, inside
-from web.scores import unavailable
 from web.server import READY_TIMEOUT, server_of
 from web.tables import Cancelled, Closed, Table
 
@@ -53,6 +53,7 @@ async def scores(request: Request) -> Response:
     return JSONResponse(
         {
             "scores": list(analysed.scores),
+            "words": words(analysed.scores, board.ply, geo.size),
             "reason": None,
             "ply": board.ply,
             "seconds": round(analysed.seconds, 4),

@@ -19,13 +19,13 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from reports.exact import unavailable
 from reports.render import html
 from reports.stats.analysis import AnalysisError
 from tournament.schedule import HUMAN
 from tournament.store import StoreError
 from web import inputs, runs
 from web.paths import Refused, inside
-from web.scores import unavailable
 from web.server import Server, server_of
 
 __all__ = ["EXCEPTION_HANDLERS", "ROUTES"]

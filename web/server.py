@@ -13,9 +13,9 @@ from starlette.requests import Request
 
 from agents.engine.solver import warm_up
 from agents.registry import BUILTIN, parse_spec
+from reports.exact import ExactScores
 from reports.render import html
 from web.runs import Runs
-from web.scores import Scores
 from web.specs import Choice, Specs
 from web.tables import Tables
 
@@ -23,6 +23,9 @@ __all__ = ["READY_TIMEOUT", "Server", "server_of"]
 
 READY_TIMEOUT = 300.0
 """Seconds a request waits for the warm-up (:attr:`Server.ready`) before it is refused."""
+
+SCORES_KEPT = 200_000
+"""The positions whose perfect-play scores the server keeps (the least recently asked dropped first)."""
 
 
 @dataclass
@@ -35,7 +38,7 @@ class Server:
     root: Path
     specs: Specs
     runs: Runs
-    scores: Scores = field(default_factory=Scores)
+    scores: ExactScores = field(default_factory=lambda: ExactScores(keep=SCORES_KEPT))
     tables: Tables = field(default_factory=Tables)
     templates: Environment = field(
         default_factory=lambda: html.environment(PackageLoader("web", "templates"))
@@ -55,7 +58,7 @@ class Server:
         compile the solver (:func:`agents.engine.solver.warm_up`), import every agent and read its
         default weights (so that hosts forked later inherit them, :func:`agents.registry.parse_spec`),
         read the databases; then set :attr:`ready`, since nothing is imported after it, and solve the
-        empty board (:meth:`web.scores.Scores.warm`)."""
+        empty board (:meth:`reports.exact.ExactScores.warm`)."""
         try:
             warm_up()
             self.choices()

@@ -1,16 +1,13 @@
 """Judge every move of stored games against perfect play: :func:`judge` gives the
 :class:`~reports.stats.analysis.JudgedMove` values of ``RUN/moves.csv``.
 
-Each position a game passed through is solved column by column with
-:class:`agents.engine.solver.Solver` (Pons' scores, the side to move's point of view): positions of
-up to 12 stones are read from, or searched down to, the solved opening databases of
-bitbully-databases (https://pypi.org/project/bitbully-databases/, MIT); later ones are solved to
-the end by the numba kernel. A position is solved once: the scores of its columns are kept under a
-key shared with its mirror image, handed in as ``known`` (the cache of :mod:`reports.stats.solved`)
+Each position a game passed through is solved column by column by
+:class:`reports.exact.ExactScores` (Pons' scores, the side to move's point of view: the solver over
+the solved opening databases). A position is solved once: the scores of its columns are kept under
+a key shared with its mirror image, handed in as ``known`` (the cache of :mod:`reports.stats.solved`)
 and handed back for the cache to keep.
 
-Only the standard board can be judged: the databases hold 6x7 with 4 in a row, and without them
-the positions near the opening take minutes each (:func:`unavailable` says why a run cannot be).
+Only the standard board can be judged (:func:`unavailable` says why a run cannot be).
 """
 
 from __future__ import annotations
@@ -20,17 +17,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from agents.engine.board import Board, Geometry
-from agents.engine.solver import Solver
-from agents.engine.solver.databases import load_database
+from agents.engine.board import Board
+from reports import exact
+from reports.exact import BOARD, ExactScores, Scores
 from reports.stats.analysis import OPENING, JudgedMove, Verdict
-from reports.stats.solved import Scores
 from tournament.record import GameRecord
 
-__all__ = ["BOARD", "Judged", "canonical", "judge", "unavailable"]
-
-BOARD = (6, 7, 4)
-"""The board (rows, columns, in a row) move analysis judges: the one the databases hold."""
+__all__ = ["Judged", "judge", "unavailable"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,39 +38,10 @@ class Judged:
 
 
 def unavailable(records: Sequence[GameRecord]) -> str | None:
-    """Why the games of ``records`` cannot be judged, as a sentence; None when they can."""
-    boards = sorted({(r.task.rows, r.task.columns, r.task.inarow) for r in records})
-    if boards and boards != [BOARD]:
-        shown = ", ".join(f"{rows}x{columns} with {inarow} in a row" for rows, columns, inarow in boards)
-        return (
-            "move analysis is not available for these games: it needs the standard 6x7 board with "
-            f"4 in a row, whose solved databases it reads, and they were played on {shown}"
-        )
-    if load_database() is None:
-        return (
-            "move analysis is not available: the solved opening databases are not installed "
-            "(pip install bitbully-databases)"
-        )
-    return None
-
-
-def canonical(board: Board) -> tuple[int, bool]:
-    """The cache key of ``board``'s position, shared with its mirror image: ``(key, mirrored)``, where
-    ``mirrored`` says that the key is the mirror image's (whose column scores are then reversed)."""
-    geo = board.geo
-    key = board.key()
-    mirror = _mirror(board.position, geo) + _mirror(board.mask, geo)
-    return (mirror, True) if mirror < key else (key, False)
-
-
-def _mirror(bits: int, geo: Geometry) -> int:
-    """The bitboard ``bits`` reflected left to right (columns of ``rows + 1`` bits, column 0 lowest)."""
-    height = geo.rows + 1
-    column = (1 << height) - 1
-    out = 0
-    for c in range(geo.columns):
-        out |= ((bits >> (c * height)) & column) << ((geo.columns - 1 - c) * height)
-    return out
+    """Why the games of ``records`` cannot be judged, as a sentence (:func:`reports.exact.unavailable`
+    of a board they were played on); None when they can."""
+    boards = sorted({(r.task.rows, r.task.columns, r.task.inarow) for r in records}) or [BOARD]
+    return next((why for board in boards if (why := exact.unavailable(*board)) is not None), None)
 
 
 def judge(
@@ -122,18 +86,15 @@ def judge(
     return Judged(moves, solved, cached)
 
 
-_solver: Solver | None = None
-_known: dict[int, Scores] = {}
+_exact = ExactScores()
 _stored: frozenset[int] = frozenset()
 """The keys handed in as known, whose hits :attr:`Judged.cached` counts."""
 
 
 def _start(known: Mapping[int, Scores]) -> None:
-    """Set up this process to judge games: a solver with the databases, and the known positions."""
-    global _solver, _known, _stored
-    if _solver is None:
-        _solver = Solver(*BOARD)
-    _known = dict(known)
+    """Set up this process to judge games: the known positions, and the stored keys among them."""
+    global _exact, _stored
+    _exact = ExactScores(known)
     _stored = frozenset(known)
 
 
@@ -149,15 +110,12 @@ def _judge_game(game: Game) -> tuple[list[JudgedMove], dict[int, Scores], int]:
     solved: dict[int, Scores] = {}
     cached = 0
     for index, column in enumerate(moves):
-        key, mirrored = canonical(board)
-        stored = _known.get(key)
-        if stored is None:
-            assert _solver is not None
-            scores: Scores = tuple(_solver.analyse_bits(board.position, board.mask, board.ply))
-            _known[key] = solved[key] = scores[::-1] if mirrored else scores
+        analysed = _exact.of(board)
+        scores = analysed.scores
+        if analysed.cached:
+            cached += analysed.key in _stored
         else:
-            cached += key in _stored
-            scores = stored[::-1] if mirrored else stored
+            solved[analysed.key] = analysed.kept
         best = max(score for score in scores if score is not None)
         played = scores[column]
         assert played is not None, f"game {game_id}: move {index + 1} into a full column"

@@ -1,8 +1,9 @@
 """The positions move analysis has solved, kept beside its ``moves.csv``: :func:`load`, :func:`keep`.
 
-:func:`reports.stats.judging.judge` solves every position of a game column by column; solving is the
-costly part of an analysis, and a run analysed again (after more games, or by a newer toolkit)
-meets the same positions. They are kept in ``solved.db`` (:data:`CACHE_FILE`, SQLite, table
+:func:`reports.stats.judging.judge` solves every position of a game column by column
+(:class:`reports.exact.ExactScores` keeps them while it runs); solving is the costly part of an
+analysis, and a run analysed again (after more games, or by a newer toolkit) meets the same
+positions. They are kept in ``solved.db`` (:data:`CACHE_FILE`, SQLite, table
 ``solved``: a position's key -> the JSON list of its column scores), in the folder the analysis
 writes, so a second analysis solves only new positions. It is a cache: a missing file is an empty
 cache, and deleting it costs time, never a result.
@@ -16,13 +17,12 @@ from collections.abc import Mapping
 from contextlib import closing
 from pathlib import Path
 
-__all__ = ["CACHE_FILE", "CacheError", "Scores", "keep", "load"]
+from reports.exact import Scores
+
+__all__ = ["CACHE_FILE", "CacheError", "keep", "load"]
 
 CACHE_FILE = "solved.db"
 """The cache's file, in the folder of the analysis's ``moves.csv``."""
-
-Scores = tuple[int | None, ...]
-"""The score of each column of a position, left to right (None: the column is full)."""
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS solved (key INTEGER PRIMARY KEY, scores TEXT NOT NULL)"
 

@@ -61,7 +61,8 @@ export function checkSide(text) {
 }
 
 // The perfect-play scores of the position `pos` on the board {rows, columns, inarow}: {scores: a score
-// (or null for a full column) a column, reason: null, ply}, {scores: null, reason, ply} or {error}.
+// (or null for a full column) a column, words: {columns: each one's {short, long} or null, summary},
+// reason: null, ply}, {scores: null, reason, ply} or {error}.
 export function scores(pos, board) {
   const q = new URLSearchParams({ pos: pos, rows: board.rows, columns: board.columns, inarow: board.inarow });
   return fetch("/api/scores?" + q).then((r) => r.json());
