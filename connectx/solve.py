@@ -3,7 +3,7 @@
 Positions are Pons' notation -- the moves as 1-based column digits, ``4453`` -- given as arguments
 or one a line on stdin (anything after a line's first blank is ignored). Each answer is one line::
 
-    4453 -2  mark 1 to move loses: mark 2 wins with its 20th stone
+    4453 -2  Red (mark 1) to move loses: Yellow wins with its 20th stone
 
 the position, the score, then the score in words. Scores follow Pons' convention
 (http://blog.gamesolver.org/solving-connect-four/02-test-protocol/), from the side to move: 0 a
@@ -87,18 +87,51 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+SIDES = {1: "Red (mark 1)", 2: "Yellow (mark 2)"}
+"""Each player as the boards show it (the browser's Red and Yellow, ``connectx play``'s red X and
+yellow O) and as Kaggle numbers it."""
+
+
 def meaning(score: int, ply: int, cells: int, *, weak: bool = False) -> str:
     """``score`` (Pons' convention, side to move) in words, for a position after ``ply`` moves on a
-    board of ``cells`` cells: who is to move, who wins and with which of its stones."""
+    board of ``cells`` cells: who is to move (:data:`SIDES`), who wins and with which of its stones.
+
+    >>> meaning(-2, 4, 42)
+    'Red (mark 1) to move loses: Yellow wins with its 20th stone'
+    """
     mover, other = (1, 2) if ply % 2 == 0 else (2, 1)
     if score == 0:
-        return f"mark {mover} to move: a draw with best play"
+        return f"{SIDES[mover]} to move: a draw with best play"
     if weak:
-        return f"mark {mover} to move {'wins' if score > 0 else 'loses'}"
+        return f"{SIDES[mover]} to move {'wins' if score > 0 else 'loses'}"
     stone = ordinal((cells + 2) // 2 - abs(score))
     if score > 0:
-        return f"mark {mover} to move wins with its {stone} stone"
-    return f"mark {mover} to move loses: mark {other} wins with its {stone} stone"
+        return f"{SIDES[mover]} to move wins with its {stone} stone"
+    return f"{SIDES[mover]} to move loses: {SIDES[other].split()[0]} wins with its {stone} stone"
+
+
+def compile_solver() -> None:
+    """Have the solver's numba kernel compiled in this process now
+    (:func:`agents.engine.solver.warm_up`), before anything is timed or forked: numba compiles it on
+    a machine's first run (about 10 s on the 2-core development machine) and loads it from its cache
+    in a fraction of a second afterwards. While it takes longer than :data:`QUIET` seconds, a line on
+    a terminal says so, its clock running, and is cleared when done. Nothing where numba does not
+    import (the solver is pure Python there)."""
+    try:
+        import agents.engine.solver.fast  # noqa: F401 - numba imported before the clock starts
+    except ImportError:
+        return
+    from agents.engine.solver import warm_up
+
+    shown = bar(
+        desc="compiling the solver (the first run only)",
+        bar_format="{desc} [{elapsed}]",
+        delay=QUIET,
+        leave=False,
+    )
+    with Ticking(shown, delay=QUIET):
+        warm_up()
+    shown.close()
 
 
 def _positions(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
@@ -181,6 +214,7 @@ def _answer(
 ) -> None:
     """Solve and print every position of ``positions`` (``(where, moves)``) on the board ``geo``."""
     solver = Solver(args.rows, args.columns, args.inarow)
+    compile_solver()  # not in the first position's time
     for where, moves in positions:
         board = _board(where, moves, geo, parser)
         if board.ply < FEW_STONES and solver.database is None and geo.size >= 42:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from connectx.cli import main
 from connectx.solve import meaning
+from reports.words import plural
 from tournament.store import Store
 
 FILES = (
@@ -61,6 +65,68 @@ def test_rerun_resumes_and_plays_nothing_new(tournament_dir, capsys):
     assert "12 of 12 games already played" in capsys.readouterr().out
     with Store.open(tournament_dir) as store:
         assert store.records() == before  # the same games, none replayed or added
+
+
+def test_options_with_no_command_are_runs(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--agents", "leftmost", "random", "--games", "0", "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("connectx run: error: --games must be >= 1")
+
+
+def test_the_first_lines_come_before_the_solver_compiles(tmp_path, monkeypatch, capsys):
+    """A machine's first run compiles the solver (numba: seconds) before its games: what the run
+    plays on is said before, and nothing compiles for agents that do not search with it."""
+    from agents.engine import solver
+
+    said = []
+
+    def compiling():
+        said.append(capsys.readouterr().out)
+        raise KeyboardInterrupt  # enough: what had been said when the compile began is known
+
+    monkeypatch.setattr(solver, "warm_up", compiling)
+    assert run("--agents", "negamax", "leftmost", "--games", "1", "--out", str(tmp_path / "out")) == 130
+    assert len(said) == 1 and said[0].startswith("isolation: ")
+    assert "interrupted: 0 games stored" in capsys.readouterr().err
+    assert run("--agents", "middle", "leftmost", "--games", "1", "--out", str(tmp_path / "other")) == 0
+    assert len(said) == 1
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_cleans_up_and_exits_143(tmp_path):
+    temporary, out = tmp_path / "tmp", tmp_path / "out"  # the scratch directories go to TMPDIR
+    temporary.mkdir()
+    command = ["run", "--agents", "leftmost", "middle", "random", "--games", "500", "--openings", "none"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connectx", *command, "--out", str(out)],
+        env={**os.environ, "TMPDIR": str(temporary)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(1200):  # until games are being stored (a guard of minutes, not a time limit)
+            if (out / "tournament.db").exists():
+                with Store.open(out) as store:
+                    if store.game_ids():
+                        break
+            time.sleep(0.1)
+        assert list(temporary.glob("connectx-scratch-*")), "no game under way"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=300)
+    finally:
+        process.kill()
+    with Store.open(out) as store:
+        stored = len(store.game_ids())
+    assert process.returncode == 143, err
+    assert 0 < stored < 3000
+    assert err.endswith(
+        f"\nterminated: {plural(stored, 'game')} stored in {out}; run the same command again to resume\n"
+    )
+    assert list(temporary.iterdir()) == [] and sorted(path.name for path in out.iterdir()) == [
+        "tournament.db",
+        "tournament.lock",
+    ]
 
 
 def test_table_prints_the_standings(tournament_dir, capsys):
@@ -248,7 +314,7 @@ def test_python_m_connectx_is_the_command():
         [sys.executable, "-m", "connectx", "solve", "32164625"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "32164625 11  mark 1 to move wins with its 11th stone\n"
+    assert done.stdout == "32164625 11  Red (mark 1) to move wins with its 11th stone\n"
 
 
 # ---- connectx solve ----
@@ -257,7 +323,7 @@ def test_python_m_connectx_is_the_command():
 def test_solve_says_what_the_score_means(capsys):
     assert main(["solve", "32164625", "44444433"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "32164625 11  mark 1 to move wins with its 11th stone"
+    assert lines[0] == "32164625 11  Red (mark 1) to move wins with its 11th stone"
     moves, score, *words = lines[1].split()
     assert moves == "44444433" and " ".join(words) == meaning(int(score), 8, 42)
 
@@ -265,9 +331,9 @@ def test_solve_says_what_the_score_means(capsys):
 @pytest.mark.parametrize(
     "score,ply,text",
     [
-        (-2, 4, "mark 1 to move loses: mark 2 wins with its 20th stone"),
-        (1, 41, "mark 2 to move wins with its 21st stone"),
-        (0, 3, "mark 2 to move: a draw with best play"),
+        (-2, 4, "Red (mark 1) to move loses: Yellow wins with its 20th stone"),
+        (1, 41, "Yellow (mark 2) to move wins with its 21st stone"),
+        (0, 3, "Yellow (mark 2) to move: a draw with best play"),
     ],
 )
 def test_meaning_follows_pons_convention(score, ply, text):
@@ -280,7 +346,7 @@ def test_solve_reads_stdin_and_stops_at_a_bad_line_as_bad_input(monkeypatch, cap
         main(["solve", "--weak"])
     assert exit_info.value.code == 2
     captured = capsys.readouterr()
-    assert captured.out == "32164625 1  mark 1 to move wins\n"  # the lines before it stay answered
+    assert captured.out == "32164625 1  Red (mark 1) to move wins\n"  # the lines before it stay answered
     assert captured.err == (
         "connectx solve: error: line 2: invalid position '4453x': move 5 'x' is not a column digit 1-7\n"
     )
@@ -298,7 +364,7 @@ def test_solve_answers_the_empty_board_from_the_databases(capsys):
     pytest.importorskip("bitbully_databases")
     assert main(["solve", "-a", ""]) == 0
     out, err = capsys.readouterr()
-    assert out.startswith(" -2 -1 0 1 0 -1 -2  best: column 4, mark 1 to move wins with its 21st stone")
+    assert out.startswith(" -2 -1 0 1 0 -1 -2  best: column 4, Red (mark 1) to move wins with its 21st stone")
     assert "can take minutes" not in err
 
 
