@@ -181,7 +181,7 @@
     var stone = ORD(half - Math.abs(best));
     if (best > 0) { return m + " wins with its " + stone + " stone, playing " + which + "."; }
     if (best === 0) { return m + " draws, playing " + which + "."; }
-    return m + " loses whatever it plays; " + which + " holds out longest (" + other + " wins with its " + stone + " stone).";
+    return m + " loses whatever it plays; " + which + (columns.length > 1 ? " hold" : " holds") + " out longest (" + other + " wins with its " + stone + " stone).";
   }
   function showScores(answer, key) {
     var box = $("scores");
