@@ -18,13 +18,14 @@ the game was won) or one already won or full is bad input, as every ``connectx``
 given as arguments are all checked before any is solved; on stdin, the positions before the bad line
 stay answered.
 
-The solver is pure Python (:mod:`agents.engine.solver`) over the solved game's opening databases
+The solver (:mod:`agents.engine.solver`: numba's, or pure Python) searches to the solved game's databases
 (the ``bitbully-databases`` package): on 6x7 every position takes at most seconds (``-a ''``, the
 seven columns of the empty board, about 3 s), since the search stops at the databases' 12-stone
 positions. Without the databases, or on another board, a position with few stones can take minutes
 (``4453``: about four). While a solve runs longer than :data:`QUIET` seconds, the seconds spent so far
 are shown on stderr, redrawn in place every second on a terminal; afterwards the nodes searched and
-nodes per second.
+nodes per second. A machine's first run compiles the solver's numba kernel before the first
+position (:func:`compile_solver`: seconds, shown), outside the positions' times and ``--nodes``.
 """
 
 from __future__ import annotations
