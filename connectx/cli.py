@@ -5,13 +5,14 @@ Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), 
 (alias ``table``; :mod:`connectx.results`), ``analyze`` (:mod:`connectx.analyze`), ``agents``
 (:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
 (:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`), ``serve`` (:mod:`connectx.serve`), ``ladder``
-(:mod:`connectx.ladder`). With no subcommand: ``run`` with its defaults. ``python -m connectx`` is the
-same command.
+(:mod:`connectx.ladder`). With no subcommand: ``run``, with its defaults or the options given
+(``connectx --games 10``). ``python -m connectx`` is the same command.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from connectx import (
     analyze,
@@ -61,11 +62,13 @@ def parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status: 0 ok, 1 games failed / a check failed / a position was
     refused, 2 bad input or a directory that cannot be used (another run holds it, read-only, full,
-    a damaged store), 130 interrupted. Every error is one line on stderr."""
+    a damaged store), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, where a command stops on it
+    as on Ctrl-C: ``run``, ``sprt``, ``check``). Every error is one line on stderr."""
     top, commands = parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["run", *argv]  # `connectx --games 10` is `connectx run --games 10`
     args = top.parse_args(argv)
-    if args.command is None:
-        args = top.parse_args(["run", *(argv or [])])
     command = commands.choices[args.command]  # its errors are one line naming it
     handler: Handler = args.handler
     try:

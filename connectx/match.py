@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec
+from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec, uses_solver
 from connectx.options import (
     AGENT_LIMITS,
     BOUNDS,
@@ -40,6 +40,7 @@ from connectx.options import (
 from connectx.preflight import refusal
 from connectx.progress import Ticking, bar
 from connectx.results import write_report
+from connectx.solve import compile_solver
 from reports.provenance import toolkit_version
 from reports.stats.sprt import Sprt
 from reports.stats.stopping import SprtStop
@@ -48,6 +49,7 @@ from tournament.driver import Backend, BackendError, Event, Started, Tournament
 from tournament.openings import OpeningError, resolve
 from tournament.record import GameRecord
 from tournament.schedule import Settings
+from tournament.signals import TERMINATED, Terminated, sigterm_raises
 
 DEFAULT_OUT = Path("runs/latest")
 """Where ``run`` stores its tournament by default."""
@@ -236,7 +238,8 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx run`` / ``connectx sprt``: 0 done, 1 games failed in the referee, 2 bad input (Ray
-    missing or unreachable included), 130 interrupted."""
+    missing or unreachable included), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM while the
+    games are played); either way the games stored stay, and it says how to resume."""
     if args.address is not None and args.backend != "ray":
         parser.error("--address needs --backend ray")
     settings = _settings(args, parser)
@@ -336,15 +339,19 @@ def _play(args: argparse.Namespace, tournament: Tournament) -> int:
     sprt = SprtStop(tournament.settings) if tournament.settings.sprt else None
     progress = _Progress(args.out, sprt)
     try:
-        summary = tournament.play(sprt, progress)
-    except KeyboardInterrupt:
+        with sigterm_raises():  # Tournament.play's own covers the games; this, the compile too
+            if args.backend == "local" and any(uses_solver(spec) for spec in tournament.settings.entrants):
+                compile_solver()  # after the first lines, and before the bar, whose clock it would stop
+            summary = tournament.play(sprt, progress)
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM while the games are played
         progress.close()
+        how = "terminated" if isinstance(stop, Terminated) else "interrupted"
         print(
-            f"\ninterrupted: {plural(len(tournament.store.game_ids()), 'game')} stored in {args.out}; "
+            f"\n{how}: {plural(len(tournament.store.game_ids()), 'game')} stored in {args.out}; "
             "run the same command again to resume",
             file=sys.stderr,
         )
-        return 130
+        return TERMINATED if isinstance(stop, Terminated) else 130
     finally:
         progress.close()
     if args.analyze:

@@ -10,10 +10,12 @@ plays its last callable), as first player on the empty board of the run's config
 
 A file *does not load* when Kaggle's loader fails on it -- a syntax error, an import that fails, an
 exception at module level, no callable defined -- which kaggle-environments reports as
-``InvalidArgument: Invalid raw Python: ...``. :func:`refusal` then names the file, the line of it
-where the failure arose (from the traceback the host sends; none for a file without a callable) and
-the error, in one line. Anything else the first move does (a move that raises, an invalid answer,
-a time-out) is the games' business, scored as Kaggle scores it: the file loaded. A broken file
+``InvalidArgument: Invalid raw Python: ...``, or when the file raises through the loader
+(``sys.exit()`` at module level: ``SystemExit`` is no ``Exception``, which is all the loader
+catches). :func:`refusal` then names the file, the line of it where the failure arose (from the
+traceback the host sends; none for a file without a callable) and the error, in one line.
+Anything else the first move does (a move that raises, an invalid answer, a time-out) is the
+games' business, scored as Kaggle scores it: the file loaded. A broken file
 refuses in about a second (the hosts' start), a loading one takes its first move (``actTimeout`` at
 most, unless it draws on its bank).
 """
@@ -36,6 +38,11 @@ __all__ = ["LOAD_FAILURE", "diagnose", "refusal"]
 
 LOAD_FAILURE = "raised InvalidArgument: Invalid raw Python: "
 """What a proxy's note says when Kaggle's loader failed on a file (``get_last_callable``)."""
+
+_LOADER = ", in get_last_callable\n"
+"""A frame of Kaggle's loader in a note's traceback: what the file raised, it raised while loading.
+The loader turns an ``Exception`` into :data:`LOAD_FAILURE` and lets any other through (``SystemExit``
+from ``sys.exit()`` at module level), which the note then names itself."""
 
 _FRAME = re.compile(r'^\s*File "(?P<path>.+)", line (?P<line>\d+)', re.MULTILINE)
 _CONTEXT = "\nDuring handling of the above exception, another exception occurred:"
@@ -76,10 +83,12 @@ def refusal(settings: Settings, limits: Limits = Limits()) -> str | None:  # noq
 
 
 def _first_move(proxy: AgentProcess, obs: Any, config: Any) -> str | None:
-    """Ask ``proxy`` for its first move; the proxy's note when Kaggle's loader failed, else None."""
+    """Ask ``proxy`` for its first move; the proxy's note when Kaggle's loader failed (or the file
+    raised through it: ``sys.exit()`` at module level), else None."""
     with contextlib.suppress(Exception):  # the move raised, or its host died: the note says which
         proxy(obs, config)
-    return proxy.note if LOAD_FAILURE in proxy.note.partition("\n")[0] else None
+    first, _, trace = proxy.note.partition("\n")
+    return proxy.note if LOAD_FAILURE in first or _LOADER in trace else None
 
 
 def diagnose(spec: str, path: str, note: str) -> str:
@@ -88,7 +97,10 @@ def diagnose(spec: str, path: str, note: str) -> str:
     loading failed, the error, and what to do.
     """
     first, _, trace = note.partition("\n")
-    cause = trace.split(_CONTEXT)[0].rstrip() if _CONTEXT in trace else ""
+    if LOAD_FAILURE not in first:  # raised through the loader (SystemExit): the traceback is the cause
+        cause = trace.rstrip()
+    else:
+        cause = trace.split(_CONTEXT)[0].rstrip() if _CONTEXT in trace else ""
     lines = [frame["line"] for frame in _FRAME.finditer(cause) if frame["path"] == path]
     error = cause.splitlines()[-1].strip() if cause else first.split(LOAD_FAILURE, 1)[1]
     if error.startswith("IndexError") and not lines:  # get_last_callable's [-1] of no callable

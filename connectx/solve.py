@@ -20,13 +20,14 @@ the game was won) or one already won or full is bad input, as every ``connectx``
 given as arguments are all checked before any is solved; on stdin, the positions before the bad line
 stay answered.
 
-The solver is pure Python (:mod:`agents.engine.solver`) over the solved game's opening databases
+The solver (:mod:`agents.engine.solver`: numba's, or pure Python) searches to the solved game's databases
 (the ``bitbully-databases`` package): on 6x7 every position takes at most seconds (``-a ''``, the
 seven columns of the empty board, about 3 s), since the search stops at the databases' 12-stone
 positions. Without the databases, or on another board, a position with few stones can take minutes
 (``4453``: about four). While a solve runs longer than :data:`QUIET` seconds, the seconds spent so far
 are shown on stderr, redrawn in place every second on a terminal; afterwards the nodes searched and
-nodes per second.
+nodes per second. A machine's first run compiles the solver's numba kernel before the first
+position (:func:`compile_solver`: seconds, shown), outside the positions' times and ``--nodes``.
 """
 
 from __future__ import annotations
@@ -82,6 +83,30 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     command.add_argument("--nodes", action="store_true", help="append the node count and microseconds")
     board_options(command)
     command.set_defaults(handler=_solve)
+
+
+def compile_solver() -> None:
+    """Have the solver's numba kernel compiled in this process now
+    (:func:`agents.engine.solver.warm_up`), before anything is timed or forked: numba compiles it on
+    a machine's first run (about 10 s on the 2-core development machine) and loads it from its cache
+    in a fraction of a second afterwards. While it takes longer than :data:`QUIET` seconds, a line on
+    a terminal says so, its clock running, and is cleared when done. Nothing where numba does not
+    import (the solver is pure Python there)."""
+    try:
+        import agents.engine.solver.fast  # noqa: F401 - numba imported before the clock starts
+    except ImportError:
+        return
+    from agents.engine.solver import warm_up
+
+    shown = bar(
+        desc="compiling the solver (the first run only)",
+        bar_format="{desc} [{elapsed}]",
+        delay=QUIET,
+        leave=False,
+    )
+    with Ticking(shown, delay=QUIET):
+        warm_up()
+    shown.close()
 
 
 def _positions(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
@@ -164,6 +189,7 @@ def _answer(
 ) -> None:
     """Solve and print every position of ``positions`` (``(where, moves)``) on the board ``geo``."""
     solver = Solver(args.rows, args.columns, args.inarow)
+    compile_solver()  # not in the first position's time
     for where, moves in positions:
         board = _board(where, moves, geo, parser)
         if board.ply < FEW_STONES and solver.database is None and geo.size >= 42:

@@ -149,6 +149,10 @@ def _run_child(item: pytest.Item, nodeids: list[str]) -> dict[str, Any]:
             _pass_warning(item, entry["warning"])
         else:
             report = config.hook.pytest_report_from_serializable(config=config, data=entry)
+            if report.skipped and isinstance(report.longrepr, list):
+                # A skip's (path, line, reason) came through JSON as a list; pytest's summary of the
+                # skips (-ra) asserts a tuple, and its AssertionError made a green suite exit 1.
+                report.longrepr = tuple(report.longrepr)
             results.setdefault(report.nodeid, []).append(report)
     if any(nodeid not in results for nodeid in nodeids):
         said = child.stdout + child.stderr

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from connectx.cli import main
 from reports.exact import meaning
+from reports.words import plural
 from tournament.store import Store
 
 FILES = (
@@ -61,6 +65,68 @@ def test_rerun_resumes_and_plays_nothing_new(tournament_dir, capsys):
     assert "12 of 12 games already played" in capsys.readouterr().out
     with Store.open(tournament_dir) as store:
         assert store.records() == before  # the same games, none replayed or added
+
+
+def test_options_with_no_command_are_runs(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--agents", "leftmost", "random", "--games", "0", "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("connectx run: error: --games must be >= 1")
+
+
+def test_the_first_lines_come_before_the_solver_compiles(tmp_path, monkeypatch, capsys):
+    """A machine's first run compiles the solver (numba: seconds) before its games: what the run
+    plays on is said before, and nothing compiles for agents that do not search with it."""
+    from agents.engine import solver
+
+    said = []
+
+    def compiling():
+        said.append(capsys.readouterr().out)
+        raise KeyboardInterrupt  # enough: what had been said when the compile began is known
+
+    monkeypatch.setattr(solver, "warm_up", compiling)
+    assert run("--agents", "negamax", "leftmost", "--games", "1", "--out", str(tmp_path / "out")) == 130
+    assert len(said) == 1 and said[0].startswith("isolation: ")
+    assert "interrupted: 0 games stored" in capsys.readouterr().err
+    assert run("--agents", "middle", "leftmost", "--games", "1", "--out", str(tmp_path / "other")) == 0
+    assert len(said) == 1
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_cleans_up_and_exits_143(tmp_path):
+    temporary, out = tmp_path / "tmp", tmp_path / "out"  # the scratch directories go to TMPDIR
+    temporary.mkdir()
+    command = ["run", "--agents", "leftmost", "middle", "random", "--games", "500", "--openings", "none"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connectx", *command, "--out", str(out)],
+        env={**os.environ, "TMPDIR": str(temporary)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(1200):  # until games are being stored (a guard of minutes, not a time limit)
+            if (out / "tournament.db").exists():
+                with Store.open(out) as store:
+                    if store.game_ids():
+                        break
+            time.sleep(0.1)
+        assert list(temporary.glob("connectx-scratch-*")), "no game under way"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=300)
+    finally:
+        process.kill()
+    with Store.open(out) as store:
+        stored = len(store.game_ids())
+    assert process.returncode == 143, err
+    assert 0 < stored < 3000
+    assert err.endswith(
+        f"\nterminated: {plural(stored, 'game')} stored in {out}; run the same command again to resume\n"
+    )
+    assert list(temporary.iterdir()) == [] and sorted(path.name for path in out.iterdir()) == [
+        "tournament.db",
+        "tournament.lock",
+    ]
 
 
 def test_table_prints_the_standings(tournament_dir, capsys):

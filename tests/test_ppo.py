@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import tempfile
@@ -114,10 +115,12 @@ def _empty_observation() -> tuple[dict, dict]:
 
 
 @pytest.mark.torch
+@pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="needs the [rl] extra (sb3-contrib, PyTorch)"
+)
 def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("sb3_contrib")
     temporary = tmp_path / "tmp"  # Stable-Baselines3's default logger makes a folder there each run
     temporary.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temporary))

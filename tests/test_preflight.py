@@ -19,11 +19,13 @@ BROKEN = {
                         "import_error.py, line 3: ModuleNotFoundError: No module named 'no_such_package'"),
     "no_callable.py": ("COLUMNS = 7\nCENTRE = COLUMNS // 2\n",
                        "no_callable.py: defines no function or other callable, which Kaggle would play"),
+    "exits.py": ("import sys\n\nsys.exit(3)\n\n\ndef agent(obs, config):\n    return 0\n",
+                 "exits.py, line 3: SystemExit: 3"),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("name,command", [("syntax_error.py", "run"), ("import_error.py", "run"),
-                                          ("no_callable.py", "sprt")])  # fmt: skip
+                                          ("no_callable.py", "sprt"), ("exits.py", "run")])  # fmt: skip
 def test_a_file_that_does_not_load_is_refused_before_any_game(tmp_path, monkeypatch, capsys, name, command):
     source, message = BROKEN[name]
     (tmp_path / name).write_text(source)

@@ -36,6 +36,7 @@ from typing import Protocol
 from tournament.limits import Limits
 from tournament.record import Finished, GameFailed, GameRecord
 from tournament.schedule import GameTask, Settings, schedule
+from tournament.signals import sigterm_raises
 from tournament.store import Store, StoreError
 
 __all__ = ["Backend", "BackendError", "Event", "Started", "Stop", "Summary", "Tournament"]
@@ -159,8 +160,10 @@ class Tournament:
         ``stop`` has decided (then the games in flight are cancelled); ``on_event`` hears of each
         (:data:`Event`). Raises :class:`~tournament.store.StoreError` when a game cannot be stored,
         or when the store's disk is full (:meth:`~tournament.store.Store.room`: the game just played
-        was stored, in the room kept for it), and lets ``KeyboardInterrupt`` through; either way the
-        games in flight stop and the games stored stay.
+        was stored, in the room kept for it), and lets ``KeyboardInterrupt`` through, SIGTERM's
+        included (:class:`tournament.signals.Terminated`: while it plays, SIGTERM raises it as Ctrl-C
+        raises ``KeyboardInterrupt``); either way the games in flight stop, their scratch directories
+        go, and the games stored stay.
 
         ``tasks`` are the games to play instead of the settings' schedule, for a driver that chooses
         them as it goes (:mod:`tournament.ladder`); those already stored are skipped all the same.
@@ -177,29 +180,30 @@ class Tournament:
         on_event(Started(len(tasks), len(done), len(todo)))
         played = failed = 0
         named = {task.game_id: task for task in todo}
-        games = self._play([_played_by(task, players or {}) for task in todo])
-        try:
-            for result in games:
-                if not isinstance(result, GameRecord):
-                    failed += 1
+        with sigterm_raises():  # SIGTERM stops the games as Ctrl-C does
+            games = self._play([_played_by(task, players or {}) for task in todo])
+            try:
+                for result in games:
+                    if not isinstance(result, GameRecord):
+                        failed += 1
+                        on_event(result)
+                        continue
+                    result = dataclasses.replace(result, task=named[result.game_id])  # stored as scheduled
+                    self.store.add(result)
+                    played += 1
+                    if stop is not None:
+                        stop.add([result])
                     on_event(result)
-                    continue
-                result = dataclasses.replace(result, task=named[result.game_id])  # stored as scheduled
-                self.store.add(result)
-                played += 1
-                if stop is not None:
-                    stop.add([result])
-                on_event(result)
-                if stop is not None and stop.decision is not None:
-                    break
-                if not self.store.room():
-                    raise StoreError(
-                        f"the disk of {self.out} is full ({self.store.free_mib()} MiB free): stopped before "
-                        f"the next game, with {len(done) + played} of {len(tasks)} games stored; free some "
-                        "space and run again to resume"
-                    )
-        finally:
-            games.close()  # the games still in flight are not needed, or the caller stops
+                    if stop is not None and stop.decision is not None:
+                        break
+                    if not self.store.room():
+                        raise StoreError(
+                            f"the disk of {self.out} is full ({self.store.free_mib()} MiB free): stopped "
+                            f"before the next game, with {len(done) + played} of {len(tasks)} games stored; "
+                            "free some space and run again to resume"
+                        )
+            finally:
+                games.close()  # the games still in flight are not needed, or the caller stops
         decision = None if stop is None else stop.decision
         return Summary(played, failed, len(done) + played, len(tasks), decision)
 
