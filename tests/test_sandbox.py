@@ -116,10 +116,16 @@ def _limited_game(tmp_path: Path, source: str, limits: Limits) -> GameRecord:
     return record
 
 
-def test_an_agent_over_its_memory_limit_gets_a_memory_error(tmp_path):
+def test_an_agent_over_its_memory_limit_loses_by_error_and_the_detail_says_why(tmp_path):
+    """In a memory cgroup, the kernel kills the agent's process, and the detail says it was out of
+    memory; with ``RLIMIT_AS`` alone, the allocation fails (``MemoryError``)."""
     source = "def agent(obs, config):\n    block = bytearray(3 << 30)\n    return 3\n"
     record = _limited_game(tmp_path, source, Limits(memory_mb=2048))
-    assert record.termination is Termination.ERROR and "MemoryError" in record.detail
+    assert record.termination is Termination.ERROR and record.offender == 1
+    if isolation.plan().memory == isolation.ADDRESS_SPACE:
+        assert "MemoryError" in record.detail
+    else:
+        assert "killed by SIGKILL (out of memory: over --agent-memory 2048 MiB)" in record.detail
 
 
 @as_root
@@ -369,7 +375,7 @@ def test_without_landlock_or_mounts_agents_still_play_with_their_own_users(tmp_p
     monkeypatch.setattr(landlock, "abi", lambda: 0)
     assert _status(tmp_path)["CapEff"] == "0000000000000000"
     assert "no Landlock on this kernel" in sandbox.describe_isolation()
-    monkeypatch.setattr(View, "build", classmethod(lambda cls, folders: None))
+    monkeypatch.setattr(View, "build", classmethod(lambda cls, folders, devices=(): None))
     monkeypatch.setattr(isolation, "view_possible", lambda: False)
     isolation.needs_capability.cache_clear()
     try:

@@ -41,6 +41,7 @@ __all__ = [
     "CgroupFreezer",
     "Freezer",
     "SignalFreezer",
+    "children",
     "freezer",
     "place",
     "remove",
@@ -257,8 +258,10 @@ class CgroupFreezer:
     nothing that the count misses (a ``fork`` that a pending signal overtakes is restarted after it:
     ``copy_process`` in Linux's ``kernel/fork.c``)."""
 
-    def __init__(self, pid: int, base: str) -> None:
+    def __init__(self, pid: int, base: str, *, split: bool = False) -> None:
         self.pid = pid
+        self._pids = [pid]  # stopped by signals: the host, and with split the agent's process
+        self._split = split
         self._cgroup = False  # frozen through cgroup.freeze
         self._folder = _folder(pid, base)
         self._freeze = os.open(os.path.join(self._folder, "cgroup.freeze"), os.O_WRONLY | os.O_CLOEXEC)
@@ -273,9 +276,12 @@ class CgroupFreezer:
         1`` in ``cgroup.events``, which wakes ``poll(2)`` when it changes): each must be scheduled
         once to stop, and those still runnable meanwhile share the CPUs with the next move. The host
         alone stops on its way back to its pipe, running no more of the agent's code."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGSTOP)
-        if os.pread(self._threads, 64, 0).count(b"\n") <= 1:
+        if self._split and len(self._pids) == 1:
+            self._pids += children(self.pid)
+        for pid in self._pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        if os.pread(self._threads, 64, 0).count(b"\n") <= len(self._pids):
             return
         os.write(self._freeze, b"1")
         self._cgroup = True
@@ -290,8 +296,9 @@ class CgroupFreezer:
         if self._cgroup:
             os.write(self._freeze, b"0")
             self._cgroup = False
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGCONT)
+        for pid in self._pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
     def kill(self) -> None:
         """Kill every process in the cgroup (none once closed: its name may be another host's by then)."""
@@ -354,11 +361,21 @@ class SignalFreezer:
         pass
 
 
-def freezer(pid: int) -> Freezer:
+def freezer(pid: int, *, split: bool = False) -> Freezer:
     """The :class:`Freezer` of host ``pid``: in its cgroup when it was given one (:func:`place`), else
-    by signals."""
+    by signals. ``split``: the host keeps its agent's process as its one child, pid 1 of a pid
+    namespace of its own (:func:`tournament.sandbox.namespaces.own_pids`), which a cgroup's host
+    alone is stopped with."""
     base = root()
     if base is not None:
         with contextlib.suppress(OSError):
-            return CgroupFreezer(pid, base)
+            return CgroupFreezer(pid, base, split=split)
     return SignalFreezer(pid)
+
+
+def children(pid: int) -> list[int]:
+    """The children of process ``pid`` (``/proc/PID/task/PID/children``: those of its main thread)."""
+    try:
+        return [int(child) for child in _read(f"/proc/{pid}/task/{pid}/children").split()]
+    except (OSError, ValueError):
+        return []

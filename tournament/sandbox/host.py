@@ -44,7 +44,7 @@ from agents.registry import SpecError, files_of, load_agent, parse_spec, uses_so
 from tournament.environments import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.limits import Limits
 from tournament.replies import decode, encode
-from tournament.sandbox import freezer, isolation, landlock, mounts, network, seccomp
+from tournament.sandbox import freezer, isolation, landlock, memory, mounts, namespaces, network, seccomp
 from tournament.sandbox.confinement import (
     PR_SET_CHILD_SUBREAPER,
     PR_SET_PDEATHSIG,
@@ -125,6 +125,8 @@ def fork_host(
         rules.close()
     if plan.freezer == isolation.CGROUP:
         freezer.place(pid)
+    if plan.memory == isolation.CGROUP_V1:
+        memory.place(pid)
     return pid, referee_end
 
 
@@ -155,6 +157,8 @@ def _host(
     first, where it may.
     """
     job = json.loads(conn.recv_bytes())
+    if plan.memory != isolation.ADDRESS_SPACE and job["memory_mb"] is not None:
+        memory.limit(job["memory_mb"])  # before the agent's file is read
     random.seed(job["global_seed"])
     np.random.seed(job["global_seed"] % 2**32)
     agent = _load(job["spec"], job["seed"])
@@ -165,30 +169,38 @@ def _host(
             shared = isolation.Shared(view, tcp=plan.network == isolation.LANDLOCK_TCP)
             rules = shared.ruleset()
             shared.close()
+    files = _files(job["spec"])
     if rules is not None:
-        isolation.allow_own(rules, job["workdir"], _files(job["spec"]), view is not None)
+        isolation.allow_own(rules, job["workdir"], files, view is not None)
+    trees = mounts.clone_files(files) if view is not None else []
     if networks is not None:
         network.enter(networks[job["mark"] - 1])
         for fd in networks:
             os.close(fd)
     elif plan.network == isolation.NAMESPACE:
         network.isolate()
+    if plan.ipc:
+        namespaces.private_ipc()
+    if plan.pids:
+        namespaces.own_pids()  # from here on, in the agent's process, pid 1 of its own namespace
+    workdir = job["workdir"]
     if view is not None:
         view.enter()
         view.close()
-        mounts.private(job["workdir"], job["uid"], limits.disk_mb, limits.shm_mb)
+        mounts.private(job["uid"], limits.disk_mb, limits.shm_mb, trees, proc=plan.pids)
+        workdir = mounts.WORKDIR
         if rules is not None:
-            isolation.allow_private(rules, job["workdir"])
-    confine(job["workdir"], limits)
+            isolation.allow_private(rules, workdir, proc=plan.pids)
+    confine(workdir, limits, address_space=plan.memory == isolation.ADDRESS_SPACE)
     drop_privileges(job["uid"], limits, keep_read=isolation.needs_capability(view is not None))
-    if plan.freezer == isolation.SIGNALS:
-        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts
+    if plan.freezer == isolation.SIGNALS and not plan.pids:
+        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts (pid 1 does)
     if plan.affinity:
         seccomp.lock_affinity()
     if rules is not None:
         rules.restrict()
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: the uid change cleared it
-    if os.getppid() != parent:
+    if not plan.pids and os.getppid() != parent:  # (pid 1's parent, the keeper, is outside its namespace)
         return
     while True:
         request = json.loads(conn.recv_bytes())
@@ -274,6 +286,7 @@ class AgentProcess:
         self._scratch = Scratch(f"mark{mark}", sweep_first=zygote is None)
         if zygote is None:
             freezer.sweep()  # the cgroups of hosts forked without a zygote, which kill() leaves
+            memory.sweep()
         self.workdir = self._scratch.path
         if uid is not None:
             os.chown(self.workdir, uid, uid)
@@ -286,7 +299,8 @@ class AgentProcess:
             raise
         self.group = self.pid
         self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
-        self._freezer = freezer.freezer(self.pid)
+        self._freezer = freezer.freezer(self.pid, split=isolation.plan().pids)
+        self._memory_mb = limits.memory_mb
         self._frozen = False
         job = {"spec": spec, "mark": mark, "seed": seed, "global_seed": global_seed, "workdir": self.workdir}
         job["uid"] = uid
@@ -341,8 +355,13 @@ class AgentProcess:
             self._frozen = False
 
     def _ended(self) -> str:
-        """How the host ended: 'exited (exit code N)', 'was killed by SIGX' or 'stopped answering'."""
-        how = self._zygote.ended(self.pid) if self._zygote is not None else ending(self.pid)
+        """How the host ended: 'exited (exit code N)', 'was killed by SIGX' (and, when the kernel's
+        OOM killer struck in its memory cgroup, 'out of memory': :mod:`~tournament.sandbox.memory`)
+        or 'stopped answering'."""
+        pid = self.pid
+        how = self._zygote.ended(pid) if self._zygote is not None else ending(pid)
+        if how.startswith("was killed") and memory.out_of_memory(pid):
+            how += f" (out of memory: over --agent-memory {self._memory_mb} MiB)"
         if how != "stopped answering":
             self.pid = 0  # reaped: its number may be reused
         return how
@@ -375,4 +394,5 @@ class AgentProcess:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(self.pid, 0)
             freezer.remove(self.group, wait=1.0)
+            memory.remove(self.group, wait=1.0)
             self.pid = 0

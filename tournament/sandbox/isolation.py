@@ -63,7 +63,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from tournament.sandbox import freezer, landlock, network, seccomp
+from tournament.sandbox import freezer, landlock, memory, namespaces, network, seccomp
 from tournament.sandbox.mounts import View, covers, outermost
 from tournament.sandbox.users import isolating
 
@@ -99,9 +99,15 @@ def python_folders() -> tuple[str, ...]:
 
 
 def _exposed() -> tuple[str, ...]:
-    """The folders an agent's user must reach: :func:`python_folders` and the temporary directory,
-    which holds the hosts' working directories."""
+    """The folders an agent's user must reach without the agents' mount namespace:
+    :func:`python_folders` and the temporary directory, which holds the hosts' working directories."""
     return (*python_folders(), os.path.realpath(tempfile.gettempdir()))
+
+
+def _shown() -> tuple[str, ...]:
+    """The folders the agents' mount namespace shows (:mod:`~tournament.sandbox.mounts`):
+    :func:`python_folders` and :data:`SYSTEM`."""
+    return (*python_folders(), *SYSTEM)
 
 
 @functools.cache
@@ -125,7 +131,7 @@ def view_possible() -> bool:
     if pid == 0:
         built = False
         try:
-            built = View.build(_exposed()) is not None
+            built = View.build(_shown(), DEVICES) is not None
         finally:
             os._exit(0 if built else 1)
     _, status = os.waitpid(pid, 0)
@@ -135,7 +141,7 @@ def view_possible() -> bool:
 def build_view() -> View | None:
     """The agents' mount namespace, for the hosts this process forks, when the runner is root and the
     kernel lets it (:meth:`View.build`); else None."""
-    return View.build(_exposed()) if isolating() else None
+    return View.build(_shown(), DEVICES) if isolating() else None
 
 
 _PROC_READ = landlock.READ_FILE | landlock.READ_DIR
@@ -201,12 +207,14 @@ def allow_own(rules: landlock.Ruleset, workdir: str, files: list[str], view: boo
         rules.allow(f"/proc/{os.getpid()}", _PROC_READ)
 
 
-def allow_private(rules: landlock.Ruleset, workdir: str) -> None:
+def allow_private(rules: landlock.Ruleset, workdir: str, proc: bool = False) -> None:
     """Add every right in the host's own tmpfs (:func:`~tournament.sandbox.mounts.private`) to
     ``rules``: its working directory ``workdir`` and ``/dev/shm``, as it sees them once it has
-    mounted them."""
+    mounted them, and, with ``proc``, reading the ``/proc`` of its own pid namespace."""
     rules.allow(workdir, landlock.ALL)
     rules.allow(SHARED_MEMORY, landlock.ALL)
+    if proc:
+        rules.allow("/proc", _PROC_READ)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +227,10 @@ class Machine:
     (:func:`needs_capability`); ``network``: network namespaces can be made
     (:func:`tournament.sandbox.network.possible`); ``cgroup``: hosts can be frozen in cgroups v2 of
     their own (:func:`tournament.sandbox.freezer.root`); ``seccomp``: a seccomp filter can refuse
-    ``sched_setaffinity`` (:func:`tournament.sandbox.seccomp.available`).
+    ``sched_setaffinity`` (:func:`tournament.sandbox.seccomp.available`); ``ipc`` and ``pids``: IPC
+    and pid namespaces can be made (:func:`tournament.sandbox.namespaces.possible`); ``memory``: the
+    version of the cgroup hierarchy (2 or 1) whose memory controller limits each host's tree, 0 for
+    none (:func:`tournament.sandbox.memory.root`).
     """
 
     landlock: int
@@ -229,6 +240,9 @@ class Machine:
     network: bool
     cgroup: bool
     seccomp: bool
+    ipc: bool = False
+    pids: bool = False
+    memory: int = 0
 
 
 def machine() -> Machine:
@@ -236,6 +250,7 @@ def machine() -> Machine:
     before it forks, so that its game processes and hosts inherit the answers)."""
     root = isolating()
     mounts = root and view_possible()
+    cgroups = memory.root() if root else None
     return Machine(
         landlock=landlock.abi(),
         root=root,
@@ -244,6 +259,9 @@ def machine() -> Machine:
         network=network.possible(),
         cgroup=freezer.root() is not None,
         seccomp=seccomp.available(),
+        ipc=namespaces.possible(namespaces.IPC),
+        pids=namespaces.possible(namespaces.PID),
+        memory=cgroups[0] if cgroups is not None else 0,
     )
 
 
@@ -253,6 +271,10 @@ NAMESPACE, LANDLOCK_TCP, OPEN = "namespace", "landlock", "open"
 CGROUP, SIGNALS = "cgroup", "signals"
 """How a host's processes are frozen between its moves (:attr:`Plan.freezer`)."""
 
+CGROUP_V2, CGROUP_V1, ADDRESS_SPACE = "cgroup v2", "cgroup v1", "RLIMIT_AS"
+"""How an agent's memory is bounded (:attr:`Plan.memory`): its host's tree in a memory cgroup, or
+each process's address space alone."""
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
@@ -260,15 +282,21 @@ class Plan:
 
     ``network``: :data:`NAMESPACE` (a network namespace of each host's own), :data:`LANDLOCK_TCP`
     (Landlock refuses TCP) or :data:`OPEN` (nothing); ``private``: each host has its own
-    ``/dev/shm`` and working directory, tmpfs of bounded sizes (else the machine's ``/dev/shm``,
-    and each file bounded by ``RLIMIT_FSIZE``); ``freezer``: :data:`CGROUP` or :data:`SIGNALS`;
-    ``affinity``: ``sched_setaffinity`` is refused (seccomp).
+    ``/dev/shm`` and working directory, tmpfs of bounded sizes and files, in a view of the machine
+    that shows no ``/tmp`` nor ``/run`` (else the machine's ``/dev/shm``, each file bounded by
+    ``RLIMIT_FSIZE``, and every pathname Unix socket an agent's user may open); ``freezer``:
+    :data:`CGROUP` or :data:`SIGNALS`; ``affinity``: ``sched_setaffinity`` is refused (seccomp);
+    ``ipc``: an IPC namespace of each host's own; ``pids``: a pid namespace of each host's own;
+    ``memory``: :data:`CGROUP_V2`, :data:`CGROUP_V1` or :data:`ADDRESS_SPACE`.
     """
 
     network: str
     private: bool
     freezer: str
     affinity: bool
+    ipc: bool = False
+    pids: bool = False
+    memory: str = ADDRESS_SPACE
 
 
 def choose(facts: Machine) -> Plan:
@@ -284,7 +312,16 @@ def choose(facts: Machine) -> Plan:
         how = LANDLOCK_TCP
     else:
         how = OPEN
-    return Plan(how, facts.mounts, CGROUP if facts.cgroup else SIGNALS, facts.seccomp)
+    bound = {2: CGROUP_V2, 1: CGROUP_V1}.get(facts.memory, ADDRESS_SPACE) if facts.root else ADDRESS_SPACE
+    return Plan(
+        how,
+        facts.mounts,
+        CGROUP if facts.cgroup else SIGNALS,
+        facts.seccomp,
+        ipc=facts.root and facts.ipc,
+        pids=facts.root and facts.pids,
+        memory=bound,
+    )
 
 
 def plan() -> Plan:
@@ -296,13 +333,17 @@ def describe(facts: Machine) -> str:
     """The line that says which isolation the agents' hosts get on a machine with ``facts``: each
     mechanism in force, then, in parentheses, what each one missing leaves open.
 
-    >>> print(describe(Machine(7, True, True, False, True, True, True)).replace(", ", ",\\n"))
+    >>> full = Machine(7, True, True, False, True, True, True, ipc=True, pids=True, memory=2)
+    >>> print(describe(full).replace(", ", ",\n"))
     isolation: Landlock ABI 7,
     own users,
     no capabilities,
     own mounts,
     own network,
+    own IPC,
+    own pids,
     own /dev/shm and working directory (tmpfs),
+    memory of each agent's processes in all (cgroup v2),
     frozen between moves (cgroup v2),
     CPUs locked (seccomp)
     """
@@ -331,10 +372,26 @@ def describe(facts: Machine) -> str:
         notes.append("no network namespace: UDP reaches the network")
     else:
         notes.append("no network namespace nor Landlock TCP rules: agents reach the network")
+    if chosen.ipc:
+        parts.append("own IPC")
+    else:
+        notes.append("no IPC namespace: System V shared memory and message queues are the machine's")
+    if chosen.pids:
+        parts.append("own pids")
+    else:
+        notes.append("no pid namespace: kill(pid, 0) tells which pids exist")
     if chosen.private:
         parts.append("own /dev/shm and working directory (tmpfs)")
     else:
-        notes.append("no mounts of their own: /dev/shm is shared, the disk bounded per file, not in all")
+        notes.append(
+            "no mounts of their own: /dev/shm is shared, the disk bounded per file, not in all, "
+            "files unbounded in number, the machine's Unix sockets reachable"
+        )
+    if chosen.memory == ADDRESS_SPACE:
+        parts.append("memory of each process (RLIMIT_AS)")
+        notes.append("no memory cgroup: children, memfd and shared memory escape the memory limit")
+    else:
+        parts.append(f"memory of each agent's processes in all ({chosen.memory})")
     if chosen.freezer == CGROUP:
         parts.append("frozen between moves (cgroup v2)")
     else:

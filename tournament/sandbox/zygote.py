@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
-from tournament.sandbox import freezer, isolation, landlock, network
+from tournament.sandbox import freezer, isolation, landlock, memory, network
 from tournament.sandbox.confinement import (
     PR_SET_PDEATHSIG,
     clear_environment,
@@ -149,6 +149,7 @@ def _serve(control: socket.socket) -> None:
     become_subreaper()
     clear_environment()  # once, here, for every host to come
     freezer.sweep()
+    memory.sweep()
     view = isolation.build_view()
     if isolating():
         empty_bounding_set(isolation.needs_capability(view is not None))
@@ -177,7 +178,7 @@ def _serve(control: socket.socket) -> None:
         if len(ready) < Zygote.READY:
             ready.append(fork())
         elif dead:
-            freezer.remove(dead.pop())
+            _remove(dead.pop())
         else:
             return False
         return True
@@ -199,7 +200,14 @@ def _serve(control: socket.socket) -> None:
         pass
     clear(set())
     for pid in dead:
-        freezer.remove(pid)
+        _remove(pid)
+
+
+def _remove(pid: int) -> None:
+    """Remove the cgroups of host ``pid``, which was killed (:func:`tournament.sandbox.freezer.remove`,
+    :func:`tournament.sandbox.memory.remove`)."""
+    freezer.remove(pid)
+    memory.remove(pid)
 
 
 def _next(control: socket.socket, idle: Callable[[], bool]) -> bytes:
