@@ -84,12 +84,13 @@ class Zygote:
             raise OSError("the zygote sent no host")
         return int(message), Connection(fds[0])
 
-    def clear(self) -> None:
-        """Have the last game's processes killed and reaped, then the next game's two hosts sent
-        (not waiting for either: :meth:`host` receives them)."""
+    def clear(self, hosts: int = READY) -> None:
+        """Have the last game's processes killed and reaped, then the next game's ``hosts`` hosts sent
+        (not waiting for either: :meth:`host` receives them). A host sent and not received when the
+        next game is cleared is killed with it: ask for as many as a game takes."""
         with contextlib.suppress(OSError):
             self._control.send(b"clear")
-            while self._asked < self.READY:
+            while self._asked < hosts:
                 self._control.send(b"host")
                 self._asked += 1
 
