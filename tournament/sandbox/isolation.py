@@ -25,11 +25,14 @@ directory and ``/dev/shm``. Three mechanisms enforce it, each where it can:
 * when the runner is root, a user of its own for each host (:mod:`~tournament.sandbox.users`) that
   holds no capability (:func:`~tournament.sandbox.confinement.drop_privileges`): what only root, or
   the runner's private run folder, holds stays unreadable;
-* when the runner is root, the agents' mount namespace (:mod:`~tournament.sandbox.mounts`): Python
-  under a folder other users cannot enter (pyenv's ``/root/.pyenv``) is exposed alone, so no
-  capability is needed to import; ``/proc`` shows no other process; and each host's own mount
-  namespace made from it, in which ``/dev/shm`` and the working directory are tmpfs of its own, of
-  bounded sizes (:class:`~tournament.limits.Limits`).
+* when the runner is root, the agents' mount namespace (:mod:`~tournament.sandbox.mounts`): a
+  root of its own that shows Python's folders, :data:`SYSTEM` and :data:`DEVICES` alone (Python
+  under a folder other users cannot enter, pyenv's ``/root/.pyenv``, is exposed alone, so no
+  capability is needed to import; no ``/tmp`` nor ``/run``, so no pathname Unix socket of the
+  machine, which Landlock does not cover); ``/proc`` shows no other process; and each host's own
+  mount namespace made from it, in which ``/dev/shm`` and the working directory are tmpfs of its
+  own, of bounded sizes (:class:`~tournament.limits.Limits`) and files
+  (:data:`~tournament.sandbox.mounts.FILES`).
 
 Without Landlock, a host reads what any user may (another agent's file that others may read, say).
 Where Python lies under a folder other users cannot enter and no mount namespace can expose it (a
@@ -47,7 +50,12 @@ Beyond files (:class:`Plan`, chosen by :func:`choose` from what :func:`machine` 
 * CPU time: the host's process tree frozen between its moves, in a cgroup v2 of its own, else by
   ``SIGSTOP`` (:mod:`~tournament.sandbox.freezer`);
 * CPUs: its game's, ``sched_setaffinity`` refused by a seccomp filter
-  (:mod:`~tournament.sandbox.seccomp`), else not locked.
+  (:mod:`~tournament.sandbox.seccomp`), else not locked;
+* System V IPC and POSIX message queues: an IPC namespace of the host's own (root), else the
+  machine's; pids: a pid namespace of its own, where the agent is pid 1 (root), else the machine's
+  (:mod:`~tournament.sandbox.namespaces`);
+* memory: a memory cgroup of the host's own, v2's or else v1's, bounding its whole tree (root),
+  else ``RLIMIT_AS`` for each process (:mod:`~tournament.sandbox.memory`).
 
 Sources: ``landlock(7)``, ``capabilities(7)``, ``mount_namespaces(7)``, ``network_namespaces(7)``,
 ``proc(5)`` (Linux man-pages).
