@@ -3,16 +3,15 @@ no CPU time after its move (issue 44; ``docs/sandbox.md``).
 
 Each case is played against real hosts, as root (as CI and containers run), on this kind of machine
 (a network namespace, mounts, cgroup v2, seccomp): the games of the module's fixture are played in
-one run, one at a time. The fallbacks are tested too: which mechanism is chosen without each
-(:func:`tournament.sandbox.isolation.choose`, and the line that says so), Landlock's TCP rules in a
-real host, the ``SIGSTOP`` freezer, and the store's room on a disk that fills.
+one run, one at a time. The fallbacks are tested too: Landlock's TCP rules in a real host, the
+``SIGSTOP`` freezer, and the store's room on a disk that fills; the choice of each fallback and the
+line that says so are ``tests/test_containment_ring.py``'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import dataclasses
 import os
 import signal
 import socket
@@ -31,7 +30,6 @@ from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
 from tournament.sandbox import freezer, isolation, landlock, network, seccomp
-from tournament.sandbox.isolation import Machine, choose, describe
 from tournament.schedule import GameTask, Settings, schedule
 from tournament.store import Store, StoreError
 from tournament.store.reserve import RESERVE_NAME
@@ -273,75 +271,6 @@ def test_without_a_network_namespace_landlock_refuses_tcp(tmp_path, monkeypatch)
         listeners.close()
     assert record.offender is None, record.detail
     assert tcp == 0
-
-
-FACTS = Machine(
-    landlock=7,
-    root=True,
-    mounts=True,
-    capability=False,
-    network=True,
-    cgroup=True,
-    seccomp=True,
-    ipc=True,
-    pids=True,
-    memory=2,
-)
-FULL = ("namespace", True, "cgroup", True, True, True, "cgroup v2")
-
-
-@pytest.mark.parametrize(
-    ("missing", "chosen", "said"),
-    [
-        ({}, FULL, "own network, own IPC, own pids, own /dev/shm and working directory (tmpfs)"),
-        (  # not root: no namespaces, mounts or cgroups
-            {"root": False, "mounts": False, "network": False, "cgroup": False},
-            ("landlock", False, "signals", True, False, False, "RLIMIT_AS"),
-            "no TCP (Landlock), memory of each process (RLIMIT_AS), stopped between moves (SIGSTOP)",
-        ),
-        ({"network": False, "landlock": 3}, ("open", *FULL[1:]), "agents reach the network"),
-        ({"cgroup": False}, (*FULL[:2], "signals", *FULL[3:]), "a process an agent disowns escapes SIGSTOP"),
-        ({"seccomp": False}, (*FULL[:3], False, *FULL[4:]), "agents may widen their CPUs"),
-        (
-            {"mounts": False},
-            (FULL[0], False, *FULL[2:]),
-            "/dev/shm is shared, the disk bounded per file, not in all, files unbounded in number, "
-            "the machine's Unix sockets reachable",
-        ),
-        (
-            {"ipc": False},
-            (*FULL[:4], False, *FULL[5:]),
-            "System V shared memory and message queues are the machine's",
-        ),
-        (
-            {"pids": False},
-            (*FULL[:5], False, FULL[6]),
-            "no pid namespace: kill(pid, 0) tells which pids exist",
-        ),
-        (
-            {"memory": 0},
-            (*FULL[:6], "RLIMIT_AS"),
-            "children, memfd and shared memory escape the memory limit",
-        ),
-        ({"memory": 1}, (*FULL[:6], "cgroup v1"), "memory of each agent's processes in all (cgroup v1)"),
-    ],
-)
-def test_each_mechanism_falls_back_and_the_isolation_line_says_so(missing, chosen, said):
-    facts = dataclasses.replace(FACTS, **missing)
-    plan = choose(facts)
-    assert (
-        plan.network,
-        plan.private,
-        plan.freezer,
-        plan.affinity,
-        plan.ipc,
-        plan.pids,
-        plan.memory,
-    ) == chosen
-    line = describe(facts)
-    assert line.startswith("isolation: ") and said in line
-    complete = not missing or missing == {"memory": 1}  # cgroup v1's memory controller leaves nothing open
-    assert line.endswith("(seccomp)") == complete  # what is missing is said last, in parentheses
 
 
 def test_the_cgroup_v2_hierarchy_is_found_on_hybrid_and_unified_machines_and_not_on_v1_alone():

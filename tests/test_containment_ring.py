@@ -3,7 +3,8 @@ of a game, memory counted for an agent's whole process tree, bounded files, no p
 of the machine, no other process's pid, and the training environment's spec opponents sandboxed.
 
 Each case is played against real hosts, as root, where the machine has the mechanism (each test
-says which it needs); the fallbacks' choice and line are ``tests/test_containment.py``'s. Each
+says which it needs). Which mechanism is chosen without each, for both rings
+(:func:`tournament.sandbox.isolation.choose`), and the line that says so, are tested last. Each
 hostile agent reports what it found by raising it (its game's detail); each is also run outside the
 sandbox, in this process, to show that the attack works there, so that each test can fail.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import dataclasses
 import os
 import re
 import shutil
@@ -26,6 +28,7 @@ from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
 from tournament.sandbox import isolation, landlock, mounts
+from tournament.sandbox.isolation import Machine, choose, describe
 from tournament.schedule import GameTask
 
 PLAN = isolation.plan()
@@ -337,3 +340,75 @@ def test_the_environments_file_opponent_cannot_write_outside_its_sandbox(tmp_pat
             env.close()
         assert info["offender"] is None and len(info["moves"]) > 6, info
         assert target.exists() == in_process
+
+
+# ---- the fallbacks of both rings ----
+
+
+FACTS = Machine(
+    landlock=7,
+    root=True,
+    mounts=True,
+    capability=False,
+    network=True,
+    cgroup=True,
+    seccomp=True,
+    ipc=True,
+    pids=True,
+    memory=2,
+)
+FULL = ("namespace", True, "cgroup", True, True, True, "cgroup v2")
+
+
+@pytest.mark.parametrize(
+    ("missing", "chosen", "said"),
+    [
+        ({}, FULL, "own network, own IPC, own pids, own /dev/shm and working directory (tmpfs)"),
+        (  # not root: no namespaces, mounts or cgroups
+            {"root": False, "mounts": False, "network": False, "cgroup": False},
+            ("landlock", False, "signals", True, False, False, "RLIMIT_AS"),
+            "no TCP (Landlock), memory of each process (RLIMIT_AS), stopped between moves (SIGSTOP)",
+        ),
+        ({"network": False, "landlock": 3}, ("open", *FULL[1:]), "agents reach the network"),
+        ({"cgroup": False}, (*FULL[:2], "signals", *FULL[3:]), "a process an agent disowns escapes SIGSTOP"),
+        ({"seccomp": False}, (*FULL[:3], False, *FULL[4:]), "agents may widen their CPUs"),
+        (
+            {"mounts": False},
+            (FULL[0], False, *FULL[2:]),
+            "/dev/shm is shared, the disk bounded per file, not in all, files unbounded in number, "
+            "the machine's Unix sockets reachable",
+        ),
+        (
+            {"ipc": False},
+            (*FULL[:4], False, *FULL[5:]),
+            "System V shared memory and message queues are the machine's",
+        ),
+        (
+            {"pids": False},
+            (*FULL[:5], False, FULL[6]),
+            "no pid namespace: kill(pid, 0) tells which pids exist",
+        ),
+        (
+            {"memory": 0},
+            (*FULL[:6], "RLIMIT_AS"),
+            "children, memfd and shared memory escape the memory limit",
+        ),
+        ({"memory": 1}, (*FULL[:6], "cgroup v1"), "memory of each agent's processes in all (cgroup v1)"),
+    ],
+)
+def test_each_mechanism_falls_back_and_the_isolation_line_says_so(missing, chosen, said):
+    facts = dataclasses.replace(FACTS, **missing)
+    plan = choose(facts)
+    assert (
+        plan.network,
+        plan.private,
+        plan.freezer,
+        plan.affinity,
+        plan.ipc,
+        plan.pids,
+        plan.memory,
+    ) == chosen
+    line = describe(facts)
+    assert line.startswith("isolation: ") and said in line
+    complete = not missing or missing == {"memory": 1}  # cgroup v1's memory controller leaves nothing open
+    assert line.endswith("(seccomp)") == complete  # what is missing is said last, in parentheses

@@ -35,6 +35,7 @@ from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
 from tournament.sandbox import AGENT_UID_BASE, confinement, isolation, landlock
 from tournament.sandbox.mounts import View
+from tournament.sandbox.rules import Shared, allow_own
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 from tournament.store import Store
@@ -294,8 +295,8 @@ def _as_nobody_restricted(here: str, other: str) -> dict[str, bool]:
             os.setgroups([])
             os.setresgid(65534, 65534, 65534)
             os.setresuid(65534, 65534, 65534)
-            rules = isolation.Shared(None).ruleset()
-            isolation.allow_own(rules, f"{here}/work", [f"{here}/agent.py"], view=False)
+            rules = Shared(None).ruleset()
+            allow_own(rules, f"{here}/work", [f"{here}/agent.py"], view=False)
             confinement.drop_privileges(None, Limits())
             rules.restrict()
             places = {"here": here, "other": other, "parent": os.getppid()}
@@ -314,8 +315,9 @@ def _as_nobody_restricted(here: str, other: str) -> dict[str, bool]:
 @with_landlock
 def test_without_root_landlock_alone_keeps_an_agent_to_its_files():
     """A host whose runner is not root keeps the runner's user, and Landlock then does all the work
-    (:class:`isolation.Shared`, :func:`isolation.allow_own`, :func:`confinement.drop_privileges` with
-    no user to become): what any process of its user may do beyond its own files is refused."""
+    (:class:`~tournament.sandbox.rules.Shared`, :func:`~tournament.sandbox.rules.allow_own`,
+    :func:`confinement.drop_privileges` with no user to become): what any process of its user may do
+    beyond its own files is refused."""
     base = Path(tempfile.mkdtemp())
     try:
         for name in ("own", "other"):

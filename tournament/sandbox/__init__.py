@@ -10,15 +10,14 @@ The host is forked, before its game, from the game process's :class:`Zygote`
 agents were imported once, in the runner). At once it starts a session of its own (``setsid``), so
 that its whole process group dies with the game, and closes every inherited file descriptor but its
 pipe (stdin, stdout and stderr go to /dev/null); it dies with the game process
-(``PR_SET_PDEATHSIG``). It has a network namespace of its own, where the runner may make one
+(``PR_SET_PDEATHSIG``). It is pid 1 of a pid namespace of its own, where the runner may make one
+(:mod:`~tournament.sandbox.namespaces`), and has a network namespace of its own, likewise
 (:mod:`~tournament.sandbox.network`), and its forker puts it in a cgroup of its own
 (:mod:`~tournament.sandbox.freezer`; and a memory cgroup, :mod:`~tournament.sandbox.memory`,
 whose limit it sets as soon as it is assigned). Once it has loaded its agent, before any of the
 agent's code runs:
 
-* it makes an IPC namespace of its own, and splits: its child, pid 1 of a pid namespace of its
-  own, plays the agent, and the host waits for it and ends as it ends
-  (:mod:`~tournament.sandbox.namespaces`);
+* it makes an IPC namespace of its own (:mod:`~tournament.sandbox.namespaces`);
 * it enters the agents' mount namespace when the runner is root (:mod:`~tournament.sandbox.mounts`,
   built once by the zygote): a root of its own showing Python's folders, the system's and a few
   devices alone (no ``/tmp``, ``/run``: no Unix socket of the machine's), a ``/proc`` that shows no

@@ -41,7 +41,6 @@ __all__ = [
     "CgroupFreezer",
     "Freezer",
     "SignalFreezer",
-    "children",
     "freezer",
     "place",
     "remove",
@@ -258,10 +257,8 @@ class CgroupFreezer:
     nothing that the count misses (a ``fork`` that a pending signal overtakes is restarted after it:
     ``copy_process`` in Linux's ``kernel/fork.c``)."""
 
-    def __init__(self, pid: int, base: str, *, split: bool = False) -> None:
+    def __init__(self, pid: int, base: str) -> None:
         self.pid = pid
-        self._pids = [pid]  # stopped by signals: the host, and with split the agent's process
-        self._split = split
         self._cgroup = False  # frozen through cgroup.freeze
         self._folder = _folder(pid, base)
         self._freeze = os.open(os.path.join(self._folder, "cgroup.freeze"), os.O_WRONLY | os.O_CLOEXEC)
@@ -276,12 +273,9 @@ class CgroupFreezer:
         1`` in ``cgroup.events``, which wakes ``poll(2)`` when it changes): each must be scheduled
         once to stop, and those still runnable meanwhile share the CPUs with the next move. The host
         alone stops on its way back to its pipe, running no more of the agent's code."""
-        if self._split and len(self._pids) == 1:
-            self._pids += children(self.pid)
-        for pid in self._pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGSTOP)
-        if os.pread(self._threads, 64, 0).count(b"\n") <= len(self._pids):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGSTOP)
+        if os.pread(self._threads, 64, 0).count(b"\n") <= 1:
             return
         os.write(self._freeze, b"1")
         self._cgroup = True
@@ -296,9 +290,8 @@ class CgroupFreezer:
         if self._cgroup:
             os.write(self._freeze, b"0")
             self._cgroup = False
-        for pid in self._pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGCONT)
 
     def kill(self) -> None:
         """Kill every process in the cgroup (none once closed: its name may be another host's by then)."""
@@ -361,21 +354,11 @@ class SignalFreezer:
         pass
 
 
-def freezer(pid: int, *, split: bool = False) -> Freezer:
+def freezer(pid: int) -> Freezer:
     """The :class:`Freezer` of host ``pid``: in its cgroup when it was given one (:func:`place`), else
-    by signals. ``split``: the host keeps its agent's process as its one child, pid 1 of a pid
-    namespace of its own (:func:`tournament.sandbox.namespaces.own_pids`), which a cgroup's host
-    alone is stopped with."""
+    by signals."""
     base = root()
     if base is not None:
         with contextlib.suppress(OSError):
-            return CgroupFreezer(pid, base, split=split)
+            return CgroupFreezer(pid, base)
     return SignalFreezer(pid)
-
-
-def children(pid: int) -> list[int]:
-    """The children of process ``pid`` (``/proc/PID/task/PID/children``: those of its main thread)."""
-    try:
-        return [int(child) for child in _read(f"/proc/{pid}/task/{pid}/children").split()]
-    except (OSError, ValueError):
-        return []

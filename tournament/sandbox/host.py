@@ -54,6 +54,7 @@ from tournament.sandbox.confinement import (
     prctl,
 )
 from tournament.sandbox.mounts import View
+from tournament.sandbox.rules import Shared, allow_own, allow_private
 from tournament.sandbox.users import agent_uid, isolating
 from tournament.scratch import Scratch
 
@@ -95,17 +96,20 @@ def fork_host(
     becomes that agent's host (:func:`_host`). This process puts it in a cgroup of its own first,
     where it may (:func:`tournament.sandbox.freezer.place`). A zygote gives it ``view``, the agents'
     mount namespace (:mod:`tournament.sandbox.mounts`), ``rules``, a Landlock ruleset of the rules
-    all hosts share (:class:`~tournament.sandbox.isolation.Shared`), which this process then
+    all hosts share (:class:`~tournament.sandbox.rules.Shared`), which this process then
     closes, and ``networks``, the network namespaces of the hosts of mark 1 and mark 2
     (:func:`tournament.sandbox.network.make`); without, the host builds them itself where it may
     (:func:`~tournament.sandbox.isolation.plan`). Returns its pid and the referee's end of its pipe.
     It dies with the process that forked it. It holds the compiled solver only if this process did
-    (:func:`agents.engine.solver.warm_up`, called for the agents that use it)."""
+    (:func:`agents.engine.solver.warm_up`, called for the agents that use it). Where the plan has
+    pid namespaces, it is forked as pid 1 of one of its own
+    (:func:`tournament.sandbox.namespaces.new_pids`), so its parent is out of its sight (pid 0)."""
     isolation.python_folders()  # computed once in the forking process, for every host to come
     plan = isolation.plan()  # likewise
     referee_end, host_end = Pipe()
-    parent = os.getpid()
-    pid = os.fork()
+    parent = 0 if plan.pids else os.getpid()  # the parent it sees
+    with namespaces.new_pids() if plan.pids else contextlib.nullcontext():
+        pid = os.fork()
     if pid == 0:  # the blank host
         code = 0
         try:
@@ -139,13 +143,14 @@ def _host(
     plan: isolation.Plan,
 ) -> None:
     """Become the host of the agent assigned on ``conn`` (``{"spec", "mark", "seed", "global_seed",
-    "workdir", "uid", "memory_mb", "processes", "disk_mb", "shm_mb"}``), then serve its moves until
+    "workdir", "uid", "memory_mb", "processes", "disk_mb", "shm_mb", "address_space"}``, the last
+    True where no memory cgroup bounds it: :mod:`~tournament.sandbox.memory`), then serve its moves until
     the pipe closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out.
 
     It loads the agent in the runner's directory and as its user (a spec's relative path means what
     it meant on the command line, and the file is read even where the agent could not). Then, before
     the agent's first move runs any of its code, it adds its own rules to its Landlock ruleset
-    (:func:`~tournament.sandbox.isolation.allow_own`), enters its mark's network namespace (or makes
+    (:func:`~tournament.sandbox.rules.allow_own`), enters its mark's network namespace (or makes
     one of its own: :mod:`~tournament.sandbox.network`), enters the agents' mount namespace and makes
     its own mounts in it (:func:`~tournament.sandbox.mounts.private`: its ``/dev/shm`` and working
     directory, bounded), works in its own directory (:func:`~tournament.sandbox.confinement.confine`),
@@ -157,8 +162,6 @@ def _host(
     first, where it may.
     """
     job = json.loads(conn.recv_bytes())
-    if plan.memory != isolation.ADDRESS_SPACE and job["memory_mb"] is not None:
-        memory.limit(job["memory_mb"])  # before the agent's file is read
     random.seed(job["global_seed"])
     np.random.seed(job["global_seed"] % 2**32)
     agent = _load(job["spec"], job["seed"])
@@ -166,12 +169,12 @@ def _host(
     if view is None and rules is None:
         view = isolation.build_view()
         if landlock.abi():
-            shared = isolation.Shared(view, tcp=plan.network == isolation.LANDLOCK_TCP)
+            shared = Shared(view, tcp=plan.network == isolation.LANDLOCK_TCP)
             rules = shared.ruleset()
             shared.close()
     files = _files(job["spec"])
     if rules is not None:
-        isolation.allow_own(rules, job["workdir"], files, view is not None)
+        allow_own(rules, job["workdir"], files, view is not None)
     trees = mounts.clone_files(files) if view is not None else []
     if networks is not None:
         network.enter(networks[job["mark"] - 1])
@@ -181,8 +184,6 @@ def _host(
         network.isolate()
     if plan.ipc:
         namespaces.private_ipc()
-    if plan.pids:
-        namespaces.own_pids()  # from here on, in the agent's process, pid 1 of its own namespace
     workdir = job["workdir"]
     if view is not None:
         view.enter()
@@ -190,17 +191,17 @@ def _host(
         mounts.private(job["uid"], limits.disk_mb, limits.shm_mb, trees, proc=plan.pids)
         workdir = mounts.WORKDIR
         if rules is not None:
-            isolation.allow_private(rules, workdir, proc=plan.pids)
-    confine(workdir, limits, address_space=plan.memory == isolation.ADDRESS_SPACE)
+            allow_private(rules, workdir, proc=plan.pids)
+    confine(workdir, limits, address_space=job["address_space"])
     drop_privileges(job["uid"], limits, keep_read=isolation.needs_capability(view is not None))
     if plan.freezer == isolation.SIGNALS and not plan.pids:
-        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts (pid 1 does)
+        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts (as pid 1's does)
     if plan.affinity:
         seccomp.lock_affinity()
     if rules is not None:
         rules.restrict()
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: the uid change cleared it
-    if not plan.pids and os.getppid() != parent:  # (pid 1's parent, the keeper, is outside its namespace)
+    if os.getppid() != parent:
         return
     while True:
         request = json.loads(conn.recv_bytes())
@@ -299,13 +300,15 @@ class AgentProcess:
             raise
         self.group = self.pid
         self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
-        self._freezer = freezer.freezer(self.pid, split=isolation.plan().pids)
+        self._freezer = freezer.freezer(self.pid)
         self._memory_mb = limits.memory_mb
         self._frozen = False
         job = {"spec": spec, "mark": mark, "seed": seed, "global_seed": global_seed, "workdir": self.workdir}
-        job["uid"] = uid
-        job.update(memory_mb=limits.memory_mb, processes=limits.processes)
+        job.update(uid=uid, memory_mb=limits.memory_mb, processes=limits.processes)
         job.update(disk_mb=limits.disk_mb, shm_mb=limits.shm_mb)
+        counted = isolation.plan().memory != isolation.ADDRESS_SPACE and limits.memory_mb is not None
+        # the memory cgroup's limit, before the host reads the agent's file; else RLIMIT_AS
+        job["address_space"] = not (counted and memory.limit(self.pid, limits.memory_mb or 0))
         self.conn.send_bytes(json.dumps(job).encode())
 
     def __call__(self, obs: Any, config: Any) -> Any:
@@ -358,9 +361,8 @@ class AgentProcess:
         """How the host ended: 'exited (exit code N)', 'was killed by SIGX' (and, when the kernel's
         OOM killer struck in its memory cgroup, 'out of memory': :mod:`~tournament.sandbox.memory`)
         or 'stopped answering'."""
-        pid = self.pid
-        how = self._zygote.ended(pid) if self._zygote is not None else ending(pid)
-        if how.startswith("was killed") and memory.out_of_memory(pid):
+        how = self._zygote.ended(self.pid) if self._zygote is not None else ending(self.pid)
+        if how.startswith("was killed") and memory.out_of_memory(self.pid):
             how += f" (out of memory: over --agent-memory {self._memory_mb} MiB)"
         if how != "stopped answering":
             self.pid = 0  # reaped: its number may be reused

@@ -20,7 +20,9 @@ None): ``RLIMIT_AS`` bounds the address space of each process alone
 (:func:`~tournament.sandbox.confinement.confine`), not their sum, nor ``memfd`` files, tmpfs pages
 or shared memory that no process maps.
 
-The host sets its own limit (:func:`limit`), as root, once assigned and before it loads its agent.
+The proxy (:class:`~tournament.sandbox.host.AgentProcess`) sets the limit (:func:`limit`) before it
+assigns the host its agent; the host then falls back on ``RLIMIT_AS`` only where the plan has no
+memory cgroup (:func:`tournament.sandbox.isolation.choose`).
 Sources: Linux's ``Documentation/admin-guide/cgroup-v2.rst`` ("Memory Interface Files") and
 ``Documentation/admin-guide/cgroup-v1/memory.rst``, ``cgroups(7)``, ``setrlimit(2)``.
 """
@@ -168,14 +170,13 @@ def place(pid: int) -> bool:
     return found[0] == 2 or _place(pid, found[1])
 
 
-def limit(megabytes: int) -> bool:
-    """Limit the memory of the calling process's memory cgroup (a host's, placed by its forker) to
-    ``megabytes`` MiB, swap none; False when it has none (the caller then falls back on
-    ``RLIMIT_AS``)."""
+def limit(pid: int, megabytes: int) -> bool:
+    """Limit the memory of host ``pid``'s memory cgroup (placed by its forker) to ``megabytes`` MiB,
+    swap none; False when it has none."""
     found = root()
     if found is None:
         return False
-    return _limit(found[0], os.path.join(found[1], f"host-{os.getpid()}"), megabytes)
+    return _limit(found[0], os.path.join(found[1], f"host-{pid}"), megabytes)
 
 
 def out_of_memory(pid: int) -> bool:

@@ -8,16 +8,16 @@
   outlives the game. (POSIX shared memory and semaphores are files in ``/dev/shm``, a tmpfs of the
   host's own: :func:`tournament.sandbox.mounts.private`.)
 * pids: ``unshare(CLONE_NEWPID)`` moves not the caller but its next child into a new pid namespace,
-  as its pid 1. So a host, once assigned, splits (:func:`own_pids`): its child goes on as the
-  agent's process, pid 1 of a namespace of its own, where ``kill(pid, 0)`` finds its own processes
-  alone and ``/proc`` (mounted again there) lists them alone; the host itself stays, a *keeper* that
-  holds nothing of the agent's, waits for it, and ends as it ended (its exit code, or the signal that
-  killed it), so the proxy, the zygote and the game process, which watch the host's pid, see the
-  agent's end. The agent's process dies with its keeper (``PR_SET_PDEATHSIG``), and every process of
-  the namespace with it (the kernel kills them when pid 1 ends). As pid 1 it is also the reaper of
-  every orphan of the namespace, so its tree holds every process it started. Unlike another process,
-  pid 1 gets no signal from its own namespace that it has no handler for (its own ``SIGTERM`` to
-  itself, say); ``SIGKILL`` and ``SIGSTOP`` from the runner's namespace reach it.
+  as its pid 1. So the process that forks the hosts (the zygote) makes one for each host just
+  before it forks it, and goes back to its own for its other children (:func:`new_pids`, which
+  ``setns(2)`` allows: a process may always make its own pid namespace its children's again). The
+  host is then pid 1 of a namespace of its own, where ``kill(pid, 0)`` finds its own processes
+  alone and ``/proc`` (mounted again there: :func:`tournament.sandbox.mounts.private`) lists them
+  alone. When it ends, the kernel kills every process left in the namespace; meanwhile, as pid 1,
+  it is the reaper of every orphan there, so its tree holds every process it started. Unlike another
+  process, pid 1 gets no signal from its own namespace that it has no handler for (its own
+  ``SIGTERM`` to itself, say), as in a container; ``SIGKILL`` and ``SIGSTOP`` from the runner's
+  namespace reach it, and its parent, outside, is pid 0 to it.
 
 Both need ``CAP_SYS_ADMIN`` (root; :func:`possible` tells). Sources: ``unshare(2)``,
 ``ipc_namespaces(7)``, ``pid_namespaces(7)``, ``mq_overview(7)``, ``prctl(2)`` (Linux man-pages).
@@ -25,14 +25,13 @@ Both need ``CAP_SYS_ADMIN`` (root; :func:`possible` tells). Sources: ``unshare(2
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
-import signal
+from collections.abc import Iterator
 
-from tournament.sandbox.confinement import PR_SET_PDEATHSIG, close_all_but, prctl
-
-__all__ = ["IPC", "PID", "own_pids", "possible", "private_ipc"]
+__all__ = ["IPC", "PID", "new_pids", "possible", "private_ipc"]
 
 IPC, PID = 0x08000000, 0x20000000
 """``CLONE_NEWIPC``, ``CLONE_NEWPID``."""
@@ -52,25 +51,22 @@ def private_ipc() -> None:
     _unshare(IPC)
 
 
-def own_pids() -> None:
-    """Split the calling process (a host, root, single-threaded) in two (module docstring): return in
-    its child, pid 1 of a new pid namespace, which dies with it; the caller itself closes every
-    descriptor and never returns: it waits for the child and ends as it did. Raises ``OSError``
-    (in the caller) when it may not."""
-    _unshare(PID)
-    keeper = os.getpid()
-    child = os.fork()
-    if child == 0:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        return
-    close_all_but()
-    _, status = os.waitpid(child, 0)
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        if number not in (signal.SIGKILL, signal.SIGSTOP):
-            signal.signal(number, signal.SIG_DFL)
-        os.kill(keeper, number)
-    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+@contextlib.contextmanager
+def new_pids() -> Iterator[None]:
+    """Within it, the calling thread's next child is pid 1 of a new pid namespace (module docstring);
+    after it, its children are in its own namespace again (the child, leaving it too, changes
+    nothing). Raises ``OSError`` when it may not."""
+    own, caller = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC), os.getpid()
+    try:
+        _unshare(PID)
+        try:
+            yield
+        finally:
+            if os.getpid() == caller and _libc.setns(own, PID) != 0:
+                error = ctypes.get_errno()
+                raise OSError(error, f"setns(CLONE_NEWPID): {os.strerror(error)}")
+    finally:
+        os.close(own)
 
 
 @functools.cache
@@ -81,11 +77,13 @@ def possible(flag: int) -> bool:
     if pid == 0:
         made = False
         try:
-            _unshare(flag)
-            if flag == PID:  # the namespace takes its first process
-                child = os.fork()
-                if child == 0:
-                    os._exit(0)
+            if flag == IPC:
+                _unshare(flag)
+            if flag == PID:  # the namespace takes its first process, and this one's own comes back
+                with new_pids():
+                    child = os.fork()
+                    if child == 0:
+                        os._exit(0)
                 os.waitpid(child, 0)
             made = True
         finally:

@@ -31,6 +31,7 @@ from tournament.sandbox.confinement import (
 )
 from tournament.sandbox.host import ending, fork_host
 from tournament.sandbox.processes import become_subreaper, kill_descendants
+from tournament.sandbox.rules import Shared
 from tournament.sandbox.users import isolating
 
 CLOSING = 1.0
@@ -141,7 +142,7 @@ def _serve(control: socket.socket) -> None:
     for all its hosts, it clears its environment, builds the agents' mount namespace
     (:mod:`tournament.sandbox.mounts`) and the network namespaces of each mark's hosts
     (:mod:`tournament.sandbox.network`), empties its capability bounding set and opens the Landlock
-    rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`); each host gets a ruleset
+    rules all hosts share (:class:`~tournament.sandbox.rules.Shared`); each host gets a ruleset
     holding them. It removes the cgroup of each host it killed (:func:`~tournament.sandbox.freezer.remove`;
     first, those that runners killed left: :func:`~tournament.sandbox.freezer.sweep`), and when its
     socket closes it kills every process left before it exits."""
@@ -155,7 +156,7 @@ def _serve(control: socket.socket) -> None:
     if isolating():
         empty_bounding_set(isolation.needs_capability(view is not None))
     how = isolation.plan().network
-    shared = isolation.Shared(view, tcp=how == isolation.LANDLOCK_TCP) if landlock.abi() else None
+    shared = Shared(view, tcp=how == isolation.LANDLOCK_TCP) if landlock.abi() else None
     networks = (network.make(), network.make()) if how == isolation.NAMESPACE else None
 
     forked: set[int] = set()  # hosts alive, or dead with their cgroups still to be removed
