@@ -269,7 +269,7 @@ def describe(facts: Machine) -> str:
     mechanism in force, then, in parentheses, what each one missing leaves open.
 
     >>> full = Machine(7, True, True, False, True, True, True, ipc=True, pids=True, memory=2)
-    >>> print(describe(full).replace(", ", ",\n"))
+    >>> print(describe(full).replace(", ", ",\\n"))
     isolation: Landlock ABI 7,
     own users,
     no capabilities,
