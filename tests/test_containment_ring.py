@@ -27,7 +27,7 @@ import pytest
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
-from tournament.sandbox import isolation, landlock, mounts
+from tournament.sandbox import isolation, landlock, memory, mounts, namespaces
 from tournament.sandbox.isolation import Machine, choose, describe
 from tournament.schedule import GameTask
 
@@ -343,6 +343,24 @@ def test_the_environments_file_opponent_cannot_write_outside_its_sandbox(tmp_pat
 
 
 # ---- the fallbacks of both rings ----
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+def test_without_ipc_or_pid_namespaces_nor_a_memory_cgroup_the_hosts_still_play(tmp_path, monkeypatch):
+    """The fallbacks in a real host: without IPC and pid namespaces and a memory cgroup (a container
+    that refuses them), the agent plays, as a process of the machine's pid namespace (it finds the
+    runner's pids) bounded by ``RLIMIT_AS``; the line says what is left open."""
+    monkeypatch.setattr(namespaces, "possible", lambda flag: False)
+    monkeypatch.setattr(memory, "root", lambda: None)
+    plan = isolation.plan()
+    assert (plan.ipc, plan.pids, plan.memory) == (False, False, isolation.ADDRESS_SPACE)
+    line = isolation.describe_isolation()
+    assert "no IPC namespace" in line and "no pid namespace" in line and "no memory cgroup" in line
+    agent = tmp_path / "pids.py"
+    agent.write_text(PIDS.format(pids=[os.getpid()]))
+    (record,) = run_games([_task(0, str(agent))], 1)
+    found, own = re.fullmatch(r"found (\[.*\]), own (\[.*\])", _reported(record, "found")).groups()
+    assert os.getpid() in eval(found) and eval(own) != [1]  # noqa: S307 - lists of ints
 
 
 FACTS = Machine(

@@ -33,7 +33,7 @@ from tournament import sandbox
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
-from tournament.sandbox import AGENT_UID_BASE, confinement, isolation, landlock
+from tournament.sandbox import AGENT_UID_BASE, confinement, isolation, landlock, memory
 from tournament.sandbox.mounts import View
 from tournament.sandbox.rules import Shared, allow_own
 from tournament.schedule import GameTask
@@ -117,16 +117,22 @@ def _limited_game(tmp_path: Path, source: str, limits: Limits) -> GameRecord:
     return record
 
 
-def test_an_agent_over_its_memory_limit_loses_by_error_and_the_detail_says_why(tmp_path):
+@pytest.mark.parametrize("cgroup", [True, False], ids=["memory cgroup", "RLIMIT_AS"])
+def test_an_agent_over_its_memory_limit_loses_by_error_and_the_detail_says_why(tmp_path, monkeypatch, cgroup):
     """In a memory cgroup, the kernel kills the agent's process, and the detail says it was out of
-    memory; with ``RLIMIT_AS`` alone, the allocation fails (``MemoryError``)."""
+    memory; with ``RLIMIT_AS`` alone (the fallback: no memory cgroup), the allocation fails
+    (``MemoryError``)."""
+    if not cgroup:
+        monkeypatch.setattr(memory, "root", lambda: None)
+    elif isolation.plan().memory == isolation.ADDRESS_SPACE:
+        pytest.skip("no memory cgroup on this machine")
     source = "def agent(obs, config):\n    block = bytearray(3 << 30)\n    return 3\n"
     record = _limited_game(tmp_path, source, Limits(memory_mb=2048))
     assert record.termination is Termination.ERROR and record.offender == 1
-    if isolation.plan().memory == isolation.ADDRESS_SPACE:
-        assert "MemoryError" in record.detail
-    else:
+    if cgroup:
         assert "killed by SIGKILL (out of memory: over --agent-memory 2048 MiB)" in record.detail
+    else:
+        assert "MemoryError" in record.detail
 
 
 @as_root
