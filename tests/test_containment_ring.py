@@ -174,7 +174,8 @@ def agent(obs, config):
         except PermissionError:
             pass
         found.append(pid)
-    raise RuntimeError(f"found {{found}}, own {{[os.getpid()]}}")
+    listed = sorted(int(name) for name in os.listdir("/proc") if name.isdigit())
+    raise RuntimeError(f"found {{found}}, own {{[os.getpid()]}}, /proc {{listed}}")
 """
 
 
@@ -302,9 +303,10 @@ def test_an_agent_cannot_connect_to_a_pathname_unix_socket_the_runner_can_reach(
 
 
 @needs["pids"]
-def test_kill_pid_0_finds_only_the_agents_own_processes(played):
-    found, own = re.fullmatch(r"found (\[.*\]), own (\[.*\])", _reported(played["pids"], "found")).groups()
-    assert set(eval(found)) <= set(eval(own)), (found, own)  # noqa: S307 - lists of ints
+def test_kill_pid_0_and_proc_find_only_the_agents_own_processes(played):
+    said = _reported(played["pids"], "found")
+    found, own, listed = re.fullmatch(r"found (\[.*\]), own (\[.*\]), /proc (\[.*\])", said).groups()
+    assert set(eval(found)) <= set(eval(own)) and set(eval(listed)) <= set(eval(own)), said  # noqa: S307
     assert str(os.getpid()) in _in_process(PIDS.format(pids=[os.getpid()]))  # outside, it finds this one
 
 
@@ -359,7 +361,9 @@ def test_without_ipc_or_pid_namespaces_nor_a_memory_cgroup_the_hosts_still_play(
     agent = tmp_path / "pids.py"
     agent.write_text(PIDS.format(pids=[os.getpid()]))
     (record,) = run_games([_task(0, str(agent))], 1)
-    found, own = re.fullmatch(r"found (\[.*\]), own (\[.*\])", _reported(record, "found")).groups()
+    found, own, _ = re.fullmatch(
+        r"found (\[.*\]), own (\[.*\]), /proc (.*)", _reported(record, "found")
+    ).groups()
     assert os.getpid() in eval(found) and eval(own) != [1]  # noqa: S307 - lists of ints
 
 
