@@ -79,9 +79,9 @@ def play_random_games(
     seeds: list[int] = []
     original = env.opponent.new_game
 
-    def remember(game_seed: int) -> None:  # the seed the environment gives the opponent
+    def remember(game_seed: int, mark: int = 2) -> None:  # the seed the environment gives the opponent
         seeds.append(game_seed)
-        original(game_seed)
+        original(game_seed, mark)
 
     env.opponent.new_game = remember  # type: ignore[method-assign]
     rng = np.random.default_rng(seed)

@@ -33,8 +33,9 @@ from tournament import sandbox
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
-from tournament.sandbox import AGENT_UID_BASE, confinement, isolation, landlock
+from tournament.sandbox import AGENT_UID_BASE, confinement, isolation, landlock, memory
 from tournament.sandbox.mounts import View
+from tournament.sandbox.rules import Shared, allow_own
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 from tournament.store import Store
@@ -116,10 +117,22 @@ def _limited_game(tmp_path: Path, source: str, limits: Limits) -> GameRecord:
     return record
 
 
-def test_an_agent_over_its_memory_limit_gets_a_memory_error(tmp_path):
+@pytest.mark.parametrize("cgroup", [True, False], ids=["memory cgroup", "RLIMIT_AS"])
+def test_an_agent_over_its_memory_limit_loses_by_error_and_the_detail_says_why(tmp_path, monkeypatch, cgroup):
+    """In a memory cgroup, the kernel kills the agent's process, and the detail says it was out of
+    memory; with ``RLIMIT_AS`` alone (the fallback: no memory cgroup), the allocation fails
+    (``MemoryError``)."""
+    if not cgroup:
+        monkeypatch.setattr(memory, "root", lambda: None)
+    elif isolation.plan().memory == isolation.ADDRESS_SPACE:
+        pytest.skip("no memory cgroup on this machine")
     source = "def agent(obs, config):\n    block = bytearray(3 << 30)\n    return 3\n"
     record = _limited_game(tmp_path, source, Limits(memory_mb=2048))
-    assert record.termination is Termination.ERROR and "MemoryError" in record.detail
+    assert record.termination is Termination.ERROR and record.offender == 1
+    if cgroup:
+        assert "killed by SIGKILL (out of memory: over --agent-memory 2048 MiB)" in record.detail
+    else:
+        assert "MemoryError" in record.detail
 
 
 @as_root
@@ -288,8 +301,8 @@ def _as_nobody_restricted(here: str, other: str) -> dict[str, bool]:
             os.setgroups([])
             os.setresgid(65534, 65534, 65534)
             os.setresuid(65534, 65534, 65534)
-            rules = isolation.Shared(None).ruleset()
-            isolation.allow_own(rules, f"{here}/work", [f"{here}/agent.py"], view=False)
+            rules = Shared(None).ruleset()
+            allow_own(rules, f"{here}/work", [f"{here}/agent.py"], view=False)
             confinement.drop_privileges(None, Limits())
             rules.restrict()
             places = {"here": here, "other": other, "parent": os.getppid()}
@@ -308,8 +321,9 @@ def _as_nobody_restricted(here: str, other: str) -> dict[str, bool]:
 @with_landlock
 def test_without_root_landlock_alone_keeps_an_agent_to_its_files():
     """A host whose runner is not root keeps the runner's user, and Landlock then does all the work
-    (:class:`isolation.Shared`, :func:`isolation.allow_own`, :func:`confinement.drop_privileges` with
-    no user to become): what any process of its user may do beyond its own files is refused."""
+    (:class:`~tournament.sandbox.rules.Shared`, :func:`~tournament.sandbox.rules.allow_own`,
+    :func:`confinement.drop_privileges` with no user to become): what any process of its user may do
+    beyond its own files is refused."""
     base = Path(tempfile.mkdtemp())
     try:
         for name in ("own", "other"):
@@ -369,7 +383,7 @@ def test_without_landlock_or_mounts_agents_still_play_with_their_own_users(tmp_p
     monkeypatch.setattr(landlock, "abi", lambda: 0)
     assert _status(tmp_path)["CapEff"] == "0000000000000000"
     assert "no Landlock on this kernel" in sandbox.describe_isolation()
-    monkeypatch.setattr(View, "build", classmethod(lambda cls, folders: None))
+    monkeypatch.setattr(View, "build", classmethod(lambda cls, folders, devices=(): None))
     monkeypatch.setattr(isolation, "view_possible", lambda: False)
     isolation.needs_capability.cache_clear()
     try:

@@ -10,18 +10,23 @@ The host is forked, before its game, from the game process's :class:`Zygote`
 agents were imported once, in the runner). At once it starts a session of its own (``setsid``), so
 that its whole process group dies with the game, and closes every inherited file descriptor but its
 pipe (stdin, stdout and stderr go to /dev/null); it dies with the game process
-(``PR_SET_PDEATHSIG``). It has a network namespace of its own, where the runner may make one
+(``PR_SET_PDEATHSIG``). It is pid 1 of a pid namespace of its own, where the runner may make one
+(:mod:`~tournament.sandbox.namespaces`), and has a network namespace of its own, likewise
 (:mod:`~tournament.sandbox.network`), and its forker puts it in a cgroup of its own
-(:mod:`~tournament.sandbox.freezer`). Once it has loaded its agent, before any of the agent's code
-runs:
+(:mod:`~tournament.sandbox.freezer`; and a memory cgroup, :mod:`~tournament.sandbox.memory`,
+whose limit it sets as soon as it is assigned). Once it has loaded its agent, before any of the
+agent's code runs:
 
+* it makes an IPC namespace of its own (:mod:`~tournament.sandbox.namespaces`);
 * it enters the agents' mount namespace when the runner is root (:mod:`~tournament.sandbox.mounts`,
-  built once by the zygote): Python's folders exposed alone, a ``/proc`` that shows no other
-  process; and, in a mount namespace of its own made from it, a ``/dev/shm`` and a working
-  directory of its own, each a tmpfs of bounded size;
+  built once by the zygote): a root of its own showing Python's folders, the system's and a few
+  devices alone (no ``/tmp``, ``/run``: no Unix socket of the machine's), a ``/proc`` that shows no
+  other process; and, in a mount namespace of its own made from it, a ``/dev/shm`` and a working
+  directory of its own, each a tmpfs of bounded size and files, its spec's files, and the
+  ``/proc`` of its pid namespace;
 * it works in a fresh private directory (also ``HOME`` and ``TMPDIR``), with an environment of its
-  own and resource limits (:class:`~tournament.limits.Limits`: address space, processes, file size,
-  no core files);
+  own and resource limits (:class:`~tournament.limits.Limits`: processes, file size, no core files,
+  and address space where no memory cgroup bounds its tree);
 * when the runner is root, as in a container, it becomes an unprivileged user of its own
   (:func:`agent_uid`; one per game slot and mark, so no two agents playing at once on the machine can
   signal each other: :func:`claim_slots`; :mod:`~tournament.sandbox.users`), so the run directory

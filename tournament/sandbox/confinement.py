@@ -83,18 +83,19 @@ def clear_environment() -> None:
         os.environ.update(PATH=path, LANG="C.UTF-8")
 
 
-def confine(workdir: str, limits: Limits) -> None:
+def confine(workdir: str, limits: Limits, *, address_space: bool = True) -> None:
     """Work in ``workdir`` (also ``HOME`` and ``TMPDIR``), with an environment of its own (``PATH``
     and ``LANG`` alone besides: :func:`clear_environment`), no core files, no file larger than
     ``limits.disk_mb`` MiB (``RLIMIT_FSIZE``: a longer write fails with ``EFBIG``, Python ignoring
-    ``SIGXFSZ``) and at most ``limits.memory_mb`` MiB of address space."""
+    ``SIGXFSZ``) and, with ``address_space`` (the fallback where no memory cgroup bounds the host's
+    tree: :mod:`~tournament.sandbox.memory`), at most ``limits.memory_mb`` MiB of address space."""
     os.chdir(workdir)
     clear_environment()
     os.environ.update(HOME=workdir, TMPDIR=workdir)
     tempfile.tempdir = None
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.disk_mb << 20, limits.disk_mb << 20))
-    if limits.memory_mb is not None:
+    if address_space and limits.memory_mb is not None:
         size = limits.memory_mb << 20
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
 

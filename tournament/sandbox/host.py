@@ -44,7 +44,7 @@ from agents.registry import SpecError, files_of, load_agent, parse_spec, uses_so
 from tournament.environments import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
 from tournament.limits import Limits
 from tournament.replies import decode, encode
-from tournament.sandbox import freezer, isolation, landlock, mounts, network, seccomp
+from tournament.sandbox import freezer, isolation, landlock, memory, mounts, namespaces, network, seccomp
 from tournament.sandbox.confinement import (
     PR_SET_CHILD_SUBREAPER,
     PR_SET_PDEATHSIG,
@@ -54,6 +54,7 @@ from tournament.sandbox.confinement import (
     prctl,
 )
 from tournament.sandbox.mounts import View
+from tournament.sandbox.rules import Shared, allow_own, allow_private
 from tournament.sandbox.users import agent_uid, isolating
 from tournament.scratch import Scratch
 
@@ -95,17 +96,20 @@ def fork_host(
     becomes that agent's host (:func:`_host`). This process puts it in a cgroup of its own first,
     where it may (:func:`tournament.sandbox.freezer.place`). A zygote gives it ``view``, the agents'
     mount namespace (:mod:`tournament.sandbox.mounts`), ``rules``, a Landlock ruleset of the rules
-    all hosts share (:class:`~tournament.sandbox.isolation.Shared`), which this process then
+    all hosts share (:class:`~tournament.sandbox.rules.Shared`), which this process then
     closes, and ``networks``, the network namespaces of the hosts of mark 1 and mark 2
     (:func:`tournament.sandbox.network.make`); without, the host builds them itself where it may
     (:func:`~tournament.sandbox.isolation.plan`). Returns its pid and the referee's end of its pipe.
     It dies with the process that forked it. It holds the compiled solver only if this process did
-    (:func:`agents.engine.solver.warm_up`, called for the agents that use it)."""
+    (:func:`agents.engine.solver.warm_up`, called for the agents that use it). Where the plan has
+    pid namespaces, it is forked as pid 1 of one of its own
+    (:func:`tournament.sandbox.namespaces.new_pids`), so its parent is out of its sight (pid 0)."""
     isolation.python_folders()  # computed once in the forking process, for every host to come
     plan = isolation.plan()  # likewise
     referee_end, host_end = Pipe()
-    parent = os.getpid()
-    pid = os.fork()
+    parent = 0 if plan.pids else os.getpid()  # the parent it sees
+    with namespaces.new_pids() if plan.pids else contextlib.nullcontext():
+        pid = os.fork()
     if pid == 0:  # the blank host
         code = 0
         try:
@@ -125,6 +129,8 @@ def fork_host(
         rules.close()
     if plan.freezer == isolation.CGROUP:
         freezer.place(pid)
+    if plan.memory == isolation.CGROUP_V1:
+        memory.place(pid)
     return pid, referee_end
 
 
@@ -137,13 +143,14 @@ def _host(
     plan: isolation.Plan,
 ) -> None:
     """Become the host of the agent assigned on ``conn`` (``{"spec", "mark", "seed", "global_seed",
-    "workdir", "uid", "memory_mb", "processes", "disk_mb", "shm_mb"}``), then serve its moves until
+    "workdir", "uid", "memory_mb", "processes", "disk_mb", "shm_mb", "address_space"}``, the last
+    True where no memory cgroup bounds it: :mod:`~tournament.sandbox.memory`), then serve its moves until
     the pipe closes: ``{"id", "obs", "config"}`` in, ``{"id", "action"|"error"}`` out.
 
     It loads the agent in the runner's directory and as its user (a spec's relative path means what
     it meant on the command line, and the file is read even where the agent could not). Then, before
     the agent's first move runs any of its code, it adds its own rules to its Landlock ruleset
-    (:func:`~tournament.sandbox.isolation.allow_own`), enters its mark's network namespace (or makes
+    (:func:`~tournament.sandbox.rules.allow_own`), enters its mark's network namespace (or makes
     one of its own: :mod:`~tournament.sandbox.network`), enters the agents' mount namespace and makes
     its own mounts in it (:func:`~tournament.sandbox.mounts.private`: its ``/dev/shm`` and working
     directory, bounded), works in its own directory (:func:`~tournament.sandbox.confinement.confine`),
@@ -162,27 +169,33 @@ def _host(
     if view is None and rules is None:
         view = isolation.build_view()
         if landlock.abi():
-            shared = isolation.Shared(view, tcp=plan.network == isolation.LANDLOCK_TCP)
+            shared = Shared(view, tcp=plan.network == isolation.LANDLOCK_TCP)
             rules = shared.ruleset()
             shared.close()
+    files = _files(job["spec"])
     if rules is not None:
-        isolation.allow_own(rules, job["workdir"], _files(job["spec"]), view is not None)
+        allow_own(rules, job["workdir"], files, view is not None)
+    trees = mounts.clone_files(files) if view is not None else []
     if networks is not None:
         network.enter(networks[job["mark"] - 1])
         for fd in networks:
             os.close(fd)
     elif plan.network == isolation.NAMESPACE:
         network.isolate()
+    if plan.ipc:
+        namespaces.private_ipc()
+    workdir = job["workdir"]
     if view is not None:
         view.enter()
         view.close()
-        mounts.private(job["workdir"], job["uid"], limits.disk_mb, limits.shm_mb)
+        mounts.private(job["uid"], limits.disk_mb, limits.shm_mb, trees, proc=plan.pids)
+        workdir = mounts.WORKDIR
         if rules is not None:
-            isolation.allow_private(rules, job["workdir"])
-    confine(job["workdir"], limits)
+            allow_private(rules, workdir, proc=plan.pids)
+    confine(workdir, limits, address_space=job["address_space"])
     drop_privileges(job["uid"], limits, keep_read=isolation.needs_capability(view is not None))
-    if plan.freezer == isolation.SIGNALS:
-        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts
+    if plan.freezer == isolation.SIGNALS and not plan.pids:
+        prctl(PR_SET_CHILD_SUBREAPER, 1)  # so that its tree holds every process it starts (as pid 1's does)
     if plan.affinity:
         seccomp.lock_affinity()
     if rules is not None:
@@ -274,6 +287,7 @@ class AgentProcess:
         self._scratch = Scratch(f"mark{mark}", sweep_first=zygote is None)
         if zygote is None:
             freezer.sweep()  # the cgroups of hosts forked without a zygote, which kill() leaves
+            memory.sweep()
         self.workdir = self._scratch.path
         if uid is not None:
             os.chown(self.workdir, uid, uid)
@@ -287,11 +301,14 @@ class AgentProcess:
         self.group = self.pid
         self._watched: list[Any] = [self.conn, *_pidfd(self.pid)]
         self._freezer = freezer.freezer(self.pid)
+        self._memory_mb = limits.memory_mb
         self._frozen = False
         job = {"spec": spec, "mark": mark, "seed": seed, "global_seed": global_seed, "workdir": self.workdir}
-        job["uid"] = uid
-        job.update(memory_mb=limits.memory_mb, processes=limits.processes)
+        job.update(uid=uid, memory_mb=limits.memory_mb, processes=limits.processes)
         job.update(disk_mb=limits.disk_mb, shm_mb=limits.shm_mb)
+        counted = isolation.plan().memory != isolation.ADDRESS_SPACE and limits.memory_mb is not None
+        # the memory cgroup's limit, before the host reads the agent's file; else RLIMIT_AS
+        job["address_space"] = not (counted and memory.limit(self.pid, limits.memory_mb or 0))
         self.conn.send_bytes(json.dumps(job).encode())
 
     def __call__(self, obs: Any, config: Any) -> Any:
@@ -341,8 +358,12 @@ class AgentProcess:
             self._frozen = False
 
     def _ended(self) -> str:
-        """How the host ended: 'exited (exit code N)', 'was killed by SIGX' or 'stopped answering'."""
+        """How the host ended: 'exited (exit code N)', 'was killed by SIGX' (and, when the kernel's
+        OOM killer struck in its memory cgroup, 'out of memory': :mod:`~tournament.sandbox.memory`)
+        or 'stopped answering'."""
         how = self._zygote.ended(self.pid) if self._zygote is not None else ending(self.pid)
+        if how.startswith("was killed") and memory.out_of_memory(self.pid):
+            how += f" (out of memory: over --agent-memory {self._memory_mb} MiB)"
         if how != "stopped answering":
             self.pid = 0  # reaped: its number may be reused
         return how
@@ -375,4 +396,5 @@ class AgentProcess:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(self.pid, 0)
             freezer.remove(self.group, wait=1.0)
+            memory.remove(self.group, wait=1.0)
             self.pid = 0

@@ -20,16 +20,19 @@ file only root may read (``/etc/shadow``), nor any other file; nor write anywher
 directory and ``/dev/shm``. Three mechanisms enforce it, each where it can:
 
 * Landlock (:mod:`~tournament.sandbox.landlock`, Linux 5.13 and later, if enabled), which needs no
-  privilege: the host restricts itself to exactly those files (:class:`Shared`, :func:`allow_own`);
+  privilege: the host restricts itself to exactly those files (:mod:`~tournament.sandbox.rules`);
   from Landlock ABI 6 its signals also reach no process but its own;
 * when the runner is root, a user of its own for each host (:mod:`~tournament.sandbox.users`) that
   holds no capability (:func:`~tournament.sandbox.confinement.drop_privileges`): what only root, or
   the runner's private run folder, holds stays unreadable;
-* when the runner is root, the agents' mount namespace (:mod:`~tournament.sandbox.mounts`): Python
-  under a folder other users cannot enter (pyenv's ``/root/.pyenv``) is exposed alone, so no
-  capability is needed to import; ``/proc`` shows no other process; and each host's own mount
-  namespace made from it, in which ``/dev/shm`` and the working directory are tmpfs of its own, of
-  bounded sizes (:class:`~tournament.limits.Limits`).
+* when the runner is root, the agents' mount namespace (:mod:`~tournament.sandbox.mounts`): a
+  root of its own that shows Python's folders, :data:`SYSTEM` and :data:`DEVICES` alone (Python
+  under a folder other users cannot enter, pyenv's ``/root/.pyenv``, is exposed alone, so no
+  capability is needed to import; no ``/tmp`` nor ``/run``, so no pathname Unix socket of the
+  machine, which Landlock does not cover); ``/proc`` shows no other process; and each host's own
+  mount namespace made from it, in which ``/dev/shm`` and the working directory are tmpfs of its
+  own, of bounded sizes (:class:`~tournament.limits.Limits`) and files
+  (:data:`~tournament.sandbox.mounts.FILES`).
 
 Without Landlock, a host reads what any user may (another agent's file that others may read, say).
 Where Python lies under a folder other users cannot enter and no mount namespace can expose it (a
@@ -47,7 +50,12 @@ Beyond files (:class:`Plan`, chosen by :func:`choose` from what :func:`machine` 
 * CPU time: the host's process tree frozen between its moves, in a cgroup v2 of its own, else by
   ``SIGSTOP`` (:mod:`~tournament.sandbox.freezer`);
 * CPUs: its game's, ``sched_setaffinity`` refused by a seccomp filter
-  (:mod:`~tournament.sandbox.seccomp`), else not locked.
+  (:mod:`~tournament.sandbox.seccomp`), else not locked;
+* System V IPC and POSIX message queues: an IPC namespace of the host's own (root), else the
+  machine's; pids: a pid namespace of its own, where the agent is pid 1 (root), else the machine's
+  (:mod:`~tournament.sandbox.namespaces`);
+* memory: a memory cgroup of the host's own, v2's or else v1's, bounding its whole tree (root),
+  else ``RLIMIT_AS`` for each process (:mod:`~tournament.sandbox.memory`).
 
 Sources: ``landlock(7)``, ``capabilities(7)``, ``mount_namespaces(7)``, ``network_namespaces(7)``,
 ``proc(5)`` (Linux man-pages).
@@ -63,7 +71,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from tournament.sandbox import freezer, landlock, network, seccomp
+from tournament.sandbox import freezer, landlock, memory, namespaces, network, seccomp
 from tournament.sandbox.mounts import View, covers, outermost
 from tournament.sandbox.users import isolating
 
@@ -99,9 +107,15 @@ def python_folders() -> tuple[str, ...]:
 
 
 def _exposed() -> tuple[str, ...]:
-    """The folders an agent's user must reach: :func:`python_folders` and the temporary directory,
-    which holds the hosts' working directories."""
+    """The folders an agent's user must reach without the agents' mount namespace:
+    :func:`python_folders` and the temporary directory, which holds the hosts' working directories."""
     return (*python_folders(), os.path.realpath(tempfile.gettempdir()))
+
+
+def _shown() -> tuple[str, ...]:
+    """The folders the agents' mount namespace shows (:mod:`~tournament.sandbox.mounts`):
+    :func:`python_folders` and :data:`SYSTEM`."""
+    return (*python_folders(), *SYSTEM)
 
 
 @functools.cache
@@ -125,7 +139,7 @@ def view_possible() -> bool:
     if pid == 0:
         built = False
         try:
-            built = View.build(_exposed()) is not None
+            built = View.build(_shown(), DEVICES) is not None
         finally:
             os._exit(0 if built else 1)
     _, status = os.waitpid(pid, 0)
@@ -135,78 +149,7 @@ def view_possible() -> bool:
 def build_view() -> View | None:
     """The agents' mount namespace, for the hosts this process forks, when the runner is root and the
     kernel lets it (:meth:`View.build`); else None."""
-    return View.build(_exposed()) if isolating() else None
-
-
-_PROC_READ = landlock.READ_FILE | landlock.READ_DIR
-
-
-class Shared:
-    """The Landlock rules every agent's host shares (module docstring): read the Python installation
-    and its packages and :data:`SYSTEM`, read and write :data:`DEVICES`, and read ``/proc`` in the
-    agents' mount namespace ``view`` (whose ``/proc`` shows no other process), else :data:`PROC`
-    and everything in :data:`SHARED_MEMORY` (in the view each host has a ``/dev/shm`` of its own:
-    :func:`allow_own`); with ``tcp``, no TCP (:class:`~tournament.sandbox.landlock.Ruleset`). Each
-    path is opened once (``O_PATH``), by the process that forks the hosts (the zygote), so that
-    :meth:`ruleset` costs it a system call a rule and the host nothing. Raises ``OSError`` without
-    Landlock."""
-
-    def __init__(self, view: View | None, *, tcp: bool = False) -> None:
-        read, device = landlock.READ, landlock.READ_FILE | landlock.WRITE_FILE
-        paths = [(folder, read) for folder in outermost([*python_folders(), *SYSTEM])]
-        paths += [(file, device) for file in DEVICES]
-        if view is None:
-            paths += [(SHARED_MEMORY, landlock.ALL), *((entry, _PROC_READ) for entry in PROC)]
-        opened = [(fd, rights) for path, rights in paths if (fd := _open(path)) is not None]
-        self._own = [fd for fd, _ in opened]
-        if view is not None:
-            opened.append((view.proc, _PROC_READ))
-        self._rules = [landlock.rule(fd, rights) for fd, rights in opened]
-        self._tcp = tcp
-
-    def ruleset(self) -> landlock.Ruleset:
-        """A new Landlock ruleset holding these rules, for one host to add its own to
-        (:func:`allow_own`)."""
-        rules = landlock.Ruleset(tcp=self._tcp)
-        for rule in self._rules:
-            rules.add(rule)
-        return rules
-
-    def close(self) -> None:
-        """Close the descriptors it opened (not the view's)."""
-        for fd in self._own:
-            os.close(fd)
-
-
-def _open(path: str) -> int | None:
-    """``path`` opened with ``O_PATH`` (to name it in a rule), or None when it does not exist."""
-    try:
-        return os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return None
-
-
-def allow_own(rules: landlock.Ruleset, workdir: str, files: list[str], view: bool) -> None:
-    """Add the host's own rules to ``rules`` (:meth:`Shared.ruleset`): every right in its working
-    directory ``workdir``, reading the ``files`` its spec reads, and, outside the agents' mount
-    namespace (no ``view``), reading its own entry in ``/proc``. Opens each path, so call it while
-    the host may still reach them (before :func:`~tournament.sandbox.confinement.drop_privileges`,
-    and before it enters the view, where a file under a covered folder is hidden; then
-    :func:`allow_private`), then :meth:`~tournament.sandbox.landlock.Ruleset.restrict` once it is
-    unprivileged."""
-    rules.allow(workdir, landlock.ALL)
-    for file in files:
-        rules.allow(file, landlock.READ_FILE)
-    if not view:
-        rules.allow(f"/proc/{os.getpid()}", _PROC_READ)
-
-
-def allow_private(rules: landlock.Ruleset, workdir: str) -> None:
-    """Add every right in the host's own tmpfs (:func:`~tournament.sandbox.mounts.private`) to
-    ``rules``: its working directory ``workdir`` and ``/dev/shm``, as it sees them once it has
-    mounted them."""
-    rules.allow(workdir, landlock.ALL)
-    rules.allow(SHARED_MEMORY, landlock.ALL)
+    return View.build(_shown(), DEVICES) if isolating() else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +162,10 @@ class Machine:
     (:func:`needs_capability`); ``network``: network namespaces can be made
     (:func:`tournament.sandbox.network.possible`); ``cgroup``: hosts can be frozen in cgroups v2 of
     their own (:func:`tournament.sandbox.freezer.root`); ``seccomp``: a seccomp filter can refuse
-    ``sched_setaffinity`` (:func:`tournament.sandbox.seccomp.available`).
+    ``sched_setaffinity`` (:func:`tournament.sandbox.seccomp.available`); ``ipc`` and ``pids``: IPC
+    and pid namespaces can be made (:func:`tournament.sandbox.namespaces.possible`); ``memory``: the
+    version of the cgroup hierarchy (2 or 1) whose memory controller limits each host's tree, 0 for
+    none (:func:`tournament.sandbox.memory.root`).
     """
 
     landlock: int
@@ -229,6 +175,9 @@ class Machine:
     network: bool
     cgroup: bool
     seccomp: bool
+    ipc: bool = False
+    pids: bool = False
+    memory: int = 0
 
 
 def machine() -> Machine:
@@ -236,6 +185,7 @@ def machine() -> Machine:
     before it forks, so that its game processes and hosts inherit the answers)."""
     root = isolating()
     mounts = root and view_possible()
+    cgroups = memory.root() if root else None
     return Machine(
         landlock=landlock.abi(),
         root=root,
@@ -244,6 +194,9 @@ def machine() -> Machine:
         network=network.possible(),
         cgroup=freezer.root() is not None,
         seccomp=seccomp.available(),
+        ipc=namespaces.possible(namespaces.IPC),
+        pids=namespaces.possible(namespaces.PID),
+        memory=cgroups[0] if cgroups is not None else 0,
     )
 
 
@@ -253,6 +206,10 @@ NAMESPACE, LANDLOCK_TCP, OPEN = "namespace", "landlock", "open"
 CGROUP, SIGNALS = "cgroup", "signals"
 """How a host's processes are frozen between its moves (:attr:`Plan.freezer`)."""
 
+CGROUP_V2, CGROUP_V1, ADDRESS_SPACE = "cgroup v2", "cgroup v1", "RLIMIT_AS"
+"""How an agent's memory is bounded (:attr:`Plan.memory`): its host's tree in a memory cgroup, or
+each process's address space alone."""
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
@@ -260,15 +217,21 @@ class Plan:
 
     ``network``: :data:`NAMESPACE` (a network namespace of each host's own), :data:`LANDLOCK_TCP`
     (Landlock refuses TCP) or :data:`OPEN` (nothing); ``private``: each host has its own
-    ``/dev/shm`` and working directory, tmpfs of bounded sizes (else the machine's ``/dev/shm``,
-    and each file bounded by ``RLIMIT_FSIZE``); ``freezer``: :data:`CGROUP` or :data:`SIGNALS`;
-    ``affinity``: ``sched_setaffinity`` is refused (seccomp).
+    ``/dev/shm`` and working directory, tmpfs of bounded sizes and files, in a view of the machine
+    that shows no ``/tmp`` nor ``/run`` (else the machine's ``/dev/shm``, each file bounded by
+    ``RLIMIT_FSIZE``, and every pathname Unix socket an agent's user may open); ``freezer``:
+    :data:`CGROUP` or :data:`SIGNALS`; ``affinity``: ``sched_setaffinity`` is refused (seccomp);
+    ``ipc``: an IPC namespace of each host's own; ``pids``: a pid namespace of each host's own;
+    ``memory``: :data:`CGROUP_V2`, :data:`CGROUP_V1` or :data:`ADDRESS_SPACE`.
     """
 
     network: str
     private: bool
     freezer: str
     affinity: bool
+    ipc: bool = False
+    pids: bool = False
+    memory: str = ADDRESS_SPACE
 
 
 def choose(facts: Machine) -> Plan:
@@ -284,7 +247,16 @@ def choose(facts: Machine) -> Plan:
         how = LANDLOCK_TCP
     else:
         how = OPEN
-    return Plan(how, facts.mounts, CGROUP if facts.cgroup else SIGNALS, facts.seccomp)
+    bound = {2: CGROUP_V2, 1: CGROUP_V1}.get(facts.memory, ADDRESS_SPACE) if facts.root else ADDRESS_SPACE
+    return Plan(
+        how,
+        facts.mounts,
+        CGROUP if facts.cgroup else SIGNALS,
+        facts.seccomp,
+        ipc=facts.root and facts.ipc,
+        pids=facts.root and facts.pids,
+        memory=bound,
+    )
 
 
 def plan() -> Plan:
@@ -296,13 +268,17 @@ def describe(facts: Machine) -> str:
     """The line that says which isolation the agents' hosts get on a machine with ``facts``: each
     mechanism in force, then, in parentheses, what each one missing leaves open.
 
-    >>> print(describe(Machine(7, True, True, False, True, True, True)).replace(", ", ",\\n"))
+    >>> full = Machine(7, True, True, False, True, True, True, ipc=True, pids=True, memory=2)
+    >>> print(describe(full).replace(", ", ",\\n"))
     isolation: Landlock ABI 7,
     own users,
     no capabilities,
     own mounts,
     own network,
+    own IPC,
+    own pids,
     own /dev/shm and working directory (tmpfs),
+    memory of each agent's processes in all (cgroup v2),
     frozen between moves (cgroup v2),
     CPUs locked (seccomp)
     """
@@ -331,10 +307,26 @@ def describe(facts: Machine) -> str:
         notes.append("no network namespace: UDP reaches the network")
     else:
         notes.append("no network namespace nor Landlock TCP rules: agents reach the network")
+    if chosen.ipc:
+        parts.append("own IPC")
+    else:
+        notes.append("no IPC namespace: System V shared memory and message queues are the machine's")
+    if chosen.pids:
+        parts.append("own pids")
+    else:
+        notes.append("no pid namespace: kill(pid, 0) tells which pids exist")
     if chosen.private:
         parts.append("own /dev/shm and working directory (tmpfs)")
     else:
-        notes.append("no mounts of their own: /dev/shm is shared, the disk bounded per file, not in all")
+        notes.append(
+            "no mounts of their own: /dev/shm is shared, the disk bounded per file, not in all, "
+            "files unbounded in number, the machine's Unix sockets reachable"
+        )
+    if chosen.memory == ADDRESS_SPACE:
+        parts.append("memory of each process (RLIMIT_AS)")
+        notes.append("no memory cgroup: children, memfd and shared memory escape the memory limit")
+    else:
+        parts.append(f"memory of each agent's processes in all ({chosen.memory})")
     if chosen.freezer == CGROUP:
         parts.append("frozen between moves (cgroup v2)")
     else:

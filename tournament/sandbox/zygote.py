@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
-from tournament.sandbox import freezer, isolation, landlock, network
+from tournament.sandbox import freezer, isolation, landlock, memory, network
 from tournament.sandbox.confinement import (
     PR_SET_PDEATHSIG,
     clear_environment,
@@ -31,6 +31,7 @@ from tournament.sandbox.confinement import (
 )
 from tournament.sandbox.host import ending, fork_host
 from tournament.sandbox.processes import become_subreaper, kill_descendants
+from tournament.sandbox.rules import Shared
 from tournament.sandbox.users import isolating
 
 CLOSING = 1.0
@@ -84,12 +85,13 @@ class Zygote:
             raise OSError("the zygote sent no host")
         return int(message), Connection(fds[0])
 
-    def clear(self) -> None:
-        """Have the last game's processes killed and reaped, then the next game's two hosts sent
-        (not waiting for either: :meth:`host` receives them)."""
+    def clear(self, hosts: int = READY) -> None:
+        """Have the last game's processes killed and reaped, then the next game's ``hosts`` hosts sent
+        (not waiting for either: :meth:`host` receives them). A host sent and not received when the
+        next game is cleared is killed with it: ask for as many as a game takes."""
         with contextlib.suppress(OSError):
             self._control.send(b"clear")
-            while self._asked < self.READY:
+            while self._asked < hosts:
                 self._control.send(b"host")
                 self._asked += 1
 
@@ -140,7 +142,7 @@ def _serve(control: socket.socket) -> None:
     for all its hosts, it clears its environment, builds the agents' mount namespace
     (:mod:`tournament.sandbox.mounts`) and the network namespaces of each mark's hosts
     (:mod:`tournament.sandbox.network`), empties its capability bounding set and opens the Landlock
-    rules all hosts share (:class:`~tournament.sandbox.isolation.Shared`); each host gets a ruleset
+    rules all hosts share (:class:`~tournament.sandbox.rules.Shared`); each host gets a ruleset
     holding them. It removes the cgroup of each host it killed (:func:`~tournament.sandbox.freezer.remove`;
     first, those that runners killed left: :func:`~tournament.sandbox.freezer.sweep`), and when its
     socket closes it kills every process left before it exits."""
@@ -149,11 +151,12 @@ def _serve(control: socket.socket) -> None:
     become_subreaper()
     clear_environment()  # once, here, for every host to come
     freezer.sweep()
+    memory.sweep()
     view = isolation.build_view()
     if isolating():
         empty_bounding_set(isolation.needs_capability(view is not None))
     how = isolation.plan().network
-    shared = isolation.Shared(view, tcp=how == isolation.LANDLOCK_TCP) if landlock.abi() else None
+    shared = Shared(view, tcp=how == isolation.LANDLOCK_TCP) if landlock.abi() else None
     networks = (network.make(), network.make()) if how == isolation.NAMESPACE else None
 
     forked: set[int] = set()  # hosts alive, or dead with their cgroups still to be removed
@@ -177,7 +180,7 @@ def _serve(control: socket.socket) -> None:
         if len(ready) < Zygote.READY:
             ready.append(fork())
         elif dead:
-            freezer.remove(dead.pop())
+            _remove(dead.pop())
         else:
             return False
         return True
@@ -199,7 +202,14 @@ def _serve(control: socket.socket) -> None:
         pass
     clear(set())
     for pid in dead:
-        freezer.remove(pid)
+        _remove(pid)
+
+
+def _remove(pid: int) -> None:
+    """Remove the cgroups of host ``pid``, which was killed (:func:`tournament.sandbox.freezer.remove`,
+    :func:`tournament.sandbox.memory.remove`)."""
+    freezer.remove(pid)
+    memory.remove(pid)
 
 
 def _next(control: socket.socket, idle: Callable[[], bool]) -> bytes:

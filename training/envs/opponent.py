@@ -6,25 +6,38 @@ Each move it is shown the observation and configuration Kaggle shows it
 (:func:`agents.kit.adapter.as_player`, the project's one adapter, with its overage bank) and its answer
 is ruled on by :func:`tournament.rules.judge`, the rules the referee's games and ``connectx play``
 apply: the column, or a forfeit (INVALID, TIMEOUT, ERROR). So a game in the environment is the
-referee's game with the learner's moves. The difference: the opponent runs in this process, not in
-the tournament's sandbox. As the tournament's agent hosts do, the process compiles the solver's numba
-kernel before the first game of one of our agents (:func:`agents.engine.solver.warm_up`, about 2 s
-once per process): ``negamax`` solves under a deadline, so a compilation inside its first hard move
-would change that move.
+referee's game with the learner's moves.
+
+Where it runs: a spec plays in the tournament's sandbox (:mod:`tournament.sandbox`), a host process
+of its own for every game, forked by a zygote of the environment's own (made at the first game, with
+a game slot of the machine's, so its user is no other agent's: :func:`tournament.sandbox.claim_slots`),
+so a downloaded Kaggle agent reads, writes and reaches what it would in a tournament and nothing of
+the training process. Asked for by name, ``in_process=True``, a spec is loaded in this process instead,
+as a callable always is (for speed in self-play: no process, no pipe). Either way, as the tournament's
+agent hosts do, the process compiles the solver's numba kernel before the first game of one of our
+agents that searches with it (:func:`agents.engine.solver.warm_up`, about 2 s once per process):
+``negamax`` solves under a deadline, so a compilation inside its first hard move would change that
+move. A sandboxed opponent also gives up on a move at its limit (``actTimeout``, its bank and the
+proxy's grace, by the wall clock), untimed or not: the proxy cannot wait for ever.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.engine.board import Board
 from agents.engine.solver import warm_up
 from agents.kit.adapter import Agent, as_player
 from agents.kit.clock import Clock
-from agents.registry import AgentSpec, SpecError, load_agent, parse_spec
+from agents.registry import AgentSpec, SpecError, load_agent, parse_spec, uses_solver
 from tournament.rules import Ruling, rule_on
+
+if TYPE_CHECKING:
+    from tournament.sandbox import AgentProcess, Zygote
 
 __all__ = ["Opponent", "kaggle_callable"]
 
@@ -42,20 +55,64 @@ def kaggle_callable(spec: AgentSpec, seed: int | None) -> Callable[..., Any]:
     return built
 
 
+class _Hosts:
+    """The sandbox of a spec opponent (module docstring): a game slot held, a zygote forked at the
+    first game, and the host of the game being played (:class:`~tournament.sandbox.AgentProcess`)."""
+
+    def __init__(self, spec: AgentSpec) -> None:
+        from tournament import sandbox  # imports kaggle_environments (1.2 s), for sandboxed opponents only
+
+        self._sandbox = sandbox
+        self.spec = spec
+        self._stack = contextlib.ExitStack()
+        self._zygote: Zygote | None = None
+        self._slot = 0
+        self.proxy: AgentProcess | None = None
+
+    def new_game(self, mark: int, seed: int) -> AgentProcess:
+        """The host of a new game, the last game's gone (its processes killed)."""
+        if self._zygote is None:
+            (self._slot,) = self._stack.enter_context(self._sandbox.claim_slots(1))
+            if uses_solver(self.spec.text):
+                warm_up()  # compiled once, before the zygote forks: a host cannot write numba's cache
+            self._zygote = self._sandbox.Zygote()
+            self._stack.callback(self._zygote.close)
+        elif self.proxy is not None:
+            self.proxy.close()
+            self._zygote.clear(1)  # the game's one host
+        self.proxy = self._sandbox.AgentProcess(
+            self.spec.text, mark, seed=seed, global_seed=seed, slot=self._slot, zygote=self._zygote
+        )
+        return self.proxy
+
+    def close(self) -> None:
+        """Kill the host, end the zygote (every process it forked with it) and free the slot."""
+        if self.proxy is not None:
+            self.proxy.close()
+            self.proxy = None
+        self._stack.close()
+        self._zygote = None
+
+
 class Opponent:
     """An agent to play against, game after game.
 
     ``agent`` is a spec (``ValueError`` when :func:`agents.registry.parse_spec` refuses it) or a
     callable. A spec is loaded again at every :meth:`new_game`, with that game's seed, as a tournament
-    starts a fresh agent for every game; a callable is kept as given (its state, if any, is its own).
+    starts a fresh agent for every game, in a sandboxed host of its own, or in this process with
+    ``in_process`` (module docstring); a callable is kept as given (its state, if any, is its own).
+    :meth:`close` ends the sandbox's processes (they also end with this process).
     ``clock`` is what the agent is shown (Kaggle's 2 s a move and 60 s bank by default); with
     ``timed`` its calls are ruled on with their measured time, so an agent that overdraws its bank
     forfeits by TIMEOUT as in a tournament; without, no call is late (the environment's results then
     never depend on the machine's load).
     """
 
-    def __init__(self, agent: str | Agent, *, clock: Clock | None = None, timed: bool = True) -> None:
+    def __init__(
+        self, agent: str | Agent, *, clock: Clock | None = None, timed: bool = True, in_process: bool = False
+    ) -> None:
         self.spec: AgentSpec | None = None
+        self._hosts: _Hosts | None = None
         self.fixed: Agent | None = None
         if isinstance(agent, str):
             try:
@@ -70,6 +127,9 @@ class Opponent:
         self.timed = timed
         self.bank = self.clock.overage
         self._agent: Agent | None = self.fixed
+        if self.spec is not None and not in_process:
+            self._hosts = _Hosts(self.spec)
+            weakref.finalize(self, self._hosts.close)
 
     @property
     def name(self) -> str:
@@ -78,9 +138,17 @@ class Opponent:
             return self.spec.text
         return getattr(self.fixed, "__name__", type(self.fixed).__name__)
 
-    def new_game(self, seed: int) -> None:
-        """Start a game: a fresh agent from the spec (made with ``seed``) and a full overage bank."""
-        if self.spec is not None:
+    @property
+    def sandboxed(self) -> bool:
+        """True when the opponent plays in the sandbox (a spec, not ``in_process``)."""
+        return self._hosts is not None
+
+    def new_game(self, seed: int, mark: int = 2) -> None:
+        """Start a game: a fresh agent from the spec (made with ``seed``; in its sandbox, the host of
+        ``mark``, the opponent's) and a full overage bank."""
+        if self._hosts is not None:
+            self._agent = self._hosts.new_game(mark, seed)
+        elif self.spec is not None:
             if self._agent is None and self.spec.kind == "builtin":
                 warm_up()
             self._agent = kaggle_callable(self.spec, seed)
@@ -102,3 +170,8 @@ class Opponent:
         seconds = time.perf_counter() - began if self.timed else 0.0
         self.bank = max(0.0, self.bank - max(0.0, seconds - clock.act_timeout))
         return rule_on(board.mark, board, answer, seconds=seconds, clock=clock)
+
+    def close(self) -> None:
+        """End the sandbox's processes, if any (a game after it starts them again)."""
+        if self._hosts is not None:
+            self._hosts.close()

@@ -70,8 +70,10 @@ class ConnectXEnv(gymnasium.Env[np.ndarray, np.int64]):
     ``"my_agent.py"``, or a callable ``agent(obs, config)``; ``mark``: 1, 2 or ``"alternate"``;
     ``reward``: ``"kaggle"``, ``"course"`` or a :class:`~training.envs.rewards.Rewards`;
     ``openings``: see the module docstring; ``clock`` and ``timed``: what the opponent is shown and
-    whether it may forfeit on time (:class:`~training.envs.opponent.Opponent`); ``render_mode``:
-    None, ``"ansi"`` or ``"rgb_array"``.
+    whether it may forfeit on time (:class:`~training.envs.opponent.Opponent`); ``in_process``: a
+    spec opponent plays in this process rather than in the tournament's sandbox (for speed; trusted
+    agents only); ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``. :meth:`close` ends the
+    sandbox's processes.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -88,6 +90,7 @@ class ConnectXEnv(gymnasium.Env[np.ndarray, np.int64]):
         openings: Openings | None = None,
         clock: Clock | None = None,
         timed: bool = True,
+        in_process: bool = False,
         render_mode: str | None = None,
     ) -> None:
         self.geo = geometry(rows, columns, inarow)
@@ -96,7 +99,7 @@ class ConnectXEnv(gymnasium.Env[np.ndarray, np.int64]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         self.rewards = rewards(reward, self.geo)
-        self.opponent = Opponent(opponent, clock=clock, timed=timed)
+        self.opponent = Opponent(opponent, clock=clock, timed=timed, in_process=in_process)
         self.mark_setting = mark
         self.openings = openings
         self.render_mode = render_mode
@@ -130,7 +133,7 @@ class ConnectXEnv(gymnasium.Env[np.ndarray, np.int64]):
         for _ in range(1 if given else REDRAWS):
             opening = list(options["opening"]) if given else self._draw_opening()
             self.board = self._opening_board(opening)
-            self.opponent.new_game(int(self.np_random.integers(2**31)))
+            self.opponent.new_game(int(self.np_random.integers(2**31)), 3 - self.mark)
             self._over = False
             if self.board.is_game_over():
                 ended = "the opening ends the game"
@@ -228,6 +231,10 @@ class ConnectXEnv(gymnasium.Env[np.ndarray, np.int64]):
         if detail:
             info["detail"] = detail
         return self._observation(), float(reward), True, False, info
+
+    def close(self) -> None:
+        """End the opponent's sandbox, if any (:meth:`~training.envs.opponent.Opponent.close`)."""
+        self.opponent.close()
 
     def _observation(self) -> np.ndarray:
         return view.planes(self.board, self.mark)
