@@ -167,7 +167,10 @@ def agent_limit_options(command: argparse.ArgumentParser) -> None:
         type=int,
         default=default.memory_mb,
         metavar="MB",
-        help=f"address space of each agent process in MiB, 0 for no limit (default {default.memory_mb})",
+        help=(
+            "memory of each agent's processes in all, in MiB (a memory cgroup; without one, the "
+            f"address space of each process), 0 for no limit (default {default.memory_mb})"
+        ),
     )
     command.add_argument(
         "--agent-processes",
