@@ -3,7 +3,7 @@
 Kaggle Learn's ConnectX course ends by training Stable-Baselines3's PPO (Schulman et al., "Proximal
 Policy Optimization Algorithms", 2017) in a Gym wrapper of the game, with a small CNN, for 60,000
 steps; its agent wins 68 % of its games against ``random``. This agent is that policy network trained
-by :mod:`training.ppo` through :class:`training.envs.ConnectXEnv` (sb3-contrib's ``MaskablePPO``:
+by :mod:`training.learners.ppo` through :class:`training.envs.ConnectXEnv` (sb3-contrib's ``MaskablePPO``:
 the policy never puts probability on a full column). Here only its forward pass runs, in numpy.
 
 How it plays: the position as two channel-first planes (:func:`agents.features.planes` reshaped to

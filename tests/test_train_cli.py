@@ -229,6 +229,9 @@ def test_a_checkpoint_of_an_older_layout_is_refused_untouched(fake, tmp_path, ca
         (["train", "learned", "--games", "0"], "--games must be >= 1"),
         (["train", "learned", "--games", "5", "--eval-pairs", "0"], "--eval-pairs must be >= 1"),
         (["train", "learned", "--games", "5", "--rows", "0"], "--rows must be >= 1"),
+        (["train", "learned", "--steps", "5"], "learned counts its training in games: give --games"),
+        (["train", "learned", "--games", "5", "--param", "x=1"], "learned takes no --param"),
+        (["train", "learned", "--games", "5", "--param", "x"], "give NAME=VALUE"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(fake, tmp_path, capsys, argv, message):
@@ -238,6 +241,17 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(fake, tmp_path, capsys,
     assert exit_.value.code == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and message in error
+    assert not out.exists()
+
+
+def test_ppo_without_the_rl_extra_says_in_one_line_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if PyTorch were not installed
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "ppo", "--steps", "100", "--out", str(out)])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "the [rl] extra" in error and "pip install -e '.[rl]'" in error
     assert not out.exists()
 
 
