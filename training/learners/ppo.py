@@ -58,7 +58,7 @@ except ImportError as missing:
 
 from agents import ppo, weights
 from agents.engine.board import Board, Geometry
-from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.adapter import Agent
 from training.envs import ConnectXEnv
 
 __all__ = ["SELF", "UNIT", "CourseCNN", "Learner", "Parameters", "export", "random_opening"]
@@ -164,16 +164,17 @@ def random_opening(
 
 class Snapshot:
     """The :data:`SELF` opponent: a Kaggle agent playing the weights file at ``path`` as
-    :mod:`agents.ppo` does (read at its first move), read again after each :meth:`refresh`."""
+    :mod:`agents.ppo` does, read again at each :meth:`refresh` (the first one before it plays)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.refresh()
+        self.agent: Agent | None = None
 
     def refresh(self) -> None:
-        self.agent: Agent = kaggle_agent(ppo.PPO(str(self.path)))
+        self.agent = ppo.make_agent(weights=str(self.path))
 
     def __call__(self, obs: Any, config: Any) -> int:
+        assert self.agent is not None, "a snapshot plays after its first refresh"
         return self.agent(obs, config)
 
 
