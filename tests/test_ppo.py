@@ -134,21 +134,21 @@ def test_connectx_train_ppo_exports_what_the_agent_plays_and_resumes(
     from training.envs.view import planes
 
     out = tmp_path / "run"
-    options = ["train", "ppo", "--out", str(out), "--eval-every", "128", "--eval-pairs", "1", "-q"]
-    for param in ("envs=2", "n_steps=64", "batch_size=64", "epochs=1", "opponents=random+self"):
+    options = ["train", "ppo", "--out", str(out), "--eval-every", "64", "--eval-pairs", "1", "-q"]
+    for param in ("envs=2", "n_steps=32", "batch_size=64", "epochs=1", "opponents=random+self"):
         options += ["--param", param]
-    assert main([*options, "--steps", "100"]) == 0  # rounded up to a whole rollout, 2 x 64 steps
+    assert main([*options, "--steps", "50"]) == 0  # rounded up to a whole rollout, 2 x 32 steps
     assert f"ppo:weights={out / 'ppo.npz'}" in capsys.readouterr().out
     with open(out / "curve.csv") as handle:
         rows = list(csv.DictReader(handle))
-    assert [row["steps"] for row in rows] == ["128"]
+    assert [row["steps"] for row in rows] == ["64"]
     assert {"seconds", "score_random", "score_one_step"} <= set(rows[-1])
     assert (out / "curve.png").stat().st_size > 0
 
     with open(out / "checkpoint.pkl", "rb") as handle:
         saved = pickle.load(handle)
     model = MaskablePPO.load(io.BytesIO(saved["learner"]["model"]), device="cpu")
-    assert model.num_timesteps == 128
+    assert model.num_timesteps == 64
     policy = ppo.Policy(weights.load(str(out / "ppo.npz"), shipped=bytes))
     rng = random.Random(7)
     for _ in range(4):
@@ -161,8 +161,8 @@ def test_connectx_train_ppo_exports_what_the_agent_plays_and_resumes(
             mine - mine.max(), expected - expected.max(), atol=1e-4
         )  # up to a constant
 
-    assert main([*options, "--steps", "256"]) == 0  # the same command, more steps: resumed
+    assert main([*options, "--steps", "128"]) == 0  # the same command, more steps: resumed
     assert "resuming" in capsys.readouterr().err
     with open(out / "curve.csv") as handle:
-        assert [row["steps"] for row in csv.DictReader(handle)] == ["128", "256"]
+        assert [row["steps"] for row in csv.DictReader(handle)] == ["64", "128"]
     assert not list(temporary.glob("SB3-*"))  # no log folder left behind outside --out

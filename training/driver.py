@@ -76,8 +76,8 @@ FORMAT = 2
 ``learner["replay"]``, :class:`training.learners.replay.ReplayBuffer`)."""
 
 IDENTITY = ("method", "rows", "columns", "inarow", "seed", "chunk", "params")
-"""The settings a resumed run must share with its checkpoint (``params``: none in a checkpoint older
-than them)."""
+"""The settings a resumed run must share with its checkpoint (``params``: the learner's parameters,
+None for a learner without them and in a checkpoint older than them)."""
 
 
 class RunError(ValueError):
@@ -132,7 +132,9 @@ class TrainingSettings:
     def identity(self) -> dict[str, Any]:
         """The settings (:data:`IDENTITY`) a checkpoint must share to be resumed by this run."""
         geo = self.geo
-        values = (self.method, geo.rows, geo.columns, geo.inarow, self.seed, self.chunk(), self.params)
+        settings = parameters(self.method, dict(self.params))
+        params = None if settings is None else dataclasses.asdict(settings)  # the values, not their texts
+        values = (self.method, geo.rows, geo.columns, geo.inarow, self.seed, self.chunk(), params)
         return dict(zip(IDENTITY, values, strict=True))
 
 
@@ -332,8 +334,7 @@ def _read_checkpoint(path: Path, settings: TrainingSettings) -> dict[str, Any] |
         with open(path, "rb") as handle:
             saved = pickle.load(handle)
         stored = {
-            key: saved["settings"].get(key, ()) if key == "params" else saved["settings"][key]
-            for key in IDENTITY
+            key: saved["settings"].get(key) if key == "params" else saved["settings"][key] for key in IDENTITY
         }
     except Exception as error:  # unpickling a damaged file raises many kinds
         problem = f"{type(error).__name__}: {error}"
