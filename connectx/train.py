@@ -86,8 +86,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a setting of the learner, repeatable (ppo: envs, opponents as SPEC+SPEC, learning_rate, "
-        "gamma, n_steps, batch_size, epochs, ent_coef; docs/rl.md)",
+        help="a setting of the learner, repeatable; a list's items joined by + (ppo's: docs/rl.md; an "
+        "unknown NAME lists them)",
     )
     command.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     command.set_defaults(handler=_train)
