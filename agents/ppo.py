@@ -3,7 +3,7 @@
 Kaggle Learn's ConnectX course ends by training Stable-Baselines3's PPO (Schulman et al., "Proximal
 Policy Optimization Algorithms", 2017) in a Gym wrapper of the game, with a small CNN, for 60,000
 steps; its agent wins 68 % of its games against ``random``. This agent is that policy network trained
-by :mod:`training.ppo` through :class:`training.envs.ConnectXEnv` (sb3-contrib's ``MaskablePPO``:
+by :mod:`training.learners.ppo` through :class:`training.envs.ConnectXEnv` (sb3-contrib's ``MaskablePPO``:
 the policy never puts probability on a full column). Here only its forward pass runs, in numpy.
 
 How it plays: the position as two channel-first planes (:func:`agents.features.planes` reshaped to
@@ -45,7 +45,7 @@ from agents import resources
 from agents.afterstates import best_column, one_step_values
 from agents.engine.board import Board, Geometry
 from agents.features import planes
-from agents.kit.adapter import Agent, kaggle_agent
+from agents.kit.adapter import agent_factory
 from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.tactics import tactical_move
@@ -109,27 +109,23 @@ def logits(policy: Policy, x: np.ndarray) -> np.ndarray:
     return out
 
 
-_shipped: list[Policy] = []
-
-
 class PPO:
-    """The ``ppo`` :class:`~agents.kit.player.Player`. ``weights``: a path, or None for the shipped file
-    (read at the first move). The stage of its records is ``"policy"``, ``"fallback"`` or the
-    tactics' (the module docstring). Raises ``ValueError`` when asked to play a finished game."""
+    """The ``ppo`` :class:`~agents.kit.player.Player`. ``weights``: a path, or None for the shipped file,
+    read at the first move (``FileNotFoundError`` here when the path is no file; ``ValueError`` at
+    the first move when it is not a ppo weights file); ``tactics=False``: the policy alone, without
+    the moves made without thinking (the module docstring). The stage of its records is
+    ``"policy"``, ``"fallback"`` or the tactics'. Raises ``ValueError`` when asked to play a
+    finished game."""
 
     def __init__(self, weights: str | None = None, tactics: bool = True) -> None:
+        require(weights)
         self.weights = weights
         self.tactics = tactics
         self._policy: Policy | None = None
 
     def _load(self) -> Policy:
         if self._policy is None:
-            if self.weights is None and _shipped:
-                self._policy = _shipped[0]
-            else:
-                self._policy = Policy(load(self.weights, shipped=lambda: resources.read("ppo.npz")))
-                if self.weights is None:
-                    _shipped.append(self._policy)
+            self._policy = Policy(load(self.weights, shipped=lambda: resources.read("ppo.npz")))
         return self._policy
 
     def play(self, board: Board, clock: Clock) -> MoveRecord:
@@ -148,13 +144,7 @@ class PPO:
         return MoveRecord.since(start, board, "policy", legal[int(np.argmax(scores[legal]))])
 
 
-def make_agent(weights: str | None = None, tactics: bool = True) -> Agent:
-    """The ``ppo`` agent: the shipped weights, or the weights file at the path ``weights``
-    (``FileNotFoundError`` here when it does not exist; ``ValueError`` at the first move when it is
-    not a ppo weights file); ``tactics=False``: the policy alone, without the moves made without
-    thinking (the module docstring)."""
-    require(weights)
-    return kaggle_agent(PPO(weights, tactics))
+make_agent = agent_factory(PPO)
 
 
 agent = make_agent()

@@ -1,9 +1,11 @@
-"""The ``ppo`` agent's numpy policy, and its training through ConnectXEnv (the ``[rl]`` extra, PyTorch)."""
+"""The ``ppo`` agent's numpy policy, and its training by ``connectx train ppo`` ([rl], PyTorch)."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
-import json
+import io
+import pickle
 import random
 import tempfile
 from pathlib import Path
@@ -118,8 +120,8 @@ def _empty_observation() -> tuple[dict, dict]:
 @pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None, reason="needs the [rl] extra (sb3-contrib, PyTorch)"
 )
-def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_connectx_train_ppo_exports_what_the_agent_plays_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     temporary = tmp_path / "tmp"  # Stable-Baselines3's default logger makes a folder there each run
     temporary.mkdir()
@@ -128,19 +130,25 @@ def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training import ppo as trainer
+    from connectx.cli import main
     from training.envs.view import planes
 
     out = tmp_path / "run"
-    options = ["--out", str(out), "--envs", "2", "--n-steps", "64", "--batch-size", "64", "--epochs", "1"]
-    options += ["--eval-every", "128", "--eval-pairs", "1", "--opponents", "random", "self", "-q"]
-    assert trainer.main([*options, "--steps", "128"]) == 0
-    history = json.loads((out / "history.json").read_text())
-    assert [row["steps"] for row in history] == [128]
-    assert {"games", "seconds", "score_random", "score_one_step"} <= set(history[-1])
-    assert (out / "curve.png").stat().st_size > 0 and (out / "curve.csv").read_text().startswith("games,")
+    options = ["train", "ppo", "--out", str(out), "--eval-every", "64", "--eval-pairs", "1", "-q"]
+    for param in ("envs=2", "n_steps=32", "batch_size=64", "epochs=1", "opponents=random+self"):
+        options += ["--param", param]
+    assert main([*options, "--steps", "50"]) == 0  # rounded up to a whole rollout, 2 x 32 steps
+    assert f"ppo:weights={out / 'ppo.npz'}" in capsys.readouterr().out
+    with open(out / "curve.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["steps"] for row in rows] == ["64"]
+    assert {"seconds", "score_random", "score_one_step"} <= set(rows[-1])
+    assert (out / "curve.png").stat().st_size > 0
 
-    model = MaskablePPO.load(out / "model.zip", device="cpu")
+    with open(out / "checkpoint.pkl", "rb") as handle:
+        saved = pickle.load(handle)
+    model = MaskablePPO.load(io.BytesIO(saved["learner"]["model"]), device="cpu")
+    assert model.num_timesteps == 64
     policy = ppo.Policy(weights.load(str(out / "ppo.npz"), shipped=bytes))
     rng = random.Random(7)
     for _ in range(4):
@@ -153,6 +161,8 @@ def test_training_smoke_run_exports_what_the_agent_plays_and_resumes(
             mine - mine.max(), expected - expected.max(), atol=1e-4
         )  # up to a constant
 
-    assert trainer.main([*options, "--steps", "256"]) == 0  # the same command, more steps: resumed
-    assert [row["steps"] for row in json.loads((out / "history.json").read_text())] == [128, 256]
+    assert main([*options, "--steps", "128"]) == 0  # the same command, more steps: resumed
+    assert "resuming" in capsys.readouterr().err
+    with open(out / "curve.csv") as handle:
+        assert [row["steps"] for row in csv.DictReader(handle)] == ["64", "128"]
     assert not list(temporary.glob("SB3-*"))  # no log folder left behind outside --out

@@ -83,7 +83,7 @@ NOT_RUN = {
         "needs the training",
         "runs/lms-vs-one_step/tournament.db",
     ),
-    ".venv/bin/python -m training.ppo --out runs/ppo --steps 1000000": (
+    ".venv/bin/connectx train ppo --steps 1000000 --out runs/ppo": (
         "needs [rl]; hours",
         "runs/ppo/ppo.npz",
     ),

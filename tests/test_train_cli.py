@@ -4,7 +4,8 @@ The fake method ``learned`` is a package written to a temporary directory: ``fak
 agent playing the legal column of highest weight (weights ``w``, one per column, from a ``.npz``
 file: ``weights=PATH`` or the shipped ``learned.npz`` read through ``fakelearn.resources``), and
 ``fakelearn.trainer.Learner``, which moves ``w`` by draws from its own generator and from the global
-``random`` (so that resuming must restore both) and reports a ``drift`` metric. The agent draws
+``random`` (so that resuming must restore both), times its parameter ``step``, and reports a
+``drift`` metric. The agent draws
 from the global ``random`` too (so that evaluating must leave it as it was).
 """
 
@@ -71,22 +72,29 @@ agent = make_agent()
 
 TRAINER = """
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
 from agents.weights import save
 
 
+@dataclass(frozen=True)
+class Parameters:
+    step: float = 1.0
+
+
 class Learner:
-    def __init__(self, geo, seed):
+    def __init__(self, geo, seed, parameters):
         self.geo = geo
+        self.step = parameters.step
         self.rng = np.random.default_rng(seed)
         self.w = np.zeros(geo.columns)
 
     def train(self, games):
         before = self.w.copy()
         for _ in range(games):
-            self.w += self.rng.normal(size=self.w.shape) + random.random()
+            self.w += self.step * (self.rng.normal(size=self.w.shape) + random.random())
         return {"drift": float(np.abs(self.w - before).sum() / games)}
 
     def save(self, path):
@@ -165,7 +173,7 @@ def test_an_interrupted_run_resumed_ends_with_the_weights_of_an_uninterrupted_on
     assert _train(parts, "--games", "20", "--seed", "3", "--eval-pairs", "1") == 0
     random.seed(99)  # as a new process would: the resumed run must restore the global generators
     np.random.seed(99)
-    assert _train(parts, "--games", "50", "--seed", "3", "--eval-pairs", "1") == 0
+    assert _train(parts, "--games", "50", "--seed", "3", "--eval-pairs", "1", "--param", "step=1") == 0
     with np.load(whole / "learned.npz") as a, np.load(parts / "learned.npz") as b:
         assert np.array_equal(a["w"], b["w"])
     assert _train(parts, "--games", "50", "--seed", "3") == 0  # already there: nothing trained
@@ -189,6 +197,7 @@ def test_evaluations_do_not_change_what_training_draws(fake, tmp_path):
     [
         (["--seed", "4"], "seed 0 (asked 4)"),
         (["--rows", "5"], "rows 6 (asked 5)"),
+        (["--param", "step=2"], "params {'step': 1.0} (asked {'step': 2.0})"),
     ],
 )
 def test_another_run_in_the_same_directory_is_refused_untouched(fake, tmp_path, capsys, options, message):
@@ -229,6 +238,13 @@ def test_a_checkpoint_of_an_older_layout_is_refused_untouched(fake, tmp_path, ca
         (["train", "learned", "--games", "0"], "--games must be >= 1"),
         (["train", "learned", "--games", "5", "--eval-pairs", "0"], "--eval-pairs must be >= 1"),
         (["train", "learned", "--games", "5", "--rows", "0"], "--rows must be >= 1"),
+        (["train", "learned", "--steps", "5"], "learned counts its training in games: give --games"),
+        (
+            ["train", "learned", "--games", "5", "--param", "x=1"],
+            "learned has no parameter 'x' (known: step)",
+        ),
+        (["train", "learned", "--games", "5", "--param", "step=fast"], "step=fast: not a number"),
+        (["train", "learned", "--games", "5", "--param", "x"], "give NAME=VALUE"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(fake, tmp_path, capsys, argv, message):
@@ -238,6 +254,17 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(fake, tmp_path, capsys,
     assert exit_.value.code == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and message in error
+    assert not out.exists()
+
+
+def test_ppo_without_the_rl_extra_says_in_one_line_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if PyTorch were not installed
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "ppo", "--steps", "100", "--out", str(out)])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "the [rl] extra" in error and "pip install -e '.[rl]'" in error
     assert not out.exists()
 
 

@@ -1,7 +1,9 @@
 """The training loop of ``connectx train``: chunks of games, evaluations, checkpoints, the curve.
 
-:func:`run` trains a :class:`~training.learners.Learner` in chunks of :data:`CHUNK` games. After
-every ``eval_every`` games (a multiple of :data:`CHUNK`) and at the end it
+:func:`run` trains a :class:`~training.learners.Learner` in chunks of :data:`CHUNK` games (a
+learner counted in steps, ``ppo``, trains a chunk of its own size, one rollout, and a run of whole
+chunks: ``total`` is rounded up). After every ``eval_every`` games (a multiple of the chunk) and at
+the end it
 
 1. writes the weights, ``OUT/METHOD.npz`` (:meth:`Learner.save`);
 2. makes the agent of that file, ``agents.METHOD.make_agent(weights=..., **EVAL_PARAMS)`` (the
@@ -12,9 +14,10 @@ every ``eval_every`` games (a multiple of :data:`CHUNK`) and at the end it
    seeded by the run's seed -- the same openings and opponents at every evaluation, so that the
    curve moves with the weights only;
 3. gives the row of the learning curve (``OUT/curve.csv``, ``OUT/curve.png``, :mod:`training.curve`)
-   its two scores. The curve has a row every :data:`METRICS_EVERY` games and at every evaluation:
-   games, wall seconds, the learner's metrics averaged over the games since the last row (weighted
-   by games), and the scores in evaluation rows;
+   its two scores. The curve has a row every :data:`METRICS_EVERY` games (a learner counted in steps:
+   at evaluations only) and at every evaluation: games (or steps), wall seconds, the learner's
+   metrics averaged over the chunks since the last row (weighted by their games or steps), and the
+   scores in evaluation rows;
 4. writes ``OUT/checkpoint.pkl`` atomically: the learner's state, games done, the curve's rows, the
    run's settings and the states of the global ``random`` and ``numpy.random`` generators (seeded
    by the run's seed at its start, for any code that draws from them).
@@ -48,7 +51,7 @@ from agents.files import replace_atomically
 from tournament.openings import random_openings
 from training import curve
 from training.evaluation import opponent, paired_score
-from training.learners import LEARNERS, Learner, learner
+from training.learners import LEARNERS, Learner, learner, parameters, unit
 
 __all__ = ["CHUNK", "EVAL_OPPONENTS", "Interrupted", "RunError", "Summary", "TrainingSettings", "run"]
 
@@ -72,8 +75,9 @@ FORMAT = 2
 """Version of the checkpoint's layout (2: ``value_net`` and ``q_net`` keep their replay buffer under
 ``learner["replay"]``, :class:`training.learners.replay.ReplayBuffer`)."""
 
-IDENTITY = ("method", "rows", "columns", "inarow", "seed", "chunk")
-"""The settings a resumed run must share with its checkpoint."""
+IDENTITY = ("method", "rows", "columns", "inarow", "seed", "chunk", "params")
+"""The settings a resumed run must share with its checkpoint (``params``: the learner's parameters,
+None for a learner without them and in a checkpoint older than them)."""
 
 
 class RunError(ValueError):
@@ -90,34 +94,55 @@ class Interrupted(Exception):
 
 @dataclass(frozen=True, slots=True)
 class TrainingSettings:
-    """A run: train ``method`` (a key of :data:`training.learners.LEARNERS`) for ``games`` games on
-    the board ``geo`` with ``seed``; evaluate every ``eval_every`` games (None: games /
+    """A run: train ``method`` (a key of :data:`training.learners.LEARNERS`) for ``total`` games
+    (steps when the method counts steps, :func:`training.learners.unit`) on the board ``geo`` with
+    ``seed`` and the learner's parameters ``params`` ((name, text) pairs,
+    :func:`training.learners.parameters`); evaluate every ``eval_every`` games or steps (None: total /
     :data:`EVALUATIONS`; rounded up to whole chunks) with ``eval_pairs`` game pairs per opponent."""
 
     method: str
     geo: Geometry
-    games: int
+    total: int
     seed: int = 0
     eval_every: int | None = None
     eval_pairs: int = 10
+    params: tuple[tuple[str, str], ...] = ()
+
+    def unit(self) -> str:
+        """``"game"`` or ``"step"``: what ``total``, ``eval_every`` and the chunks count."""
+        return unit(self.method)
+
+    def chunk(self) -> int:
+        """Games (or steps) of one :meth:`Learner.train` call: :data:`CHUNK`, or the learner's."""
+        settings = parameters(self.method, dict(self.params))
+        return int(settings.chunk()) if hasattr(settings, "chunk") else CHUNK
+
+    def target(self) -> int:
+        """Games (or steps) the run ends at: ``total``, rounded up to whole chunks for steps."""
+        if self.unit() == "game":
+            return self.total
+        return self.chunk() * math.ceil(self.total / self.chunk())
 
     def every(self) -> int:
-        """Games between two evaluations: a positive multiple of :data:`CHUNK`."""
-        wanted = self.eval_every or math.ceil(self.games / EVALUATIONS)
-        return CHUNK * max(1, math.ceil(wanted / CHUNK))
+        """Games (or steps) between two evaluations: a positive multiple of :meth:`chunk`."""
+        chunk = self.chunk()
+        wanted = self.eval_every or math.ceil(self.total / EVALUATIONS)
+        return chunk * max(1, math.ceil(wanted / chunk))
 
     def identity(self) -> dict[str, Any]:
         """The settings (:data:`IDENTITY`) a checkpoint must share to be resumed by this run."""
         geo = self.geo
-        return dict(
-            zip(IDENTITY, (self.method, geo.rows, geo.columns, geo.inarow, self.seed, CHUNK), strict=True)
-        )
+        settings = parameters(self.method, dict(self.params))
+        params = None if settings is None else dataclasses.asdict(settings)  # the values, not their texts
+        values = (self.method, geo.rows, geo.columns, geo.inarow, self.seed, self.chunk(), params)
+        return dict(zip(IDENTITY, values, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
 class Summary:
     """Where a run's results are and what they say: ``weights`` (the ``.npz`` file), ``spec`` (the
-    agent spec playing it), ``csv``/``png`` (the curve), ``games`` trained, the last ``scores``
+    agent spec playing it), ``csv``/``png`` (the curve), ``done`` games (or steps) trained, the ``unit``
+    (``"game"`` or ``"step"``), the last ``scores``
     (opponent -> score), ``seconds`` (wall, resumes added up) and ``train_seconds`` (in
     :meth:`Learner.train` only); ``already_done``: the checkpoint had the games asked, nothing ran."""
 
@@ -125,7 +150,8 @@ class Summary:
     spec: str
     csv: Path
     png: Path
-    games: int
+    done: int
+    unit: str = "game"
     scores: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
     train_seconds: float = 0.0
@@ -137,24 +163,29 @@ def run(settings: TrainingSettings, out: Path, *, progress: bool = True) -> Summ
     (created; resumed when it holds a checkpoint). ``progress``: a tqdm bar on stderr (games, rate,
     ETA, the last scores).
 
-    Raises :class:`RunError` for a checkpoint of another run or a damaged one (``out`` untouched),
-    ``KeyError`` for an unknown method, :class:`Interrupted` on Ctrl-C (the last checkpoint stays),
+    Raises :class:`RunError` for a checkpoint of another run or a damaged one, or a learner refusing
+    its settings (``out`` untouched), ``KeyError`` for an unknown method, ``ImportError`` for a
+    learner needing what is not installed, :class:`Interrupted` on Ctrl-C (the last checkpoint stays),
     ``OSError`` when ``out`` cannot be written.
     """
     if settings.method not in LEARNERS:
         raise KeyError(settings.method)
     saved = _read_checkpoint(out / CHECKPOINT, settings)
     summary = _summary(settings, out, saved)
-    if saved is not None and saved["games"] >= settings.games:
+    if saved is not None and saved["games"] >= settings.target():
         return dataclasses.replace(summary, already_done=True)
     try:
-        trainer = learner(settings.method, settings.geo, settings.seed)
+        try:
+            trainer = learner(settings.method, settings.geo, settings.seed, dict(settings.params))
+        except ValueError as error:
+            raise RunError(f"cannot train {settings.method}: {error}") from None
         if saved is None:
             saved = {"games": 0, "history": [], "seconds": 0.0, "train_seconds": 0.0}
             random.seed(settings.seed)
             np.random.seed(settings.seed % 2**32)
         else:
-            print(f"resuming {out}: {saved['games']} of {settings.games} games trained", file=sys.stderr)
+            trained = f"{saved['games']} of {settings.target()} {settings.unit()}s"
+            print(f"resuming {out}: {trained} trained", file=sys.stderr)
             trainer.load_state(saved["learner"])
             random.setstate(saved["python_random"])
             np.random.set_state(saved["numpy_random"])
@@ -171,32 +202,33 @@ def _loop(
 
     done, history = saved["games"], list(saved["history"])
     seconds, train_seconds = saved["seconds"], saved["train_seconds"]
-    every = settings.every()
+    every, chunk, target, unit = settings.every(), settings.chunk(), settings.target(), settings.unit()
+    metrics_every = METRICS_EVERY if unit == "game" else every
     openings = random_openings(settings.geo, OPENING_PLIES, settings.eval_pairs, settings.seed) or ((),)
     pending: list[tuple[int, dict[str, float]]] = []  # (games, metrics) of each chunk since the last row
     began = time.perf_counter()
     bar = tqdm(
-        total=settings.games,
+        total=target,
         initial=done,
-        unit="game",
+        unit=unit,
         desc=settings.method,
         file=sys.stderr,
         disable=not progress,
         dynamic_ncols=True,
     )
     with bar:
-        while done < settings.games:
-            games = min(CHUNK - done % CHUNK, settings.games - done)
+        while done < target:
+            games = min(chunk - done % chunk, target - done)
             start = time.perf_counter()
             metrics = trainer.train(games)
             train_seconds += time.perf_counter() - start
             pending.append((games, metrics))
             done += games
             bar.update(games)
-            evaluate = not done % every or done >= settings.games
-            if done % METRICS_EVERY and not evaluate:
+            evaluate = not done % every or done >= target
+            if done % metrics_every and not evaluate:
                 continue
-            row = {"games": done, "seconds": round(seconds + time.perf_counter() - began, 3)}
+            row = {f"{unit}s": done, "seconds": round(seconds + time.perf_counter() - began, 3)}
             row |= _average(pending)
             pending = []
             history.append(row)
@@ -243,8 +275,8 @@ def _checkpoint(
     return {
         "format": FORMAT,
         "settings": settings.identity()
-        | {"games": settings.games, "eval_every": settings.every(), "eval_pairs": settings.eval_pairs},
-        "games": history[-1]["games"],
+        | {"total": settings.target(), "eval_every": settings.every(), "eval_pairs": settings.eval_pairs},
+        "games": history[-1][f"{settings.unit()}s"],  # the games (or steps) done
         "history": history,
         "learner": trainer.state(),
         "python_random": random.getstate(),
@@ -301,7 +333,9 @@ def _read_checkpoint(path: Path, settings: TrainingSettings) -> dict[str, Any] |
     try:
         with open(path, "rb") as handle:
             saved = pickle.load(handle)
-        stored = {key: saved["settings"][key] for key in IDENTITY}
+        stored = {
+            key: saved["settings"].get(key) if key == "params" else saved["settings"][key] for key in IDENTITY
+        }
     except Exception as error:  # unpickling a damaged file raises many kinds
         problem = f"{type(error).__name__}: {error}"
         raise RunError(f"{path} cannot be read ({problem}); move it away to start over") from None
@@ -339,7 +373,8 @@ def _summary(settings: TrainingSettings, out: Path, saved: dict[str, Any] | None
         spec=f"{settings.method}:weights={weights}",
         csv=out / curve.CSV,
         png=out / curve.PNG,
-        games=saved["games"],
+        done=saved["games"],
+        unit=settings.unit(),
         scores={name: last[f"score_{name}"] for name in EVAL_OPPONENTS if f"score_{name}" in last},
         seconds=saved["seconds"],
         train_seconds=saved["train_seconds"],
