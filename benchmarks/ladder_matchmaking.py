@@ -42,13 +42,18 @@ from reports.stats.ladder import LadderRater
 from reports.stats.ratings import ELO_PER_NAT, rate
 from reports.stats.tally import head_to_head, pentanomials
 from tournament.ladder import Ladder
+from tournament.ladder.driver import reach
 from tournament.ladder.matchmaking import choose
 from tournament.record import GameRecord, Termination
 from tournament.schedule import GameTask
 
 NEWCOMER = "newcomer@1"
-OFFSETS = (-150.0, 0.0, 200.0, 450.0)
-"""True ratings of the newcomers, Elo on the ladder's scale (pool mean 0)."""
+OFFSETS = (-1000.0, -400.0, 0.0, 400.0, 1000.0)
+"""True ratings of the newcomers, Elo on the ladder's scale (pool mean 0): from below ``random`` to
+above every finitely rated member."""
+DRAW_ELO = 10.0
+"""The draw margin of the trinomial game model (BayesElo's ``drawelo``): a game between equals is drawn
+3 % of the time, about as often as the built-in ladder's games are (6 of its 364)."""
 
 
 def truth_of(records: list[GameRecord], members: list[str]) -> tuple[dict[str, float], dict[str, int]]:
@@ -65,12 +70,14 @@ def truth_of(records: list[GameRecord], members: list[str]) -> tuple[dict[str, f
     return {name: truth[name] - centre for name in members}, {name: side[name] for name in members}
 
 
-def chance(a: float, b: float, side_a: int = 0, side_b: int = 0) -> float:
-    """The chance that an agent rated ``a`` on side ``side_a`` wins a game against one rated ``b`` on
-    ``side_b`` (:func:`truth_of`)."""
+def chance(a: float, b: float, side_a: int = 0, side_b: int = 0) -> tuple[float, float]:
+    """The chances that an agent rated ``a`` on side ``side_a`` wins and draws a game against one rated
+    ``b`` on ``side_b`` (:func:`truth_of`): the trinomial of BayesElo's draw model, ``win = F(d -
+    DRAW_ELO)``, ``loss = F(-d - DRAW_ELO)`` with ``F`` the logistic Elo curve (Coulom, BayesElo)."""
     if side_a != side_b:
-        return 1.0 if side_a > side_b else 0.0
-    return float(expit((a - b) / ELO_PER_NAT))
+        return (1.0, 0.0) if side_a > side_b else (0.0, 0.0)
+    win, loss = (float(expit((d - DRAW_ELO) / ELO_PER_NAT)) for d in (a - b, b - a))
+    return win, 1.0 - win - loss
 
 
 def gathered(ladders: list[Path]) -> list[GameRecord]:
@@ -87,14 +94,19 @@ def gathered(ladders: list[Path]) -> list[GameRecord]:
     return out
 
 
-def pair(game_id: int, a: str, b: str, p: float, rng: np.random.Generator) -> list[GameRecord]:
-    """A game pair of ``a`` against ``b``, each game won by ``a`` with probability ``p``."""
+def pair(
+    game_id: int, a: str, b: str, chances: tuple[float, float], rng: np.random.Generator
+) -> list[GameRecord]:
+    """A game pair of ``a`` against ``b``, each game won by ``a`` and drawn with the ``chances``
+    (:func:`chance`), the two independently: the pair's score follows the pentanomial they make."""
+    win, draw = chances
     out = []
     for k, (first, second) in enumerate(((a, b), (b, a))):
-        won = rng.random() < p
-        result = (1.0 if won else 0.0) if first == a else (0.0 if won else 1.0)
+        u = rng.random()
+        points = 1.0 if u < win else 0.5 if u < win + draw else 0.0
+        result = points if first == a else 1.0 - points
         task = GameTask(game_id + k, game_id // 2, first, second, 6, 7, 4, 2.0, None, 0)
-        out.append(GameRecord(task, (), (), result, Termination.WIN))
+        out.append(GameRecord(task, (), (), result, Termination.DRAW if result == 0.5 else Termination.WIN))
     return out
 
 
@@ -113,7 +125,7 @@ def seeding(
 
 def add(
     records: list[GameRecord], truth: dict[str, float], side: dict[str, int], rating: float, rule: str,
-    until: float, cap: int, rng: np.random.Generator,
+    until: float, cap: int, rng: np.random.Generator, at_once: int = 2,
 ) -> tuple[int, float, float, float]:  # fmt: skip
     """One add as the ladder plays it, of a newcomer rated ``rating`` in truth: the games it played,
     and its final Elo and 95 % interval (low, high)."""
@@ -123,12 +135,12 @@ def add(
     met: Counter[str] = Counter()
     while True:
         everything = records + games
-        elo, margin = rater.standing(everything, NEWCOMER) if games else (math.nan, math.inf)
+        margin = reach(*rater.standing(everything, NEWCOMER)) if games else math.inf
         if margin <= until or len(games) // 2 >= cap:
             break
         outlook = rater.outlook(everything, NEWCOMER) if rule == "information" else None
         for opponent in choose(
-            outlook, NEWCOMER, members, min(2, cap - len(games) // 2), rule=rule, pairs=met
+            outlook, NEWCOMER, members, min(at_once, cap - len(games) // 2), rule=rule, pairs=met
         ):
             p = chance(rating, truth[opponent], 0, side[opponent])
             games += pair(len(everything) + len(games), NEWCOMER, opponent, p, rng)
@@ -145,8 +157,9 @@ def main() -> None:
     parser.add_argument("--truth", type=Path, nargs="+", default=None, metavar="LADDER")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--until", type=float, default=60.0)
-    parser.add_argument("--max-pairs", type=int, default=300)
+    parser.add_argument("--max-pairs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--at-once", type=int, default=2, metavar="N", help="pairs planned at once (workers)")
     parser.add_argument("--worlds", nargs="+", default=["real", "synthetic"])
     parser.add_argument("--offsets", type=float, nargs="+", default=list(OFFSETS), metavar="ELO")
     parser.add_argument("--rules", nargs="+", default=["information", "uniform"])
@@ -170,13 +183,14 @@ def main() -> None:
     for world in args.worlds:
         for offset in args.offsets:
             for rule in args.rules:
-                began, counts, capped, covered = time.perf_counter(), [], 0, 0
+                began, counts, margins, capped, covered = time.perf_counter(), [], [], 0, 0
                 for _ in range(args.runs):
                     records = real if world == "real" else seeding(truth, side, seed_pairs, rng)
                     games, elo, low, high = add(
-                        records, truth, side, offset, rule, args.until, args.max_pairs, rng
+                        records, truth, side, offset, rule, args.until, args.max_pairs, rng, args.at_once
                     )
-                    counts.append(games)
+                    counts.append(games // 2)
+                    margins.append(max(elo - low, high - elo) if math.isfinite(elo) else math.inf)
                     capped += games // 2 >= args.max_pairs
                     if world == "synthetic":  # the truth on the fit's scale: minus the true mean of its pool
                         pool = [r.name for r in rate(head_to_head(records)) if r.is_finite] + [NEWCOMER]
@@ -184,8 +198,9 @@ def main() -> None:
                         covered += low <= offset - centre <= high
                 q1, median, q3 = np.percentile(counts, [25, 50, 75])
                 world_name = world if world == "real" else f"{world} ({seed_pairs} pairs)"
-                line = (f"{world_name:9s} newcomer {offset:+5.0f}  {rule:11s} games median {median:5.0f} "
-                        f"(quartiles {q1:.0f}-{q3:.0f}), capped {capped}/{args.runs}")  # fmt: skip
+                line = (f"{world_name:9s} newcomer {offset:+5.0f}  {rule:11s} pairs median {median:3.0f} "
+                        f"(quartiles {q1:.0f}-{q3:.0f}), capped {capped}/{args.runs}, "
+                        f"final ±{np.median(margins):.0f} median")  # fmt: skip
                 if world == "synthetic":
                     line += f", interval held the truth {covered}/{args.runs}"
                 print(f"{line}  [{time.perf_counter() - began:.0f} s]", flush=True)
