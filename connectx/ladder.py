@@ -1,7 +1,7 @@
 """``connectx ladder``: a persistent rating list that new agents join (``docs/ladder.md``).
 
 * ``ladder init [SPEC ...] [--builtins]`` starts a ladder in ``--ladder DIR`` (default ``ladder/``),
-  seeded by a round robin of its first members (``--builtins``: the default round robin's 13 agents);
+  seeded by a round robin of its first members (``--builtins``: the agents of the default round robin);
 * ``ladder add SPEC ...`` lets each agent join, a new member or a new version ``name@2`` (a changed file
   or changed parameters), and plays its game pairs against the members, chosen where a pair tells the
   most about its rating, until its 95 % interval is within ``±--until`` Elo or it has played
@@ -138,7 +138,7 @@ def _init_command(actions: argparse._SubParsersAction) -> None:
         help="start a ladder, seeded by a round robin of its first members",
         description="Start a ladder in --ladder DIR: its board, time control, openings and seed, and "
         "a round robin of --pairs game pairs a pairing among its first members (SPECs and, with "
-        "--builtins, the 13 agents of the default round robin). Run again after an interruption, it "
+        "--builtins, the agents of the default round robin). Run again after an interruption, it "
         "finishes the round robin.",
     )
     init.add_argument("specs", nargs="*", metavar="SPEC", help="first members (agent specs, as for `run`)")
