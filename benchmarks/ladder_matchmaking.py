@@ -1,29 +1,33 @@
-"""How many games a ladder's ``add`` needs to rate a newcomer to ±E Elo, by matchmaking rule, in a world
-of known ratings; and how often its interval then holds the truth.
+"""How many game pairs a ladder's ``add`` needs to rate a newcomer to ±E Elo, by matchmaking rule and
+by the newcomer's strength, in a world of known ratings; and how often its interval then holds the
+truth.
 
-The field is the 13 agents of a seeded ladder (``--ladder``, made by ``connectx ladder init
---builtins``). Their true ratings are the maximum-likelihood ratings of every game of the ladders
-``--truth`` names (by default ``--ladder`` alone: the ML ratings of few games spread wider than the
-truth, so more games, such as those of adds played on copies of the ladder, make a fairer field). An
-agent with an unbounded rating (it won or lost every game) keeps winning (losing) every game against
-the others, as negamax, a perfect player, does; it is put 150 Elo beyond its one-sided bound for
-games among its kind. Two worlds:
+The field is the members of a seeded ladder (``--ladder``, made by ``connectx ladder init
+--builtins``: the 14 agents of the default round robin). Their true ratings are the maximum-likelihood
+ratings of every game of the ladders ``--truth`` names (by default ``--ladder`` alone). An agent with
+an unbounded rating (it won or lost every game) keeps winning (losing) every game against the
+others, as negamax, a perfect player, does; it is put 150 Elo beyond its one-sided bound for games
+among its kind. The newcomers' true ratings (``--offsets``) run from below ``random`` to above every
+finitely rated member: -1000, -400, 0, +400 and +1000 Elo relative to the mean of the rated members
+(the ladder's scale). Two worlds:
 
 * ``real``: the ladder's own games, and the newcomer's games drawn from the true ratings;
-* ``synthetic``: the seeding round robin drawn too (as many game pairs a pairing as the ladder's), so
-  that every game comes from the truth and the final interval's coverage can be counted.
+* ``synthetic``: the seeding round robin drawn too (as many game pairs a pairing as the ladder's, or
+  ``--seed-pairs``), so that every game comes from the truth and the final interval's coverage can be
+  counted.
 
-Each run adds a newcomer of a given true rating as :class:`tournament.ladder.driver.Ladder.add`
-does: two game pairs planned at once (two workers), each pair two games won with the model's
-expected score (no draws), planned by :func:`tournament.ladder.matchmaking.choose` from
-:class:`reports.stats.ladder.LadderRater`'s outlook, stopped by the same rule (the 95 % interval of the
-joint fit within ±E, at most ``--max-pairs`` pairs). ``information`` is the ladder's rule,
-``uniform`` a gauntlet against all 13 in turn. Printed per rule and true rating: the games to stop
-(median and quartiles over the runs), the runs that hit the cap, and (synthetic world) the share of
-runs whose final interval held the newcomer's true rating relative to the true mean of the rated
-pool.
+Each run adds a newcomer as :class:`tournament.ladder.driver.Ladder.add` does: ``--at-once`` game
+pairs planned at once (the ladder's workers; two on two cores), each game drawn from the trinomial of
+BayesElo's draw model at the true difference (:func:`chance`; the two games of a pair independently,
+so that pairs follow the pentanomial they make), planned by :func:`tournament.ladder.matchmaking.choose`
+from :class:`reports.stats.ladder.LadderRater`'s outlook and stopped by the same rule on the same
+fit (the 95 % interval of the joint fit within ±E, at most ``--max-pairs`` pairs). ``information``
+is the ladder's rule, ``uniform`` a gauntlet against every member in turn. Printed per rule and true
+rating: the game pairs to stop (median and quartiles over the runs), the runs that hit the cap, the
+median reach of the final interval, and (synthetic world) the share of runs whose final interval
+held the newcomer's true rating relative to the true mean of the rated pool.
 
-    python -m benchmarks.ladder_matchmaking --ladder ladder [--truth LADDER ...] [--runs 20] [--until 60]
+    python -m benchmarks.ladder_matchmaking --ladder ladder [--runs 20] [--until 60] [--max-pairs 200]
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ OFFSETS = (-1000.0, -400.0, 0.0, 400.0, 1000.0)
 above every finitely rated member."""
 DRAW_ELO = 10.0
 """The draw margin of the trinomial game model (BayesElo's ``drawelo``): a game between equals is drawn
-3 % of the time, about as often as the built-in ladder's games are (6 of its 364)."""
+3 % of the time, fewer between unequal players (3 of the built-in seeding's 364 games were drawn)."""
 
 
 def truth_of(records: list[GameRecord], members: list[str]) -> tuple[dict[str, float], dict[str, int]]:
