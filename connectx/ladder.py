@@ -395,8 +395,10 @@ def _standing(elo: float, low: float, high: float, margin: float) -> str:
     if math.isnan(elo):
         return "not rated yet (it met only members outside the rated pool)"
     if math.isinf(elo):
-        bound = f"≥ {low:+.0f}" if elo > 0 else f"≤ {high:+.0f}"
-        return f"Elo {_elo(elo)} ({bound}; no finite interval yet)"
+        bound = low if elo > 0 else high
+        side = ("≥ " if elo > 0 else "≤ ") + f"{bound:+.0f}; " if math.isfinite(bound) else ""
+        beyond = bound < 0 if elo > 0 else bound > 0  # as the list's Elo column: no estimate yet
+        return f"Elo {'—' if beyond else _elo(elo)} ({side}no finite interval yet)"
     return f"Elo {elo:+.0f} ({low:+.0f} to {high:+.0f}, ±{margin:.0f})"
 
 

@@ -18,7 +18,7 @@ from tournament.store import Store
 from tournament.store.locks import run_lock
 
 FIRST = ("random", "leftmost", "one_step")
-LINE = re.compile(r"(\d+) pairs(?: in all;|:) Elo ([+-]\S+) \(([^)]*)\)")
+LINE = re.compile(r"(\d+) pairs(?: in all;|:) Elo (\S+) \(([^)]*)\)")
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +34,8 @@ def expected(records, newcomer: str) -> str:
     """The newcomer's Elo and interval in the joint fit of ``records``, as the lines word them."""
     rating = next(r for r in rate(head_to_head(records), pentanomials(records)) if r.name == newcomer)
     if not rating.is_finite:
-        bound = f"≥ {rating.low:+.0f}" if rating.elo > 0 else f"≤ {rating.high:+.0f}"
-        return f"{'+∞' if rating.elo > 0 else '-∞'} ({bound}; no finite interval yet)"
+        bound = rating.interval()  # ≥ +120, ≤ -30 or "" (no bound)
+        return f"{rating.estimate()} ({bound + '; ' if bound else ''}no finite interval yet)"
     reach = max(rating.elo - rating.low, rating.high - rating.elo)
     return f"{rating.elo:+.0f} ({rating.low:+.0f} to {rating.high:+.0f}, ±{reach:.0f})"
 
