@@ -1,29 +1,33 @@
-"""How many games a ladder's ``add`` needs to rate a newcomer to ±E Elo, by matchmaking rule, in a world
-of known ratings; and how often its interval then holds the truth.
+"""How many game pairs a ladder's ``add`` needs to rate a newcomer to ±E Elo, by matchmaking rule and
+by the newcomer's strength, in a world of known ratings; and how often its interval then holds the
+truth.
 
-The field is the 13 agents of a seeded ladder (``--ladder``, made by ``connectx ladder init
---builtins``). Their true ratings are the maximum-likelihood ratings of every game of the ladders
-``--truth`` names (by default ``--ladder`` alone: the ML ratings of few games spread wider than the
-truth, so more games, such as those of adds played on copies of the ladder, make a fairer field). An
-agent with an unbounded rating (it won or lost every game) keeps winning (losing) every game against
-the others, as negamax, a perfect player, does; it is put 150 Elo beyond its one-sided bound for
-games among its kind. Two worlds:
+The field is the members of a seeded ladder (``--ladder``, made by ``connectx ladder init
+--builtins``: the 14 agents of the default round robin). Their true ratings are the maximum-likelihood
+ratings of every game of the ladders ``--truth`` names (by default ``--ladder`` alone). An agent with
+an unbounded rating (it won or lost every game) keeps winning (losing) every game against the
+others, as negamax, a perfect player, does; it is put 150 Elo beyond its one-sided bound for games
+among its kind. The newcomers' true ratings (``--offsets``) run from below ``random`` to above every
+finitely rated member: -1000, -400, 0, +400 and +1000 Elo relative to the mean of the rated members
+(the ladder's scale). Two worlds:
 
 * ``real``: the ladder's own games, and the newcomer's games drawn from the true ratings;
-* ``synthetic``: the seeding round robin drawn too (as many game pairs a pairing as the ladder's), so
-  that every game comes from the truth and the final interval's coverage can be counted.
+* ``synthetic``: the seeding round robin drawn too (as many game pairs a pairing as the ladder's, or
+  ``--seed-pairs``), so that every game comes from the truth and the final interval's coverage can be
+  counted.
 
-Each run adds a newcomer of a given true rating as :class:`tournament.ladder.driver.Ladder.add`
-does: two game pairs planned at once (two workers), each pair two games won with the model's
-expected score (no draws), planned by :func:`tournament.ladder.matchmaking.choose` from
-:class:`reports.stats.ladder.LadderRater`'s outlook, stopped by the same rule (the 95 % interval of the
-joint fit within ±E, at most ``--max-pairs`` pairs). ``information`` is the ladder's rule,
-``uniform`` a gauntlet against all 13 in turn. Printed per rule and true rating: the games to stop
-(median and quartiles over the runs), the runs that hit the cap, and (synthetic world) the share of
-runs whose final interval held the newcomer's true rating relative to the true mean of the rated
-pool.
+Each run adds a newcomer as :class:`tournament.ladder.driver.Ladder.add` does: ``--at-once`` game
+pairs planned at once (the ladder's workers; two on two cores), each game drawn from the trinomial of
+BayesElo's draw model at the true difference (:func:`chance`; the two games of a pair independently,
+so that pairs follow the pentanomial they make), planned by :func:`tournament.ladder.matchmaking.choose`
+from :class:`reports.stats.ladder.LadderRater`'s outlook and stopped by the same rule on the same
+fit (the 95 % interval of the joint fit within ±E, at most ``--max-pairs`` pairs). ``information``
+is the ladder's rule, ``uniform`` a gauntlet against every member in turn. Printed per rule and true
+rating: the game pairs to stop (median and quartiles over the runs), the runs that hit the cap, the
+median reach of the final interval, and (synthetic world) the share of runs whose final interval
+held the newcomer's true rating relative to the true mean of the rated pool.
 
-    python -m benchmarks.ladder_matchmaking --ladder ladder [--truth LADDER ...] [--runs 20] [--until 60]
+    python -m benchmarks.ladder_matchmaking --ladder ladder [--runs 20] [--until 60] [--max-pairs 200]
 """
 
 from __future__ import annotations
@@ -42,13 +46,18 @@ from reports.stats.ladder import LadderRater
 from reports.stats.ratings import ELO_PER_NAT, rate
 from reports.stats.tally import head_to_head, pentanomials
 from tournament.ladder import Ladder
+from tournament.ladder.driver import reach
 from tournament.ladder.matchmaking import choose
 from tournament.record import GameRecord, Termination
 from tournament.schedule import GameTask
 
 NEWCOMER = "newcomer@1"
-OFFSETS = (-150.0, 0.0, 200.0, 450.0)
-"""True ratings of the newcomers, Elo on the ladder's scale (pool mean 0)."""
+OFFSETS = (-1000.0, -400.0, 0.0, 400.0, 1000.0)
+"""True ratings of the newcomers, Elo on the ladder's scale (pool mean 0): from below ``random`` to
+above every finitely rated member."""
+DRAW_ELO = 10.0
+"""The draw margin of the trinomial game model (BayesElo's ``drawelo``): a game between equals is drawn
+3 % of the time, fewer between unequal players (3 of the built-in seeding's 364 games were drawn)."""
 
 
 def truth_of(records: list[GameRecord], members: list[str]) -> tuple[dict[str, float], dict[str, int]]:
@@ -65,12 +74,14 @@ def truth_of(records: list[GameRecord], members: list[str]) -> tuple[dict[str, f
     return {name: truth[name] - centre for name in members}, {name: side[name] for name in members}
 
 
-def chance(a: float, b: float, side_a: int = 0, side_b: int = 0) -> float:
-    """The chance that an agent rated ``a`` on side ``side_a`` wins a game against one rated ``b`` on
-    ``side_b`` (:func:`truth_of`)."""
+def chance(a: float, b: float, side_a: int = 0, side_b: int = 0) -> tuple[float, float]:
+    """The chances that an agent rated ``a`` on side ``side_a`` wins and draws a game against one rated
+    ``b`` on ``side_b`` (:func:`truth_of`): the trinomial of BayesElo's draw model, ``win = F(d -
+    DRAW_ELO)``, ``loss = F(-d - DRAW_ELO)`` with ``F`` the logistic Elo curve (Coulom, BayesElo)."""
     if side_a != side_b:
-        return 1.0 if side_a > side_b else 0.0
-    return float(expit((a - b) / ELO_PER_NAT))
+        return (1.0, 0.0) if side_a > side_b else (0.0, 0.0)
+    win, loss = (float(expit((d - DRAW_ELO) / ELO_PER_NAT)) for d in (a - b, b - a))
+    return win, 1.0 - win - loss
 
 
 def gathered(ladders: list[Path]) -> list[GameRecord]:
@@ -87,14 +98,19 @@ def gathered(ladders: list[Path]) -> list[GameRecord]:
     return out
 
 
-def pair(game_id: int, a: str, b: str, p: float, rng: np.random.Generator) -> list[GameRecord]:
-    """A game pair of ``a`` against ``b``, each game won by ``a`` with probability ``p``."""
+def pair(
+    game_id: int, a: str, b: str, chances: tuple[float, float], rng: np.random.Generator
+) -> list[GameRecord]:
+    """A game pair of ``a`` against ``b``, each game won by ``a`` and drawn with the ``chances``
+    (:func:`chance`), the two independently: the pair's score follows the pentanomial they make."""
+    win, draw = chances
     out = []
     for k, (first, second) in enumerate(((a, b), (b, a))):
-        won = rng.random() < p
-        result = (1.0 if won else 0.0) if first == a else (0.0 if won else 1.0)
+        u = rng.random()
+        points = 1.0 if u < win else 0.5 if u < win + draw else 0.0
+        result = points if first == a else 1.0 - points
         task = GameTask(game_id + k, game_id // 2, first, second, 6, 7, 4, 2.0, None, 0)
-        out.append(GameRecord(task, (), (), result, Termination.WIN))
+        out.append(GameRecord(task, (), (), result, Termination.DRAW if result == 0.5 else Termination.WIN))
     return out
 
 
@@ -113,7 +129,7 @@ def seeding(
 
 def add(
     records: list[GameRecord], truth: dict[str, float], side: dict[str, int], rating: float, rule: str,
-    until: float, cap: int, rng: np.random.Generator,
+    until: float, cap: int, rng: np.random.Generator, at_once: int = 2,
 ) -> tuple[int, float, float, float]:  # fmt: skip
     """One add as the ladder plays it, of a newcomer rated ``rating`` in truth: the games it played,
     and its final Elo and 95 % interval (low, high)."""
@@ -123,12 +139,12 @@ def add(
     met: Counter[str] = Counter()
     while True:
         everything = records + games
-        elo, margin = rater.standing(everything, NEWCOMER) if games else (math.nan, math.inf)
+        margin = reach(*rater.standing(everything, NEWCOMER)) if games else math.inf
         if margin <= until or len(games) // 2 >= cap:
             break
         outlook = rater.outlook(everything, NEWCOMER) if rule == "information" else None
         for opponent in choose(
-            outlook, NEWCOMER, members, min(2, cap - len(games) // 2), rule=rule, pairs=met
+            outlook, NEWCOMER, members, min(at_once, cap - len(games) // 2), rule=rule, pairs=met
         ):
             p = chance(rating, truth[opponent], 0, side[opponent])
             games += pair(len(everything) + len(games), NEWCOMER, opponent, p, rng)
@@ -145,8 +161,9 @@ def main() -> None:
     parser.add_argument("--truth", type=Path, nargs="+", default=None, metavar="LADDER")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--until", type=float, default=60.0)
-    parser.add_argument("--max-pairs", type=int, default=300)
+    parser.add_argument("--max-pairs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--at-once", type=int, default=2, metavar="N", help="pairs planned at once (workers)")
     parser.add_argument("--worlds", nargs="+", default=["real", "synthetic"])
     parser.add_argument("--offsets", type=float, nargs="+", default=list(OFFSETS), metavar="ELO")
     parser.add_argument("--rules", nargs="+", default=["information", "uniform"])
@@ -170,13 +187,14 @@ def main() -> None:
     for world in args.worlds:
         for offset in args.offsets:
             for rule in args.rules:
-                began, counts, capped, covered = time.perf_counter(), [], 0, 0
+                began, counts, margins, capped, covered = time.perf_counter(), [], [], 0, 0
                 for _ in range(args.runs):
                     records = real if world == "real" else seeding(truth, side, seed_pairs, rng)
                     games, elo, low, high = add(
-                        records, truth, side, offset, rule, args.until, args.max_pairs, rng
+                        records, truth, side, offset, rule, args.until, args.max_pairs, rng, args.at_once
                     )
-                    counts.append(games)
+                    counts.append(games // 2)
+                    margins.append(max(elo - low, high - elo) if math.isfinite(elo) else math.inf)
                     capped += games // 2 >= args.max_pairs
                     if world == "synthetic":  # the truth on the fit's scale: minus the true mean of its pool
                         pool = [r.name for r in rate(head_to_head(records)) if r.is_finite] + [NEWCOMER]
@@ -184,8 +202,9 @@ def main() -> None:
                         covered += low <= offset - centre <= high
                 q1, median, q3 = np.percentile(counts, [25, 50, 75])
                 world_name = world if world == "real" else f"{world} ({seed_pairs} pairs)"
-                line = (f"{world_name:9s} newcomer {offset:+5.0f}  {rule:11s} games median {median:5.0f} "
-                        f"(quartiles {q1:.0f}-{q3:.0f}), capped {capped}/{args.runs}")  # fmt: skip
+                line = (f"{world_name:9s} newcomer {offset:+5.0f}  {rule:11s} pairs median {median:3.0f} "
+                        f"(quartiles {q1:.0f}-{q3:.0f}), capped {capped}/{args.runs}, "
+                        f"final ±{np.median(margins):.0f} median")  # fmt: skip
                 if world == "synthetic":
                     line += f", interval held the truth {covered}/{args.runs}"
                 print(f"{line}  [{time.perf_counter() - began:.0f} s]", flush=True)

@@ -1,7 +1,7 @@
 """``connectx ladder``: a persistent rating list that new agents join (``docs/ladder.md``).
 
 * ``ladder init [SPEC ...] [--builtins]`` starts a ladder in ``--ladder DIR`` (default ``ladder/``),
-  seeded by a round robin of its first members (``--builtins``: the default round robin's 13 agents);
+  seeded by a round robin of its first members (``--builtins``: the agents of the default round robin);
 * ``ladder add SPEC ...`` lets each agent join, a new member or a new version ``name@2`` (a changed file
   or changed parameters), and plays its game pairs against the members, chosen where a pair tells the
   most about its rating, until its 95 % interval is within ``±--until`` Elo or it has played
@@ -138,7 +138,7 @@ def _init_command(actions: argparse._SubParsersAction) -> None:
         help="start a ladder, seeded by a round robin of its first members",
         description="Start a ladder in --ladder DIR: its board, time control, openings and seed, and "
         "a round robin of --pairs game pairs a pairing among its first members (SPECs and, with "
-        "--builtins, the 13 agents of the default round robin). Run again after an interruption, it "
+        "--builtins, the agents of the default round robin). Run again after an interruption, it "
         "finishes the round robin.",
     )
     init.add_argument("specs", nargs="*", metavar="SPEC", help="first members (agent specs, as for `run`)")
@@ -348,6 +348,9 @@ def _add(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"\ninterrupted: the same `connectx ladder add` resumes in {args.ladder}", file=sys.stderr)
             return 130
         print(_added_line(added))
+        if added.why == "pairs" and until is not None and added.margin > until:
+            records, entries = _rated(_show_args(args), parser)[2:4]
+            print(_why_wider(added, until, entries, records))
         if added.failed:
             print(
                 f"{added.failed} games failed in the referee; the same add plays them again", file=sys.stderr
@@ -385,14 +388,24 @@ def _elo(elo: float) -> str:
     return f"{elo:+.0f}" if math.isfinite(elo) else "+∞" if elo > 0 else "-∞"
 
 
+def _standing(elo: float, low: float, high: float, margin: float) -> str:
+    """Where a newcomer stands, as its progress lines and its last line say it: ``Elo -380 (-458 to
+    -310, ±78)``, the Elo and 95 % interval that the rating list shows for it and how far the
+    interval reaches (what ``--until`` is compared with)."""
+    if math.isnan(elo):
+        return "not rated yet (it met only members outside the rated pool)"
+    if math.isinf(elo):
+        bound = low if elo > 0 else high
+        side = ("≥ " if elo > 0 else "≤ ") + f"{bound:+.0f}; " if math.isfinite(bound) else ""
+        beyond = bound < 0 if elo > 0 else bound > 0  # as the list's Elo column: no estimate yet
+        return f"Elo {'—' if beyond else _elo(elo)} ({side}no finite interval yet)"
+    return f"Elo {elo:+.0f} ({low:+.0f} to {high:+.0f}, ±{margin:.0f})"
+
+
 def _add_progress(event: Event | Planned) -> None:
     """One line a batch an add plans: where the newcomer stands and whom it plays next."""
     if isinstance(event, Planned):
-        where = "no games yet" if not event.pairs else f"Elo {_elo(event.elo)}"
-        if event.pairs and math.isnan(event.elo):
-            where = "not rated yet (it met only members outside the rated pool)"
-        elif event.pairs:
-            where += " (no finite interval yet)" if math.isinf(event.margin) else f" ±{event.margin:.0f}"
+        where = _standing(event.elo, event.low, event.high, event.margin) if event.pairs else "no games yet"
         print(f"after {event.pairs} pairs: {where}; next: {', '.join(event.opponents)}", flush=True)
     elif not isinstance(event, Started | GameRecord):
         print(f"warning: {event}", file=sys.stderr)
@@ -408,11 +421,29 @@ def _added_line(added: Added) -> str:
     joined = "resumed" if added.resumed else "played on"
     if added.new:
         joined = "joined" if added.member.version == 1 else f"joined as version {added.member.version}"
-    elo = "unrated" if math.isnan(added.elo) else f"Elo {_elo(added.elo)}"
-    margin = "" if math.isinf(added.margin) else f" ±{added.margin:.0f}"
+    where = _standing(added.elo, added.low, added.high, added.margin) if added.pairs else "no games"
+    played = f"{added.played} games played, {added.pairs} pairs in all"
+    return f"{added.member.id} {joined}: {played}; {where} (stopped: {why})"
+
+
+def _why_wider(added: Added, until: float, entries: list, records: list[GameRecord]) -> str:
+    """Why an add stopped at its cap with its interval wider than ``±until``, in a few lines: the
+    members it played are rated only so closely, and its games against them measure its distance
+    to each, not their own ratings."""
+    me = added.member.id
+    met = {name for r in records if me in (r.first, r.second) for name in (r.first, r.second)} - {me}
+    reaches = sorted(
+        max(e.rating.elo - e.rating.low, e.rating.high - e.rating.elo)
+        for e in entries
+        if e.member.id in met and e.rating is not None and e.rating.is_finite and math.isfinite(e.rating.low)
+    )
+    known = f"±{reaches[len(reaches) // 2]:.0f}" if reaches else "no finite interval"
     return (
-        f"{added.member.id} {joined}: {added.played} games played, {added.pairs} pairs in all; "
-        f"{elo}{margin} (stopped: {why})"
+        f"its interval reaches ±{added.margin:.0f}, not ±{until:g}: it is rated against the {len(met)} "
+        f"members it played, whose own ratings the ladder knows to {known} (the median of their 95 % "
+        "intervals),\nand its games measure its distance to each of them, not their ratings; more pairs "
+        f"(`--pairs {2 * added.pairs}`) narrow it slowly, a ladder seeded with more pairs a pairing "
+        "(`ladder init --pairs N`) knows its members closer"
     )
 
 

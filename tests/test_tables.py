@@ -301,12 +301,14 @@ def test_a_small_run_ranks_by_results_and_its_numbers_read_in_rank_order():
     assert [line.agent for line in lines] == ["top", "second", "third", "bottom"]
     assert [line.rank for line in lines] == [1, 2, 3, 4]
     # No finite Elo above the bottom agent, the only one rated: it is the scale's zero by definition.
-    assert [line.rating.estimate() for line in lines] == ["+∞", "+∞", "+∞", "0"]
+    # third won its 2 games against bottom and no more: its bound, below bottom's 0, gives no estimate.
+    assert [line.rating.estimate() for line in lines] == ["+∞", "+∞", "—", "0"]
+    assert lines[2].rating.low < 0 < lines[1].rating.low
     assert lines[-1].rating.reference and lines[-1].rating.interval() == "reference"
     bounds = [line.rating.low for line in lines[:3]]
     assert bounds == sorted(bounds, reverse=True)
     assert all(line.rating.interval() == f"≥ {line.rating.low:+.0f}" for line in lines[:3])
-    # A bound may lie below the reference's 0 (two wins prove little), yet the Elo column reads +∞, 0.
+    # A bound may lie below the reference's 0 (two wins prove little): the Elo column reads —, not +∞.
     assert "+0 [+0, +0]" not in format_standings(lines)
     text = notes(results)
     assert any(line.startswith("top, second and third won every game") for line in text)

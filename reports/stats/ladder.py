@@ -179,16 +179,19 @@ class LadderRater:
         covariance = np.linalg.pinv(hessian) * ELO_PER_NAT**2
         return Outlook(tuple(names), theta * ELO_PER_NAT, covariance, target)
 
-    def standing(self, records: Sequence[GameRecord], name: str) -> tuple[float, float]:
-        """``name``'s ML Elo in the joint fit of ``records`` (the pool's mean at 0) and how far its 95 %
-        interval reaches from it on its wider side; ``inf`` when the rating is unbounded or cannot
-        be fitted, nan Elo when it has none."""
+    def standing(self, records: Sequence[GameRecord], name: str) -> tuple[float, float, float]:
+        """``name``'s ML Elo in the joint fit of ``records`` (the pool's mean at 0) and its 95 %
+        interval, ``(elo, low, high)``: the numbers the rating list shows for it (:func:`rating_list`
+        without an anchor). An unbounded rating has its one-sided bound and an infinite other side;
+        one that cannot be fitted, or none, is nan with ``(-inf, inf)``."""
         h2h = head_to_head(records)
         try:
             ratings = rate(h2h, pentanomials(records), intervals={name})
         except ValueError:
-            return math.nan, math.inf
+            return math.nan, -math.inf, math.inf
         rating = next((r for r in ratings if r.name == name), None)
-        if rating is None or not rating.is_finite or math.isnan(rating.low):
-            return (math.nan if rating is None else rating.elo), math.inf
-        return rating.elo, max(rating.elo - rating.low, rating.high - rating.elo)
+        if rating is None or math.isnan(rating.elo):
+            return math.nan, -math.inf, math.inf
+        low = -math.inf if math.isnan(rating.low) else rating.low
+        high = math.inf if math.isnan(rating.high) else rating.high
+        return rating.elo, low, high

@@ -116,14 +116,18 @@ class Rating:
     def estimate(self) -> str:
         """The rating alone, for a table's Elo column: ``+123`` (``0``, never ``+0``, when it rounds to
         zero, :func:`reports.words.signed`), ``0`` for the reference, ``+∞`` or
-        ``-∞`` for an unbounded player (so that the column reads in rank order), ``unrated``."""
+        ``-∞`` for an unbounded player (so that the column reads in rank order), ``unrated``.
+
+        An unbounded player whose one-sided bound lies on the far side of the scale's zero (``+∞``
+        yet ``≥ -216``: two wins against the reference prove little) reads ``—``: its games give no
+        estimate yet, and its interval column says what they do give."""
         if self.reference:
             return "0"
         if self.is_finite:
             return signed(self.elo)
         if self.elo > 0:
-            return "+∞"
-        return "-∞" if self.elo < 0 else "unrated"
+            return "—" if self.low < 0 else "+∞"
+        return ("—" if self.high > 0 else "-∞") if self.elo < 0 else "unrated"
 
     def cell(self) -> str:
         """The rating and its interval in one table cell: ``-420 (-560 to -300)``; an unbounded

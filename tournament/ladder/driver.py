@@ -30,16 +30,18 @@ Layering: the fits are :mod:`reports`' (above this package); the caller hands th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import math
 import os
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tournament.driver import Backend, Event, Summary, Tournament
 from tournament.ladder.matchmaking import Outlook, choose
@@ -49,9 +51,10 @@ from tournament.openings import pair_openings
 from tournament.record import GameRecord
 from tournament.runner import run_games
 from tournament.schedule import GameTask, Settings
-from tournament.store import Store
+from tournament.store import Store, StoreError
+from tournament.store.locks import held
 
-__all__ = ["Added", "Ladder", "Planned", "Rater", "Rules", "same_board", "validate"]
+__all__ = ["Added", "Ladder", "Planned", "Rater", "Rules", "reach", "same_board", "validate"]
 
 
 class Rater(Protocol):
@@ -61,9 +64,10 @@ class Rater(Protocol):
         """The joint fit of ``records`` as matchmaking reads it (:class:`~.matchmaking.Outlook`), or None
         when there is none (matchmaking then plays the members in turn)."""
 
-    def standing(self, records: Sequence[GameRecord], name: str) -> tuple[float, float]:
-        """``name``'s maximum-likelihood Elo and how far its 95 % interval reaches from it, the larger
-        side (``inf`` when unbounded; nan Elo and ``inf`` when it has no games)."""
+    def standing(self, records: Sequence[GameRecord], name: str) -> tuple[float, float, float]:
+        """``name``'s maximum-likelihood Elo and its 95 % interval ``(elo, low, high)``, as the rating
+        list shows them (an unbounded rating: ``±inf`` and its one-sided bound, the other side
+        infinite; no games or no rating: nan and ``(-inf, inf)``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,25 +81,40 @@ class Rules:
     matchmaking: str = "information"
 
 
+def reach(elo: float, low: float, high: float) -> float:
+    """How far the 95 % interval ``low`` to ``high`` reaches from ``elo``, the larger side: what the
+    stop rule compares with ``±until`` (``inf`` for no rating or an unbounded one)."""
+    if not all(math.isfinite(x) for x in (elo, low, high)):
+        return math.inf
+    return max(elo - low, high - elo)
+
+
 @dataclass(frozen=True, slots=True)
 class Planned:
     """An ``add`` plans a batch: after ``pairs`` game pairs the newcomer's Elo is ``elo`` (nan before
-    its first game) within ``±margin``; pairs ``first_pair``, ... are played against ``opponents``."""
+    its first game) with the 95 % interval ``low`` to ``high`` (:meth:`Rater.standing`), ``margin``
+    its :func:`reach`; pairs ``first_pair``, ... are played against ``opponents``."""
 
     pairs: int
     elo: float
-    margin: float
+    low: float
+    high: float
     first_pair: int
     opponents: tuple[str, ...]
+
+    @property
+    def margin(self) -> float:
+        """How far the interval reaches from the Elo (:func:`reach`)."""
+        return reach(self.elo, self.low, self.high)
 
 
 @dataclass(frozen=True, slots=True)
 class Added:
     """What an ``add`` did: the ``member`` that played (``new`` when this add made it), whether it
     ``resumed`` an interrupted add, the games ``played`` and ``failed`` (the referee failed on them:
-    not stored, played by the next add), the newcomer's ``pairs``, ``elo`` and ``margin`` when it
-    stopped, and ``why``: ``"pairs"``, ``"until"``, ``"alone"`` (no other member takes part) or
-    ``"failed"``."""
+    not stored, played by the next add), the newcomer's ``pairs``, ``elo`` and 95 % interval ``low``
+    to ``high`` when it stopped (the fit :class:`Planned` shows), and ``why``: ``"pairs"``,
+    ``"until"``, ``"alone"`` (no other member takes part) or ``"failed"``."""
 
     member: Member
     new: bool
@@ -104,8 +123,20 @@ class Added:
     failed: int
     pairs: int
     elo: float
-    margin: float
+    low: float
+    high: float
     why: str
+
+    @property
+    def margin(self) -> float:
+        """How far the interval reaches from the Elo (:func:`reach`)."""
+        return reach(self.elo, self.low, self.high)
+
+
+_T = TypeVar("_T")
+
+_UNRATED = (math.nan, -math.inf, math.inf)
+"""The standing of a newcomer without games."""
 
 
 def now() -> str:
@@ -170,7 +201,7 @@ class Ladder:
                     "`connectx ladder add SPEC` adds to it"
                 )
             settings, session = stored, seeded
-        with Tournament(self.games, settings, backend) as tournament:
+        with self._locked(Tournament(self.games, settings, backend)) as tournament:
             if roster is None:
                 for candidate in candidates:
                     keep_files(candidate, self.directory)
@@ -202,7 +233,7 @@ class Ladder:
             )
         stored = self.settings()
         pairs_at_once = backend.workers or os.cpu_count() or 1  # one pair a worker
-        with Tournament(self.games, stored, backend) as tournament:
+        with self._locked(Tournament(self.games, stored, backend)) as tournament:
             roster = self.roster()  # under the store's lock now
             member = roster.admit(candidate, added=now(), toolkit=self.toolkit)
             new = member.id not in roster.ids
@@ -229,11 +260,28 @@ class Ladder:
                 roster.with_session(dataclasses.replace(session, ended=True)).save(self.directory)
         return dataclasses.replace(added, new=new, resumed=resumed)
 
+    @contextlib.contextmanager
+    def _locked(self, opened: AbstractContextManager[_T]) -> Iterator[_T]:
+        """Enter ``opened`` (a :class:`Tournament` or :class:`Store` of the ladder's games, which takes
+        the store's run lock); :class:`LadderError` in the ladder's words when another command holds
+        the lock, where the store's own message would name ``connectx run``'s ``--out``."""
+        with contextlib.ExitStack() as stack:
+            try:
+                entered = stack.enter_context(opened)
+            except StoreError:
+                if not held(self.games):
+                    raise
+                raise LadderError(
+                    f"{self.directory} is in use by another `connectx ladder` command; wait for it to "
+                    "end or choose another --ladder"
+                ) from None
+            yield entered
+
     def retire(self, name: str) -> Member:
         """Retire the member ``name`` names (:meth:`Roster.find`): it plays no more, and its games and
         rating stay. Raises :class:`LadderError` for no such member or one retired already."""
         stored = self.settings()
-        with Store.create(self.games, stored):  # its lock: no add meanwhile
+        with self._locked(Store.create(self.games, stored)):  # its lock: no add meanwhile
             roster = self.roster()
             member = roster.find(name)
             if member.retired is not None:
@@ -274,10 +322,10 @@ class _Play:
             before = [r for r in records if r.pair_id < first]
             games = [r for r in before if self.name in (r.first, r.second) and r.first != r.second]
             pairs = len({r.pair_id for r in games})
-            elo, margin = self.rater.standing(before, self.name) if games else (math.nan, math.inf)
-            why = self._why(pairs, margin)
+            elo, low, high = self.rater.standing(before, self.name) if games else _UNRATED
+            why = self._why(pairs, reach(elo, low, high))
             if why is not None:
-                return Added(self.member, False, False, played, failed, pairs, elo, margin, why)
+                return Added(self.member, False, False, played, failed, pairs, elo, low, high, why)
             count = (
                 session.pairs if self.rules.pairs is None else min(session.pairs, self.rules.pairs - pairs)
             )
@@ -286,12 +334,12 @@ class _Play:
             outlook = self.rater.outlook(before, self.name) if informed else None
             chosen = choose(outlook, self.name, self.opponents, count, rule=self.rules.matchmaking, pairs=met)
             tasks = self._tasks(first, chosen, met)
-            self.on_event(Planned(pairs, elo, margin, first, tuple(chosen)))
+            self.on_event(Planned(pairs, elo, low, high, first, tuple(chosen)))
             summary = self.tournament.play(on_event=self.on_event, tasks=tasks, players=self.players)
             played, failed = played + summary.played, failed + summary.failed
             records = self.tournament.store.records()
             if summary.failed:
-                return Added(self.member, False, False, played, failed, pairs, elo, margin, "failed")
+                return Added(self.member, False, False, played, failed, pairs, elo, low, high, "failed")
             first += len(chosen)
 
     def _why(self, pairs: int, margin: float) -> str | None:
