@@ -93,8 +93,19 @@ def pair(game_id: int, a: str, b: str, p: float, rng: np.random.Generator) -> li
     for k, (first, second) in enumerate(((a, b), (b, a))):
         won = rng.random() < p
         result = (1.0 if won else 0.0) if first == a else (0.0 if won else 1.0)
-        task = GameTask(game_id + k, game_id // 2, first, second, 6, 7, 4, 2.0, None, 0)
-        out.append(GameRecord(task, (), (), result, Termination.WIN))
+        task = GameTask(
+            game_id=game_id + k,
+            pair_id=game_id // 2,
+            first=first,
+            second=second,
+            rows=6,
+            columns=7,
+            inarow=4,
+            act_timeout=2.0,
+            hang_limit=None,
+            seed=0,
+        )
+        out.append(GameRecord(task=task, moves=(), move_times=(), result=result, termination=Termination.WIN))
     return out
 
 
