@@ -109,8 +109,20 @@ def pair(
         u = rng.random()
         points = 1.0 if u < win else 0.5 if u < win + draw else 0.0
         result = points if first == a else 1.0 - points
-        task = GameTask(game_id + k, game_id // 2, first, second, 6, 7, 4, 2.0, None, 0)
-        out.append(GameRecord(task, (), (), result, Termination.DRAW if result == 0.5 else Termination.WIN))
+        task = GameTask(
+            game_id=game_id + k,
+            pair_id=game_id // 2,
+            first=first,
+            second=second,
+            rows=6,
+            columns=7,
+            inarow=4,
+            act_timeout=2.0,
+            hang_limit=None,
+            seed=0,
+        )
+        termination = Termination.DRAW if result == 0.5 else Termination.WIN
+        out.append(GameRecord(task=task, moves=(), move_times=(), result=result, termination=termination))
     return out
 
 

@@ -45,7 +45,18 @@ from kaggle_environments import make  # isort: skip
 
 def _random_games(games: int, start: int) -> list[GameTask]:
     return [
-        GameTask(i, i, "kaggle-random", "kaggle-random", 6, 7, 4, act_timeout=2.0, hang_limit=None, seed=i)
+        GameTask(
+            game_id=i,
+            pair_id=i,
+            first="kaggle-random",
+            second="kaggle-random",
+            rows=6,
+            columns=7,
+            inarow=4,
+            act_timeout=2.0,
+            hang_limit=None,
+            seed=i,
+        )
         for i in range(start, start + games)
     ]
 
@@ -56,7 +67,18 @@ MIX = ("minimax:depth=3", "minimax:depth=4")
 
 def _mix(games: int) -> list[GameTask]:
     return [
-        GameTask(i, i // 2, *(MIX if i % 2 == 0 else MIX[::-1]), 6, 7, 4, 2.0, None, seed=i // 2)
+        GameTask(
+            game_id=i,
+            pair_id=i // 2,
+            first=MIX[i % 2],
+            second=MIX[1 - i % 2],
+            rows=6,
+            columns=7,
+            inarow=4,
+            act_timeout=2.0,
+            hang_limit=None,
+            seed=i // 2,
+        )
         for i in range(games)
     ]
 

@@ -32,8 +32,6 @@ starts.
 from __future__ import annotations
 
 import argparse
-import os
-import random
 import re
 import sys
 import time
@@ -55,7 +53,7 @@ from connectx.options import act_timeout_option, board_geometry, board_options, 
 from reports.provenance import toolkit_version
 from tournament.record import Forfeit, GameRecord, Termination
 from tournament.rules import rule_on
-from tournament.schedule import HUMAN, GameTask, Settings
+from tournament.schedule import HUMAN, GameTask, Settings, pair_seed, single_game_settings
 from tournament.store import DB_NAME, Store, StoreError
 
 if TYPE_CHECKING:
@@ -296,16 +294,12 @@ def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     board_geometry(args, parser)
     if args.out is None:
         args.out = default_out(spec, args.rows, args.columns, args.inarow, args.act_timeout)
-    settings = Settings(
-        entrants=(HUMAN, spec),
-        games=1,
+    settings = single_game_settings(
+        (HUMAN, spec),
         rows=args.rows,
         columns=args.columns,
         inarow=args.inarow,
         act_timeout=args.act_timeout,
-        gauntlet=True,
-        workers=1,
-        cores=os.cpu_count(),
         toolkit=toolkit_version(),
     )
     try:
@@ -316,9 +310,18 @@ def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         sandbox.protect_directory(args.out)  # no agent may read or write the store
         game_id = max(store.game_ids(), default=-1) + 1
         first, second = (HUMAN, spec) if args.human_mark == 1 else (spec, HUMAN)
-        seed = random.Random(f"{settings.seed}:{game_id}").getrandbits(32)
-        rules = {name: getattr(settings, name) for name in ("rows", "columns", "inarow", "act_timeout")}
-        task = GameTask(game_id, game_id, first, second, hang_limit=None, seed=seed, **rules)
+        task = GameTask(
+            game_id=game_id,
+            pair_id=game_id,
+            first=first,
+            second=second,
+            rows=settings.rows,
+            columns=settings.columns,
+            inarow=settings.inarow,
+            act_timeout=settings.act_timeout,
+            hang_limit=None,
+            seed=pair_seed(settings.seed, game_id),
+        )
         try:
             record = session(task, colour=wants_colour(sys.stdout))
         except Quit:

@@ -59,8 +59,9 @@ def refusal(settings: Settings, limits: Limits = Limits()) -> str | None:  # noq
     from tournament.environments import make
     from tournament.game import configuration
 
-    task = GameTask(0, 0, files[0], files[0], settings.rows, settings.columns, settings.inarow,
-                    settings.act_timeout, settings.hang_limit, seed=settings.seed)  # fmt: skip
+    task = GameTask(game_id=0, pair_id=0, first=files[0], second=files[0], rows=settings.rows,
+                    columns=settings.columns, inarow=settings.inarow, act_timeout=settings.act_timeout,
+                    hang_limit=settings.hang_limit, seed=settings.seed)  # fmt: skip
     env = make("connectx", configuration=configuration(task))
     obs, config = env.state[0].observation, env.configuration
     sandbox.protect_runner()

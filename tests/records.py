@@ -1,7 +1,7 @@
 """Hand-built game records for the tests: :func:`game_record` takes the task's fields and the outcome's
-side by side, as a test writes them; :func:`synthetic_records` a round robin of legal random games with
-openings, times and forfeits, :func:`settings_for` its settings, and :func:`judged_moves` a made-up move
-analysis of them."""
+side by side, as a test writes them, and :func:`game_task` the task alone; :func:`synthetic_records` a
+round robin of legal random games with openings, times and forfeits, :func:`settings_for` its settings,
+and :func:`judged_moves` a made-up move analysis of them."""
 
 from __future__ import annotations
 
@@ -16,12 +16,19 @@ from tournament.schedule import GameTask, Settings
 _TASK = {field.name for field in dataclasses.fields(GameTask)}
 
 
+def game_task(**fields: Any) -> GameTask:
+    """A :class:`GameTask` of ``fields``; the rest are game 0 of pair 0, ``a`` against ``b`` on 6x7, 4 in a
+    row, 2 s a move, Kaggle's own hang limit (None), seed 1."""
+    task = {"game_id": 0, "pair_id": 0, "first": "a", "second": "b", "rows": 6, "columns": 7, "inarow": 4}
+    return GameTask(**(task | {"act_timeout": 2.0, "hang_limit": None, "seed": 1} | fields))
+
+
 def game_record(**fields: Any) -> GameRecord:
     """A :class:`GameRecord` from the fields of its task (``rows``, ``columns``, ``inarow`` default to
     6, 7, 4, ``act_timeout`` to 2 s, ``hang_limit`` to None) and of its outcome."""
     task = {"rows": 6, "columns": 7, "inarow": 4, "act_timeout": 2.0, "hang_limit": None, "seed": 0}
     task |= {name: fields.pop(name) for name in _TASK & fields.keys()}
-    return GameRecord(GameTask(**task), **fields)
+    return GameRecord(task=GameTask(**task), **fields)
 
 
 TRACEBACK = (

@@ -186,8 +186,8 @@ def test_main_runs_in_worker_processes(data: Path, capsys: pytest.CaptureFixture
 
 def test_verdicts_replay_finds_the_start_value_and_the_one_mistake() -> None:
     from benchmarks.verdicts import Mistake, replay
+    from tests.records import game_task
     from tournament.record import GameRecord, Termination
-    from tournament.schedule import GameTask
 
     opening = "23163416124767223154467471272416755633"  # Pons L3_R1: drawn; column 5 loses
     solver = Solver()
@@ -196,7 +196,7 @@ def test_verdicts_replay_finds_the_start_value_and_the_one_mistake() -> None:
     while not board.is_game_over():  # then both sides play perfectly
         scores = solver.analyse(board.moves, weak=True)
         board.play(max((c for c, s in enumerate(scores) if s is not None), key=lambda c: scores[c]))
-    task = GameTask(0, 0, "a", "b", 6, 7, 4, 2.0, None, 1, tuple(int(c) - 1 for c in opening))
+    task = game_task(first="a", second="b", opening=tuple(int(c) - 1 for c in opening))
     winner = board.winner()
     record = GameRecord(
         task=task,

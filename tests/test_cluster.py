@@ -18,9 +18,10 @@ import pytest
 import tournament
 from agents.resources import DATA_DIR
 from connectx.cli import main
+from tests.records import game_task
 from tournament.record import Termination
 from tournament.runner import run_games
-from tournament.schedule import GameTask, Settings, schedule
+from tournament.schedule import Settings, schedule
 from tournament.store import Store
 
 pytestmark = pytest.mark.ray
@@ -93,8 +94,16 @@ def test_files_of_specs_are_shipped_to_the_worker(cluster, tmp_path, monkeypatch
     shutil.copy(DATA_DIR / "lms.npz", tmp_path / "w.npz")
     monkeypatch.chdir(tmp_path)
     tasks = [
-        GameTask(0, 0, "hangs.py", "leftmost", 6, 7, 4, 1.0, 1.0, seed=7),
-        GameTask(1, 1, "lms:weights=w.npz", "leftmost", 6, 7, 4, 1.0, 5.0, seed=7),
+        game_task(first="hangs.py", second="leftmost", act_timeout=1.0, hang_limit=1.0, seed=7),
+        game_task(
+            game_id=1,
+            pair_id=1,
+            first="lms:weights=w.npz",
+            second="leftmost",
+            act_timeout=1.0,
+            hang_limit=5.0,
+            seed=7,
+        ),
     ]
     hangs, lms = sorted(run_games_ray(tasks), key=lambda record: record.game_id)
     assert (hangs.task, lms.task) == tuple(tasks)
@@ -107,10 +116,17 @@ def test_closing_cancels_the_games_in_flight(cluster):
     from tournament.cluster import run_games_ray
 
     hanging = [
-        GameTask(i, i, str(MISBEHAVING / "never_returns.py"), "leftmost", 6, 7, 4, 1.0, 600.0, 1)
+        game_task(
+            game_id=i,
+            pair_id=i,
+            first=str(MISBEHAVING / "never_returns.py"),
+            second="leftmost",
+            act_timeout=1.0,
+            hang_limit=600.0,
+        )
         for i in range(1, 3)
     ]
-    games = run_games_ray([GameTask(0, 0, "leftmost", "leftmost", 6, 7, 4, 1.0, None, 1), *hanging])
+    games = run_games_ray([game_task(first="leftmost", second="leftmost", act_timeout=1.0), *hanging])
     assert next(games).game_id == 0  # the hanging games hold both CPUs now
     games.close()
     deadline = time.monotonic() + 120  # their workers are killed: the CPUs come back long before 600 s

@@ -15,9 +15,9 @@ import pytest
 from kaggle_environments import make
 
 from agents.registry import load_agent, parse_spec
+from tests.records import game_task
 from tournament.record import GameRecord
 from tournament.runner import run_games
-from tournament.schedule import GameTask
 
 HERE = Path(__file__).parent
 AGENTS = sorted(HERE.glob("compat/*.py")) + [
@@ -30,7 +30,7 @@ ACT_TIMEOUT = 1.0
 @pytest.fixture(scope="module")
 def ours() -> dict[str, GameRecord]:
     tasks = [
-        GameTask(i, i, str(path), "leftmost", 6, 7, 4, ACT_TIMEOUT, None, seed=3)
+        game_task(game_id=i, pair_id=i, first=str(path), second="leftmost", act_timeout=ACT_TIMEOUT, seed=3)
         for i, path in enumerate(AGENTS)
     ]
     records = {record.game_id: record for record in run_games(tasks, workers=2)}

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.records import game_task
 from tournament import runner
 from tournament.driver import Tournament
 from tournament.limits import Limits
@@ -121,7 +122,7 @@ def _network_cheat(folder: Path, listeners: Listeners) -> Path:
 
 
 def _task(game_id: int, first: str, second: str = "leftmost", act_timeout: float = 5.0) -> GameTask:
-    return GameTask(game_id, game_id, first, second, 6, 7, 4, act_timeout, None, seed=1)
+    return game_task(game_id=game_id, pair_id=game_id, first=first, second=second, act_timeout=act_timeout)
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.records import game_task
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
 from tournament.runner import run_games
@@ -180,7 +181,7 @@ def agent(obs, config):
 
 
 def _task(game_id: int, first: str, second: str = "leftmost", act_timeout: float = 60.0) -> GameTask:
-    return GameTask(game_id, game_id, first, second, 6, 7, 4, act_timeout, None, seed=1)
+    return game_task(game_id=game_id, pair_id=game_id, first=first, second=second, act_timeout=act_timeout)
 
 
 def _reported(record: GameRecord, what: str) -> str:

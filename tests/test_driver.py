@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.records import game_task
 from tournament import runner
 from tournament.driver import Backend, BackendError, Started, Summary, Tournament
 from tournament.record import GameFailed, GameRecord, Termination
-from tournament.schedule import GameTask, Settings
+from tournament.schedule import Settings
 from tournament.store import Store
 
 MISBEHAVING = Path(__file__).parent / "misbehaving"
@@ -119,7 +120,8 @@ def test_tasks_given_are_played_instead_of_the_schedule_by_the_specs_their_names
     """A driver that chooses its games as it goes (a ladder) hands them in, named as it stores them."""
     settings = _settings("left@1", "rand@1", games=1)
     tasks = [
-        GameTask(k, 0, a, b, 4, 4, 3, 2.0, None, 5) for k, (a, b) in enumerate([("left@1", "rand@1")] * 2)
+        game_task(game_id=k, pair_id=0, first=a, second=b, rows=4, columns=4, inarow=3, seed=5)
+        for k, (a, b) in enumerate([("left@1", "rand@1")] * 2)
     ]
     tasks[1] = dataclasses.replace(tasks[1], first="rand@1", second="left@1")
     players = {"left@1": "leftmost", "rand@1": "random:seed=2"}

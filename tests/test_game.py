@@ -10,11 +10,11 @@ import pytest
 
 from agents.engine.board import Board
 from agents.kit.clock import Clock
+from tests.records import game_task
 from tournament import rules, sandbox
 from tournament.game import Environments, play_episode
 from tournament.record import Forfeit, GameRecord, Termination
 from tournament.replies import Unreadable
-from tournament.schedule import GameTask
 
 
 def _same(record, other):
@@ -29,11 +29,13 @@ def _same(record, other):
 
 def test_a_kept_environment_plays_every_game_as_a_new_one():
     tasks = [
-        GameTask(0, 0, "kaggle-random", "kaggle-random", 6, 7, 4, 2.0, None, seed=3),
-        GameTask(1, 0, "kaggle-random", "leftmost", 6, 7, 4, 2.0, None, seed=4, opening=(3, 3, 2)),
-        GameTask(2, 1, "kaggle-random", "kaggle-random", 6, 7, 4, 2.0, None, seed=5),
-        GameTask(3, 1, "kaggle-random", "kaggle-random", 5, 6, 4, 2.0, None, seed=6),  # another board
-        GameTask(4, 2, "kaggle-random", "kaggle-random", 6, 7, 4, 2.0, None, seed=7, opening=(0,)),
+        game_task(first="kaggle-random", second="kaggle-random", seed=3),
+        game_task(game_id=1, pair_id=0, first="kaggle-random", second="leftmost", seed=4, opening=(3, 3, 2)),
+        game_task(game_id=2, pair_id=1, first="kaggle-random", second="kaggle-random", seed=5),
+        game_task(
+            game_id=3, pair_id=1, first="kaggle-random", second="kaggle-random", rows=5, columns=6, seed=6
+        ),  # another board
+        game_task(game_id=4, pair_id=2, first="kaggle-random", second="kaggle-random", seed=7, opening=(0,)),
     ]
     environments = Environments()
     kept = [play_episode(task, environments=environments) for task in tasks]
@@ -44,11 +46,16 @@ def test_a_kept_environment_plays_every_game_as_a_new_one():
 
 
 def test_an_environment_the_referee_failed_in_is_not_kept(monkeypatch):
-    task = GameTask(0, 0, "kaggle-random", "kaggle-random", 6, 7, 4, 2.0, None, seed=3)
+    task = game_task(first="kaggle-random", second="kaggle-random", seed=3)
     environments = Environments()
     kept = environments.take(task)
     assert environments.take(task) is kept
-    assert environments.take(GameTask(1, 0, "random", "random", 5, 6, 4, 2.0, None, seed=3)) is not kept
+    assert (
+        environments.take(
+            game_task(game_id=1, pair_id=0, first="random", second="random", rows=5, columns=6, seed=3)
+        )
+        is not kept
+    )
 
     def fails(self, agents):
         raise RuntimeError("the referee failed")
@@ -68,7 +75,7 @@ def test_a_zygote_asked_how_a_host_ended_with_hosts_on_their_way_still_answers_a
         conn.close()  # a blank host without an assignment exits
         zygote.clear()  # reaps it and asks for the next game's two hosts
         assert zygote.ended(pid) == "stopped answering"  # not a host's message read as the answer
-        task = GameTask(0, 0, "kaggle-random", "kaggle-random", 6, 7, 4, 2.0, None, seed=3)
+        task = game_task(first="kaggle-random", second="kaggle-random", seed=3)
         assert play_episode(task, zygote=zygote).termination in (Termination.WIN, Termination.DRAW)
     finally:
         zygote.close()
@@ -113,11 +120,11 @@ def test_none_is_kaggles_default_column_and_says_so_when_it_is_full():
 def test_a_forfeit_detail_reads_the_board_the_offender_was_shown():
     """The referee plays an opening that fills column 4; ``middle``, second, then chooses it."""
     opening = (3, 3, 3, 3, 3, 3)
-    record = play_episode(GameTask(0, 0, "leftmost", "middle", 6, 7, 4, 2.0, None, seed=1, opening=opening))
+    record = play_episode(game_task(first="leftmost", second="middle", opening=opening))
     assert (record.termination, record.offender) == (Termination.INVALID, 2)
     assert record.detail == "mark 2 chose column 4, which is full (it returned 3, counting from 0)"
     returns_none = str(Path(__file__).parent / "misbehaving" / "returns_none.py")
-    task = GameTask(1, 1, returns_none, "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(0,) * 6)
+    task = game_task(game_id=1, pair_id=1, first=returns_none, second="leftmost", opening=(0,) * 6)
     record = play_episode(task)
     assert (record.termination, record.offender) == (Termination.INVALID, 1)
     assert record.detail == "mark 1 returned None: Kaggle played its default action, column 1, which is full"
@@ -171,12 +178,14 @@ def test_judge_checks_time_first_then_an_exception_then_the_action():
 
 
 def test_a_record_ended_by_its_moves_takes_the_boards_result_and_kaggles_statuses():
-    task = GameTask(0, 0, "a", "b", 6, 7, 4, 2.0, None, seed=1, opening=(3, 3))
+    task = game_task(first="a", second="b", opening=(3, 3))
     won = GameRecord.ended(task, [3, 3, 4, 4, 5, 5, 6])  # 4455667: mark 1 along the bottom
     assert (won.result, won.termination, won.offender) == (1.0, Termination.WIN, None)
     assert (won.statuses, won.rewards) == (("DONE", "DONE"), (1, -1))
     full = [0, 0, 0, 1, 1, 2, 2, 2, 1]  # 3x3, 3 in a row: no line
-    draw = GameRecord.ended(GameTask(1, 1, "a", "b", 3, 3, 3, 2.0, None, seed=1), full, [0.1] * 9)
+    draw = GameRecord.ended(
+        game_task(game_id=1, pair_id=1, first="a", second="b", rows=3, columns=3, inarow=3), full, [0.1] * 9
+    )
     assert (draw.result, draw.termination, draw.rewards) == (0.5, Termination.DRAW, (0, 0))
     assert draw.moves == tuple(full) and draw.move_times == (0.1,) * 9
     with pytest.raises(ValueError, match="not over after 3 moves"):
@@ -186,7 +195,7 @@ def test_a_record_ended_by_its_moves_takes_the_boards_result_and_kaggles_statuse
 
 
 def test_a_forfeit_loses_with_kaggles_statuses_and_rewards():
-    task = GameTask(0, 0, "a", "b", 6, 7, 4, 2.0, None, seed=1)
+    task = game_task(first="a", second="b")
     second = GameRecord.ended(task, [3], (0.1, 0.2), Forfeit(2, Termination.TIMEOUT, "late"), duration=1.5)
     assert (second.result, second.termination, second.offender, second.detail) == (
         1.0,
@@ -211,6 +220,10 @@ def test_an_agent_sees_kaggles_timeout_never_0_below_a_second(tmp_path):
         "def agent(obs, config):\n    raise RuntimeError(f'{config.timeout!r} {config.actTimeout!r}')\n"
     )
     for act_timeout, seen in ((0.5, "1 0.5"), (2.0, "2 2.0"), (2.5, "2 2.5")):
-        record = play_episode(GameTask(0, 0, str(probe), "leftmost", 4, 4, 3, act_timeout, None, seed=1))
+        record = play_episode(
+            game_task(
+                first=str(probe), second="leftmost", rows=4, columns=4, inarow=3, act_timeout=act_timeout
+            )
+        )
         assert record.termination is Termination.ERROR
         assert f"RuntimeError: {seen}" in record.detail

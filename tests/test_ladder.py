@@ -78,6 +78,14 @@ def test_after_three_adds_the_list_is_a_fresh_joint_fit_and_versions_stand_side_
     for rating in fresh:
         assert f"{rating.name} {rating.estimate()}" in " ".join(shown.split())
     assert "random@2" in shown and "random@1" in shown
+    seeds = {r.pair_id: r.task.seed for r in records if r.pair_id < 5}  # the round robin's, then the add's
+    assert seeds == {
+        0: 3118038342,
+        1: 3076692213,
+        2: 421723846,
+        3: 757366822,
+        4: 3532415197,
+    }  # main at 430ffb7
     later = [r for r in records if r.pair_id >= roster.sessions[2].first_pair]
     assert later and all("leftmost@1" not in (r.first, r.second) for r in later)  # retired: plays no more
     assert (

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from agents.engine.board import geometry
+from tests.records import game_task
 from tournament.game import play_episode
 from tournament.openings import OpeningError, pair_openings, parse_openings, random_openings, resolve
-from tournament.schedule import GameTask, Settings, schedule
+from tournament.schedule import GameTask, Settings, pair_seed, schedule, single_game_settings
 
 GEO = geometry(6, 7, 4)
 
@@ -82,8 +83,47 @@ def test_every_pairing_plays_the_same_openings_in_colour_swapped_pairs():
         assert (first.first, first.second) == (second.second, second.first)
 
 
+def test_the_seeds_are_those_played_before_pair_seed_so_stored_runs_resume_the_same():
+    """Pinned from main at 430ffb7, where the schedule, the ladder and ``connectx play`` each drew
+    ``random.Random(f"{seed}:{pair_id}").getrandbits(32)`` themselves."""
+    tasks = schedule(Settings(("a", "b", "c"), games=2, seed=1))  # a round robin of 3, 2 pairs a pairing
+    assert [(t.game_id, t.pair_id, t.first, t.second, t.seed) for t in tasks] == [
+        (0, 0, "a", "b", 3118038342), (1, 0, "b", "a", 3118038342),
+        (2, 1, "a", "c", 3076692213), (3, 1, "c", "a", 3076692213),
+        (4, 2, "b", "c", 421723846), (5, 2, "c", "b", 421723846),
+        (6, 3, "a", "b", 757366822), (7, 3, "b", "a", 757366822),
+        (8, 4, "a", "c", 3532415197), (9, 4, "c", "a", 3532415197),
+        (10, 5, "b", "c", 3232976141), (11, 5, "c", "b", 3232976141),
+    ]  # fmt: skip
+    assert [pair_seed(1, pair) for pair in range(6)] == [t.seed for t in tasks[::2]]
+    assert [pair_seed(9, pair) for pair in (0, 7)] == [3290117692, 2266189917]
+
+
+def test_the_settings_of_single_games_are_those_stored_before():
+    """``connectx play``, the board page and ``connectx import`` built these themselves before
+    (main at 430ffb7): equal settings, so their stored runs take more games."""
+    board = {"rows": 5, "columns": 6, "inarow": 4, "act_timeout": 1.5}
+    played = single_game_settings(("human", "leftmost"), **board, toolkit="t")
+    assert played == Settings(entrants=("human", "leftmost"), games=1, **board, gauntlet=True)
+    assert (played.seed, played.opening_source, played.workers, played.toolkit) == (1, "none", 1, "t")
+    imported = single_game_settings(("x", "y"), **board, imported_from="kaggle episodes")
+    assert imported == Settings(
+        entrants=("x", "y"), games=1, **board, seed=0, opening_source="kaggle episodes"
+    )
+    assert (imported.gauntlet, imported.workers, imported.cores) == (False, None, None)
+
+
+def test_a_game_task_is_built_by_keyword_only():
+    with pytest.raises(TypeError, match="positional"):
+        GameTask(0, 0, "a", "b", 6, 7, 4, 2.0, None, 1)  # type: ignore[misc]
+    assert game_task(seed=5) == GameTask(
+        game_id=0, pair_id=0, first="a", second="b", rows=6, columns=7, inarow=4, act_timeout=2.0,
+        hang_limit=None, seed=5,
+    )  # fmt: skip
+
+
 def test_the_referee_plays_the_opening_and_the_record_keeps_it():
-    task = GameTask(0, 0, "leftmost", "leftmost", 6, 7, 4, 2.0, None, seed=1, opening=(3, 3, 2))
+    task = game_task(first="leftmost", second="leftmost", opening=(3, 3, 2))
     record = play_episode(task)
     assert record.opening == (3, 3, 2)
     assert record.moves[:3] == (3, 3, 2) and record.moves[3] == 0  # mark 2, leftmost, moves first

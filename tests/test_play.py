@@ -18,6 +18,7 @@ from agents.kit.clock import Clock
 from connectx.drawing import draw, stone, wants_colour, winning_stones
 from connectx.human import HumanPlayer, Quit, Undo, column_of
 from connectx.play import default_out
+from tests.records import game_task
 from tournament.schedule import HUMAN
 from tournament.store import Store
 
@@ -260,6 +261,7 @@ def test_stored_games_are_appended_and_reported(tmp_path: Path) -> None:
         assert store.settings().entrants == (HUMAN, "leftmost")
     assert [(r.first, r.result) for r in records] == [("leftmost", 1.0), (HUMAN, 1.0)]
     assert [r.pair_id for r in records] == [0, 1]  # each game a pair of its own
+    assert [r.task.seed for r in records] == [3118038342, 3076692213]  # as before pair_seed (main at 430ffb7)
     report = pexpect.run(
         f"{sys.executable} -m connectx report {tmp_path / 'games'}",
         env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path, withexitstatus=True, encoding="utf-8",
@@ -359,11 +361,10 @@ def test_the_agent_at_the_terminal_has_a_user_that_no_runner_on_the_machine_hold
     agents of a run playing on the machine (here the run's slot is held while the game is played)."""
     from connectx.play import session
     from tournament import sandbox
-    from tournament.schedule import GameTask
 
     spy = tmp_path / "whoami.py"
     spy.write_text("import os\ndef agent(obs, config):\n    raise RuntimeError(f'uid {os.getuid()}')\n")
-    task = GameTask(0, 0, HUMAN, str(spy), 6, 7, 4, 2.0, None, seed=1)
+    task = game_task(first=HUMAN, second=str(spy))
     with sandbox.claim_slots(1) as (held,):
         record = session(task, colour=False, say=lambda text: None, ask=lambda prompt: "4")
     uid = int(record.detail.split("uid ")[1].split()[0].strip("'\""))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.records import game_task
 from tournament import sandbox
 from tournament.record import GameFailed, GameRecord, Termination
 from tournament.runner import cpu_share, run_games
@@ -45,7 +46,16 @@ EXPECTED = {
 
 
 def _task(game_id: int, first: str, second: str = "leftmost", rows: int = 6) -> GameTask:
-    return GameTask(game_id, game_id, first, second, rows, 7, 4, 1.0, HANG_LIMIT, seed=7)
+    return game_task(
+        game_id=game_id,
+        pair_id=game_id,
+        first=first,
+        second=second,
+        rows=rows,
+        act_timeout=1.0,
+        hang_limit=HANG_LIMIT,
+        seed=7,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -218,7 +228,9 @@ def test_a_game_process_that_dies_is_stored_with_the_moves_played(tmp_path):
     slow = tmp_path / "slow.py"
     slow.write_text(SECOND_MOVE)
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
-    second = GameTask(1, 1, str(slow), "leftmost", 6, 7, 4, 1.0, None, seed=7)  # Kaggle's limit: no hurry
+    second = game_task(
+        game_id=1, pair_id=1, first=str(slow), second="leftmost", act_timeout=1.0, seed=7
+    )  # Kaggle's limit: no hurry
     games = run_games([_task(0, "leftmost", "leftmost"), second], workers=1)
     killer = _at_second_move(others, signal.SIGKILL)
     first, record = games
@@ -273,7 +285,9 @@ def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tm
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the games' scratch folders, looked at below
     slow = tmp_path / "slow.py"
     slow.write_text(SECOND_MOVE)
-    task = GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, 2.0, seed=7)  # the stop comes first
+    task = game_task(
+        first=str(slow), second="leftmost", act_timeout=1.0, hang_limit=2.0, seed=7
+    )  # the stop comes first
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games([task], workers=1)
     stopper = _at_second_move(others, signal.SIGSTOP)
@@ -331,7 +345,7 @@ def test_game_processes_hold_none_of_the_runners_descriptors(tmp_path) -> None:
                 seen[pid] = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
                 os.kill(pid, signal.SIGKILL)
 
-        games = run_games([GameTask(0, 0, str(slow), "leftmost", 6, 7, 4, 1.0, None, seed=7)], workers=1)
+        games = run_games([game_task(first=str(slow), second="leftmost", act_timeout=1.0, seed=7)], workers=1)
         looker = threading.Thread(target=look_then_kill, daemon=True)
         looker.start()
         (record,) = games

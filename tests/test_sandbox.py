@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from connectx.cli import main
+from tests.records import game_task
 from tournament import sandbox
 from tournament.limits import Limits
 from tournament.record import GameRecord, Termination
@@ -36,7 +37,6 @@ from tournament.runner import run_games
 from tournament.sandbox import AGENT_UID_BASE, confinement, isolation, landlock, memory
 from tournament.sandbox.mounts import View
 from tournament.sandbox.rules import Shared, allow_own
-from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 from tournament.store import Store
 
@@ -112,7 +112,7 @@ def _agent_processes() -> list[str]:
 def _limited_game(tmp_path: Path, source: str, limits: Limits) -> GameRecord:
     agent = tmp_path / "agent.py"
     agent.write_text(source)
-    task = GameTask(0, 0, str(agent), "leftmost", 6, 7, 4, 2.0, None, seed=1)
+    task = game_task(first=str(agent), second="leftmost")
     (record,) = run_games([task], workers=1, limits=limits)
     return record
 
@@ -184,7 +184,7 @@ def _squat_a_free_slot(after: int) -> tuple[int, socket.socket]:
 def test_an_agent_whose_process_exits_is_an_error_at_once_whatever_its_children_hold():
     """Its child keeps the pipe open: the proxy still sees the agent's process end (not a TIMEOUT
     after the 62.5 s a move may take)."""
-    task = GameTask(0, 0, str(MISBEHAVING / "forks_then_exits.py"), "leftmost", 6, 7, 4, 2.0, None, seed=1)
+    task = game_task(first=str(MISBEHAVING / "forks_then_exits.py"), second="leftmost")
     (record,) = run_games([task], workers=1)
     # not the proxy giving up at the move's limit: that would be a TIMEOUT
     assert record.termination is Termination.ERROR and record.offender == 1, record.detail
@@ -355,7 +355,7 @@ def _status(tmp_path: Path) -> dict[str, str]:
     the names in its environment (``environment``)."""
     probe = tmp_path / "probe.py"
     probe.write_text(_PROBE)
-    (record,) = run_games([GameTask(0, 0, str(probe), "leftmost", 6, 7, 4, 2.0, None, seed=1)], workers=1)
+    (record,) = run_games([game_task(first=str(probe), second="leftmost")], workers=1)
     return json.loads(record.detail.splitlines()[0].split("RuntimeError: ", 1)[1])
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.records import game_task
 from tournament.record import GameRecord, Termination
-from tournament.schedule import GameTask, Settings, schedule
+from tournament.schedule import Settings, schedule
 from tournament.schema import SCHEMA_VERSION
 from tournament.store import DB_NAME, Store, StoreError
 
@@ -21,7 +22,7 @@ SETTINGS = Settings(entrants=("random", "leftmost", "minimax:depth=2"), games=2)
 
 
 def record(game_id: int, **changes) -> GameRecord:
-    task = GameTask(game_id, game_id // 2, "random", "leftmost", 6, 7, 4, 2.0, None, seed=9)
+    task = game_task(game_id=game_id, pair_id=game_id // 2, first="random", second="leftmost", seed=9)
     fields = dict(
         moves=(3, 3, 4),
         move_times=(0.1, 0.2, 0.3, 0.01),
@@ -35,7 +36,7 @@ def record(game_id: int, **changes) -> GameRecord:
         started_at="2026-11-21T23:00:00+00:00",
     )
     fields.update(changes)
-    return GameRecord(task, **fields)
+    return GameRecord(task=task, **fields)
 
 
 def test_records_round_trip(tmp_path):

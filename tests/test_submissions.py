@@ -36,12 +36,12 @@ from submissions.build import BuildError, body_of, build_module, build_spec, hea
 from submissions.check import PROJECT_ROOT, check_file
 from submissions.report import CheckedGame, format_report
 from submissions.verdict import verdict
+from tests.records import game_task
 from tournament import replies
 from tournament.record import Termination
 from tournament.replies import decode
 from tournament.rules import invalid_action
 from tournament.runner import run_games
-from tournament.schedule import GameTask
 
 BROKEN = Path(__file__).parent / "data" / "submissions"
 POSITIONS = ["", "4", "4453", "444444", "1234567", "3344551", "12121"]
@@ -910,7 +910,7 @@ def test_check_command_exits_1_on_failure(capsys):
 
 @pytest.mark.slow
 def test_a_built_file_is_a_tournament_entrant(built):
-    task = GameTask(0, 0, str(built["leftmost"]), "leftmost", 6, 7, 4, 1.0, 5.0, seed=3)
+    task = game_task(first=str(built["leftmost"]), second="leftmost", act_timeout=1.0, hang_limit=5.0, seed=3)
     (record,) = list(run_games([task], workers=1))
     assert record.first == str(built["leftmost"])
     assert record.offender is None and record.termination in (Termination.WIN, Termination.DRAW)

@@ -66,7 +66,9 @@ def configuration(task: GameTask) -> dict[str, int | float]:
     its whole seconds, and at least 1, the ``minimum`` of the field it replaced (0.1's ``timeout``,
     "Seconds an agent can run before timing out"), never the 0 that ``int(0.5)`` gave.
 
-    >>> configuration(GameTask(0, 0, "a", "b", 6, 7, 4, 0.5, None, seed=1))["timeout"]
+    >>> task = GameTask(game_id=0, pair_id=0, first="a", second="b", rows=6, columns=7, inarow=4,
+    ...                 act_timeout=0.5, hang_limit=None, seed=1)
+    >>> configuration(task)["timeout"]
     1
     """
     return {

@@ -120,9 +120,9 @@ class Forfeit:
         return (None, 0) if self.offender == 1 else (0, None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameRecord:
-    """One finished game: its task and what happened.
+    """One finished game: its task and what happened (built by keyword only, or by :meth:`ended`).
 
     Attributes:
         task: the game as scheduled: ids, entrants, board, time control, seed and opening (the one
@@ -176,9 +176,10 @@ class GameRecord:
         """
         if forfeit is not None:
             return cls(
-                task, tuple(moves), tuple(move_times), 0.0 if forfeit.offender == 1 else 1.0,
-                forfeit.termination, forfeit.offender, forfeit.statuses, forfeit.rewards, forfeit.detail,
-                duration, started_at,
+                task=task, moves=tuple(moves), move_times=tuple(move_times),
+                result=0.0 if forfeit.offender == 1 else 1.0, termination=forfeit.termination,
+                offender=forfeit.offender, statuses=forfeit.statuses, rewards=forfeit.rewards,
+                detail=forfeit.detail, duration=duration, started_at=started_at,
             )  # fmt: skip
         board = Board.from_moves(moves, rows=task.rows, columns=task.columns, inarow=task.inarow)
         outcome = board.outcome()
@@ -189,8 +190,8 @@ class GameRecord:
         termination = Termination.DRAW if outcome.winner is None else Termination.WIN
         rewards = (outcome.reward(1), outcome.reward(2))
         return cls(
-            task, tuple(moves), tuple(move_times), outcome.result, termination, None,
-            (Status.DONE, Status.DONE), rewards, "", duration, started_at,
+            task=task, moves=tuple(moves), move_times=tuple(move_times), result=outcome.result,
+            termination=termination, rewards=rewards, duration=duration, started_at=started_at,
         )  # fmt: skip
 
     def __post_init__(self) -> None:

@@ -10,6 +10,7 @@ stopped half-way is still balanced.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 from dataclasses import dataclass, field
 
@@ -59,14 +60,15 @@ class Settings:
     toolkit: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameTask:
     """One game to play: ``first`` (a spec) plays mark 1 against ``second``, from ``opening``
-    (0-based columns the referee plays before the agents take over).
+    (0-based columns the referee plays before the agents take over). Built by keyword only.
 
     ``game_id`` is the game's index in the schedule; games ``2k`` and ``2k+1`` of a pairing are one
     *game pair* ``pair_id = k`` (same opening and ``seed``, colours swapped). ``act_timeout`` and
-    ``hang_limit`` are seconds (:class:`Settings`); ``seed`` seeds the game's random generators.
+    ``hang_limit`` are seconds (:class:`Settings`); ``seed`` seeds the game's random generators
+    (a scheduled game's is :func:`pair_seed`).
     """
 
     game_id: int
@@ -80,6 +82,56 @@ class GameTask:
     hang_limit: float | None
     seed: int
     opening: tuple[int, ...] = ()
+
+
+def pair_seed(run_seed: int, pair_id: int) -> int:
+    """The seed of game pair ``pair_id`` of a run seeded ``run_seed`` (:attr:`Settings.seed`), which
+    both its games play with: 32 bits, in ``[0, 2**32)``, drawn from ``random.Random`` seeded with
+    the string ``"run_seed:pair_id"``.
+
+    A function of the pair's id alone, so a schedule is prefix-stable (:func:`schedule`), a ladder's
+    adds (:mod:`tournament.ladder.driver`) and ``connectx play``'s games (each a pair of its own) go
+    on where the stored games end, and a resumed run plays the same games.
+    """
+    return random.Random(f"{run_seed}:{pair_id}").getrandbits(32)
+
+
+def single_game_settings(
+    entrants: tuple[str, ...],
+    *,
+    rows: int,
+    columns: int,
+    inarow: int,
+    act_timeout: float,
+    toolkit: str = "",
+    imported_from: str | None = None,
+) -> Settings:
+    """The settings of a run whose games are added one at a time, nothing scheduled (``games`` 1, no
+    openings, each game a pair of its own): between ``entrants`` on a ``rows`` x ``columns`` board,
+    ``inarow`` to win, ``act_timeout`` seconds a move, ``toolkit`` the toolkit that stores them.
+
+    With ``imported_from`` None the games are played here, one at a time: ``connectx play`` (the
+    entrants are :data:`HUMAN` and the agent) and the board page (:mod:`web.saving`); the run is a
+    gauntlet seeded 1 (:func:`pair_seed` of a game's id seeds ``connectx play``'s games) on this
+    machine's cores. Otherwise the games were played elsewhere and ``imported_from`` names where
+    (its ``opening_source``, :data:`tournament.episodes.IMPORTED`): a round robin seeded 0, no workers
+    or cores. Equal arguments give equal settings, so a run made before resumes with them.
+    """
+    here = imported_from is None
+    return Settings(
+        entrants=entrants,
+        games=1,
+        rows=rows,
+        columns=columns,
+        inarow=inarow,
+        act_timeout=act_timeout,
+        seed=1 if here else 0,
+        gauntlet=here,
+        opening_source="none" if imported_from is None else imported_from,
+        workers=1 if here else None,
+        cores=os.cpu_count() if here else None,
+        toolkit=toolkit,
+    )
 
 
 def pairings(settings: Settings) -> list[tuple[str, str]]:
@@ -105,9 +157,17 @@ def schedule(settings: Settings) -> list[GameTask]:
     shared = ("rows", "columns", "inarow", "act_timeout", "hang_limit")  # every game plays by these
     rules = {name: getattr(settings, name) for name in shared}
     for pair_id, (round_, (a, b)) in enumerate(rounds):
-        seed = random.Random(f"{settings.seed}:{pair_id}").getrandbits(32)
+        seed = pair_seed(settings.seed, pair_id)
         for first, second in ((a, b), (b, a)):
             tasks.append(
-                GameTask(len(tasks), pair_id, first, second, seed=seed, opening=openings[round_], **rules)
+                GameTask(
+                    game_id=len(tasks),
+                    pair_id=pair_id,
+                    first=first,
+                    second=second,
+                    seed=seed,
+                    opening=openings[round_],
+                    **rules,
+                )
             )
     return tasks

@@ -83,7 +83,7 @@ def from_row(row: dict[str, Any]) -> GameRecord:
     first, second = row["statuses"]
     row["statuses"] = (Status(first), Status(second))
     task = GameTask(**{name: row.pop(name) for name in _TASK_FIELDS})
-    return GameRecord(task, **row)
+    return GameRecord(task=task, **row)
 
 
 def migrate(db: sqlite3.Connection) -> None:

@@ -12,7 +12,6 @@ the seconds the page measured.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,7 +20,7 @@ from agents.engine.board import Board
 from reports.provenance import toolkit_version
 from tournament import sandbox
 from tournament.record import Forfeit, GameRecord
-from tournament.schedule import HUMAN, GameTask, Settings
+from tournament.schedule import HUMAN, GameTask, single_game_settings
 from tournament.store import DB_NAME, Store, StoreError
 from web.tables import Table
 
@@ -86,16 +85,12 @@ def save(game: Game, directory: Path, table: Table) -> int:
         times.append(_seconds(game, table, board, game.sides[board.ply % 2], 0.0, None))
     elif board.outcome() is None:
         raise SaveError("the game is not over: finish it before saving it")
-    settings = Settings(
-        entrants=entrants,
-        games=1,
+    settings = single_game_settings(
+        entrants,
         rows=game.rows,
         columns=game.columns,
         inarow=game.inarow,
         act_timeout=game.act_timeout,
-        gauntlet=True,
-        workers=1,
-        cores=os.cpu_count(),
         toolkit=toolkit_version(),
     )
     if directory.is_dir() and not (directory / DB_NAME).is_file() and any(directory.iterdir()):
@@ -112,8 +107,9 @@ def save(game: Game, directory: Path, table: Table) -> int:
             sandbox.protect_directory(directory)  # no agent may read or write the store
             game_id = max(store.game_ids(), default=-1) + 1
             task = GameTask(
-                game_id, game_id, game.first, game.second, game.rows, game.columns, game.inarow,
-                game.act_timeout, None, table.seed, opening=game.moves[: game.opening],
+                game_id=game_id, pair_id=game_id, first=game.first, second=game.second, rows=game.rows,
+                columns=game.columns, inarow=game.inarow, act_timeout=game.act_timeout, hang_limit=None,
+                seed=table.seed, opening=game.moves[: game.opening],
             )  # fmt: skip
             duration = sum(times)
             started = (datetime.now(UTC) - timedelta(seconds=duration)).isoformat(timespec="seconds")

@@ -60,7 +60,7 @@ from agents.engine.board import Board
 from tournament.episodes.fields import LOCAL_KEYS, EpisodeError, configuration, info, steps
 from tournament.episodes.replay import ending, replay
 from tournament.record import Forfeit, GameRecord, Status, Termination
-from tournament.schedule import GameTask, Settings
+from tournament.schedule import GameTask, Settings, single_game_settings
 
 __all__ = [
     "IMPORTED",
@@ -122,8 +122,9 @@ class Episode:
         """This game as game ``game_id`` of a store, ``first`` (mark 1) against ``second``; a pair of
         its own (``pair_id`` = ``game_id``) whose seed is :attr:`key` (module docstring)."""
         task = GameTask(
-            game_id, game_id, first, second, self.rows, self.columns, self.inarow, self.act_timeout,
-            hang_limit=None, seed=self.key,
+            game_id=game_id, pair_id=game_id, first=first, second=second, rows=self.rows,
+            columns=self.columns, inarow=self.inarow, act_timeout=self.act_timeout, hang_limit=None,
+            seed=self.key,
         )  # fmt: skip
         forfeit = None
         if self.offender is not None:
@@ -134,16 +135,14 @@ class Episode:
 def import_settings(episode: Episode, entrants: tuple[str, ...], toolkit: str = "") -> Settings:
     """The settings of a store of imported games on ``episode``'s board and time control, between
     ``entrants`` (module docstring); ``toolkit`` names the toolkit that imports them."""
-    return Settings(
-        entrants=entrants,
-        games=1,
+    return single_game_settings(
+        entrants,
         rows=episode.rows,
         columns=episode.columns,
         inarow=episode.inarow,
         act_timeout=episode.act_timeout,
-        seed=0,
-        opening_source=IMPORTED,
         toolkit=toolkit,
+        imported_from=IMPORTED,
     )
 
 

@@ -35,7 +35,6 @@ import dataclasses
 import datetime
 import math
 import os
-import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -50,7 +49,7 @@ from tournament.limits import Limits
 from tournament.openings import pair_openings
 from tournament.record import GameRecord
 from tournament.runner import run_games
-from tournament.schedule import GameTask, Settings
+from tournament.schedule import GameTask, Settings, pair_seed
 from tournament.store import Store, StoreError
 from tournament.store.locks import held
 
@@ -358,10 +357,11 @@ class _Play:
         for pair, opponent in enumerate(opponents, start=first):
             opening = pair_openings(s.openings, met[opponent] + 1, s.seed)[met[opponent]]
             met[opponent] += 1
-            seed = random.Random(f"{s.seed}:{pair}").getrandbits(32)
+            seed = pair_seed(s.seed, pair)
             for k, (a, b) in enumerate(((self.name, opponent), (opponent, self.name))):
-                tasks.append(GameTask(2 * pair + k, pair, a, b, s.rows, s.columns, s.inarow, s.act_timeout,
-                                      s.hang_limit, seed, opening))  # fmt: skip
+                tasks.append(GameTask(game_id=2 * pair + k, pair_id=pair, first=a, second=b, rows=s.rows,
+                                      columns=s.columns, inarow=s.inarow, act_timeout=s.act_timeout,
+                                      hang_limit=s.hang_limit, seed=seed, opening=opening))  # fmt: skip
         return tasks
 
 
@@ -373,8 +373,9 @@ def validate(candidate: Candidate, settings: Settings, limits: Limits = Limits()
     if candidate.spec not in candidate.files:
         return
     s = settings
-    task = GameTask(0, 0, candidate.spec, candidate.spec, s.rows, s.columns, s.inarow, s.act_timeout,
-                    s.hang_limit, s.seed)  # fmt: skip
+    task = GameTask(game_id=0, pair_id=0, first=candidate.spec, second=candidate.spec, rows=s.rows,
+                    columns=s.columns, inarow=s.inarow, act_timeout=s.act_timeout, hang_limit=s.hang_limit,
+                    seed=s.seed)  # fmt: skip
     for result in run_games([task], 1, limits):
         if not isinstance(result, GameRecord):
             raise LadderError(f"{candidate.spec}: its validation game failed in the referee: {result}")
