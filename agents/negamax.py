@@ -145,6 +145,9 @@ class Negamax(Strategy):
         self._solved = SolvedPositions(book=book, exact=exact)
         self._searches: dict[Geometry, Search] = {}
 
+    def _prepare(self) -> float:
+        return self._solved.prepare()
+
     def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
         move = tactical_move(board)
         if move is not None:

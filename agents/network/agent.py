@@ -48,7 +48,7 @@ from agents.engine.board import Board, geometry
 from agents.engine.puct import Puct, cached
 from agents.engine.search import Search
 from agents.kit.adapter import agent_factory
-from agents.kit.budget import collector_paused, move_budget
+from agents.kit.budget import charged, collector_paused, move_budget
 from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
@@ -233,6 +233,8 @@ class Network:
             raise ValueError("the game is already over")
         weights = _shipped_weights() if self.weights is None else self.weights
         with collector_paused():
+            if self.search == "puct" and (spent := self._solved.prepare()) > 0.0:
+                clock, start = charged(clock, spent), time.perf_counter()
             return self._choose(weights, board, clock, start)
 
     def _choose(
