@@ -194,12 +194,13 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
         None: "not run",
     }[report.isolated]
     size = f"{report.size / 1024:.1f} KB" if report.size < 2**20 else f"{report.size / 2**20:.1f} MB"
+    packages = report.packages or "this interpreter's (--kaggle-packages plays it with Kaggle's versions)"
     lines += [
         f"  file:         {report.path}",
         f"  size:         {report.size} bytes ({size})",
         f"  origin:       {report.origin or 'not built by connectx build'}",
         f"  loaded as:    Kaggle loads it (python -I, temporary directory; {isolation})",
-        f"  packages:     {report.packages or 'this interpreter’s (--kaggle-packages: Kaggle’s versions)'}",
+        f"  packages:     {packages}",
         f"  last callable: {report.last_callable or '-'}",
         f"  loading:      {seconds(report.load)} (Kaggle's loader in a fresh process: compiling and running "
         f"the module level, its imports included)",

@@ -25,7 +25,9 @@
 Time: ``actTimeout`` minus :data:`PUCT_MARGIN` a move, or ``seconds`` when given, plus the share of
 the overage bank :func:`agents.kit.budget.move_budget` lets exact solving draw, up to :data:`LONGEST`
 seconds a move. After a failed solve PUCT gets the whole move (``bank_fallback``): the bank, not half
-of PUCT's time, pays for exact solving.
+of PUCT's time, pays for exact solving. The first move compiles the solver's kernel before it
+searches, drawn from the bank (:meth:`agents.kit.solved.SolvedPositions.prepare`; in a built file
+where numba imports, seconds); PUCT stays numpy.
 
 Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
 to float32); see ``agents/data/network.md`` for how they were made. The network knows only the board
