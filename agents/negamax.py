@@ -27,7 +27,9 @@ are those just past the databases (plies 13-16), where the solver starts without
 solver stops by the clock, so on a slow or busy CPU perfect play draws on the bank for its proof
 (up to 15 s of it in one move, with a full bank) rather than play an unproved move; on an idle
 core the compiled solver (numba, a dependency) proves them in about a second at most. A single-file
-submission searches in pure Python, where some take 5-15 s (``python -m benchmarks.mistakes``
+submission compiles the same kernel at its first move where numba imports, as on Kaggle's image
+(:meth:`agents.kit.solved.SolvedPositions.prepare`, drawn from the bank), and searches in pure
+Python where it does not, where some take 5-15 s (``python -m benchmarks.mistakes --spec main.py``
 measures both).
 
 Heuristic search (any ConnectX configuration), what is negamax's own:
@@ -144,6 +146,9 @@ class Negamax(Strategy):
         self.longest = float(longest)
         self._solved = SolvedPositions(book=book, exact=exact)
         self._searches: dict[Geometry, Search] = {}
+
+    def _prepare(self) -> float:
+        return self._solved.prepare()
 
     def _choose(self, board: Board, clock: Clock, start: float) -> MoveRecord:
         move = tactical_move(board)

@@ -20,9 +20,13 @@ move). Times are ``time.perf_counter()`` seconds around the call alone, as
   fresh agent with Kaggle's own ``build_agent``, whose lazy ``get_last_callable`` executes the
   file inside the timed first call -- so each move's time includes loading the file, as a Kaggle
   agent's first move does (modules the file imports, numpy say, stay imported from one move to the
-  next, as they would not on Kaggle). After each move the process lists the project modules it
-  holds (``leaks``; always empty unless isolation failed). One-file submissions only: a file that
-  reads neighbours in its directory will not find them.
+  next, as they would not on Kaggle, and so do the file's own modules: a built file runs them once a
+  process, :mod:`submissions.runtime`, so only the first move compiles its solver). After each move the
+  process lists the project modules it holds (``leaks``; always empty unless isolation failed).
+  One-file submissions only: a file that reads neighbours in its directory will not find them.
+  ``hidden`` modules (``("numba", "llvmlite")``) are made unimportable in that process first
+  (``sys.modules[name] = None``: an import raises ``ModuleNotFoundError``), as on a machine without
+  them.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ before it is killed (the move is then an error)."""
 PLAYER = r"""
 import contextlib, importlib.util, io, json, sys, time, traceback
 here, root, packages, path = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+for name in json.loads(sys.argv[5]):
+    sys.modules[name] = None  # hidden: its import raises ModuleNotFoundError
 sys.path.insert(0, here)
 import probe
 sys.path.remove(here)
@@ -113,11 +119,11 @@ class FilePlayer:
     """A ``python -I`` process playing the ``.py`` file at ``path`` as Kaggle does (module docstring).
 
     :meth:`move` sends one observation and waits for the answer; :meth:`close` ends the process
-    and removes its directory. Raises ``RuntimeError`` when the process cannot start or the
-    project's packages stay importable in it.
+    and removes its directory. ``hidden``: modules made unimportable there. Raises ``RuntimeError``
+    when the process cannot start or the project's packages stay importable in it.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, hidden: tuple[str, ...] = ()) -> None:
         from submissions import probe
 
         self.path = path
@@ -137,6 +143,7 @@ class FilePlayer:
             str(PROJECT_ROOT),
             json.dumps(project_packages()),
             str(target),
+            json.dumps(list(hidden)),
         ]
         self.process = subprocess.Popen(
             command,
@@ -197,7 +204,7 @@ class FilePlayer:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-_players: dict[str, FilePlayer] = {}
+_players: dict[tuple[str, tuple[str, ...]], FilePlayer] = {}
 
 
 def close_players() -> None:
@@ -206,23 +213,31 @@ def close_players() -> None:
         _players.popitem()[1].close()
 
 
-def _file_player(path: str) -> FilePlayer:
-    player = _players.get(path)
+def _file_player(path: str, hidden: tuple[str, ...]) -> FilePlayer:
+    player = _players.get((path, hidden))
     if player is None or not player.alive:
         if not _players:  # a pool worker ends through os._exit: multiprocessing's finalizers still run
             from multiprocessing import util
 
             util.Finalize(None, close_players, exitpriority=10)
-        player = _players[path] = FilePlayer(path)
+        player = _players[path, hidden] = FilePlayer(path, hidden)
     return player
 
 
-def play(spec: AgentSpec, obs: dict[str, Any], config: dict[str, Any], *, seed: int | None = None) -> Move:
+def play(
+    spec: AgentSpec,
+    obs: dict[str, Any],
+    config: dict[str, Any],
+    *,
+    seed: int | None = None,
+    hidden: tuple[str, ...] = (),
+) -> Move:
     """One move of a fresh agent of ``spec`` for ``(obs, config)`` (see the module docstring); ``seed``
-    goes to our agents' ``make_agent`` when it takes one. An exception of the agent, or an answer
+    goes to our agents' ``make_agent`` when it takes one; ``hidden``: modules a file agent's process
+    cannot import (:class:`FilePlayer`; ignored for other specs). An exception of the agent, or an answer
     that is not a Python ``int``, comes back as the :class:`Move`'s ``error``."""
     if spec.kind == "file":
-        return _file_player(spec.name).move(obs, config)
+        return _file_player(spec.name, hidden).move(obs, config)
     agent = load_agent(spec, seed=seed)
     if isinstance(agent, str):
         from kaggle_environments.envs.connectx.connectx import agents

@@ -18,6 +18,11 @@ and the bank drawn (seconds over ``actTimeout``). The time rules (:func:`time_ru
 move in ten over ``actTimeout``, none over 10 s, none that draws more than half the bank (each
 position is a one-move game) or more than all of it (Kaggle's timeout).
 
+A ``.py`` file plays twice by default (``--numba both``): with numba, as on Kaggle's image, where a
+built file compiles its solver at its first move (once a worker: the file's modules run once a
+process), and with numba and llvmlite hidden from it (``(numba hidden)``), where it searches in
+pure Python; ``--numba with`` or ``--numba without`` plays one of them.
+
 By default every position of the six sets (1,000 each); ``--per-set N`` plays a seeded sample of
 N a set. ``--busy K`` runs ``K`` spinning processes beside the agents for the whole benchmark
 (:func:`benchmarks.load.spinning`), as a busy machine would: ``--busy 2`` on 2 cores loads the agent's
@@ -31,6 +36,7 @@ measured (use fewer workers on a busy machine). ``--workers 0`` plays in this pr
     python -m benchmarks.mistakes --spec negamax
     python -m benchmarks.mistakes --spec negamax --spec network --spec mcts --json runs/mistakes.json
     python -m benchmarks.mistakes --spec path/to/main.py --sets L1_R3
+    python -m benchmarks.mistakes --spec main.py --numba without --per-set 100
     python -m benchmarks.mistakes --spec network:search=none --sets L3_R1,L2_R1 --per-set 20
     python -m benchmarks.mistakes --spec negamax --sets L1_R3,L2_R2 --per-set 400 --workers 1 --busy 2
 
@@ -49,6 +55,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +82,29 @@ MAX_MOVE_SECONDS = 10.0
 """Time rule: no move may take longer than this many seconds."""
 MAX_BANK_SHARE = 0.5
 """Time rule: no game (here one position) may draw more than this share of the overage bank."""
+
+
+HIDDEN = ("numba", "llvmlite")
+"""What a file agent's process cannot import when it plays without numba."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A spec as played here: a ``.py`` file may have :data:`HIDDEN` made unimportable (``hidden``)."""
+
+    spec: AgentSpec
+    hidden: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return f"{self.spec.text} (numba hidden)" if self.hidden else self.spec.text
+
+
+def entrants(specs: list[AgentSpec], numba: str) -> list[Entrant]:
+    """What plays: each spec, a file once with numba, once without, or as ``numba`` says
+    (``both``, ``with``, ``without``)."""
+    modes = {"both": [(), HIDDEN], "with": [()], "without": [HIDDEN]}[numba]
+    return [Entrant(spec, hidden) for spec in specs for hidden in (modes if spec.kind == "file" else [()])]
 
 
 def outcome_sign(x: int) -> int:
@@ -134,9 +164,9 @@ def is_mistake(moves: str, column: int, best: int, *, max_nodes: int = MAX_NODES
 
 
 def run_position(
-    spec: AgentSpec, name: str, moves: str, score: int, act: float, bank: float, max_nodes: int, seed: int
+    entrant: Entrant, name: str, moves: str, score: int, act: float, bank: float, max_nodes: int, seed: int
 ) -> dict[str, Any]:
-    """Play position ``moves`` of set ``name`` with a fresh agent of ``spec`` (``actTimeout`` ``act``,
+    """Play position ``moves`` of set ``name`` with a fresh agent of ``entrant`` (``actTimeout`` ``act``,
     a ``bank``-second overage bank) and check the move. The record: ``set``, ``moves``, ``score``,
     ``column`` (0-based; None on an error), ``seconds`` of the call, ``bank`` drawn (s), ``stage``,
     ``error``, ``leaks``, ``outcome`` (the :func:`child_outcome` of the move, None when not checked),
@@ -144,7 +174,7 @@ def run_position(
     exception of the checker, which leaves the move unchecked; None normally)."""
     board = Board.from_moves(moves)
     obs, config = observation(board, Clock(act_timeout=act, overage=bank))
-    move = play(spec, obs, config, seed=seed)
+    move = play(entrant.spec, obs, config, seed=seed, hidden=entrant.hidden)
     error = move.error
     if error is None and not (0 <= move.column < board.geo.columns and board.can_play(move.column)):
         error = f"column {move.column} is not a legal move"
@@ -164,7 +194,7 @@ def run_position(
         except Exception as failure:  # noqa: BLE001 - a broken checker leaves the move unchecked, said so
             check_error = f"{type(failure).__name__}: {failure}"
     return {
-        "spec": spec.text,
+        "spec": entrant.text,
         "set": name,
         "moves": moves,
         "score": score,
@@ -271,6 +301,13 @@ def samples(names: list[str], per_set: int | None, seed: int, data: Path) -> dic
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.mistakes", description=__doc__.split("\n")[0])
     parser.add_argument("--spec", action="append", help="agent spec or .py file (repeatable; negamax)")
+    parser.add_argument(
+        "--numba",
+        choices=("both", "with", "without"),
+        default="both",
+        help="a .py file plays with numba, "
+        "without (numba and llvmlite hidden from it), or both (the default)",
+    )
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated sets (default all six)")
     parser.add_argument("--per-set", type=int, default=None, help="seeded sample a set (default all 1,000)")
     parser.add_argument("--seed", type=int, default=1)
@@ -284,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="print every mistake and failed move")
     args = parser.parse_args(argv)
 
-    specs = [parse_spec(text) for text in args.spec or ["negamax"]]
+    specs = entrants([parse_spec(text) for text in args.spec or ["negamax"]], args.numba)
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     positions = samples(names, args.per_set, args.seed, args.data)
     tasks = [
@@ -313,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             if any(r is None for r in results[printed:end]):
                 return
             if printed == 0 or tasks[printed - 1][0] is not spec:
-                size = f", {Path(spec.name).stat().st_size:,} bytes" if spec.kind == "file" else ""
+                size = f", {Path(spec.spec.name).stat().st_size:,} bytes" if spec.spec.kind == "file" else ""
                 print(f"\n{spec.text}{size}\n{HEADER}")
             for r in results[printed:end] if args.verbose else ():
                 errors = [e.strip().splitlines()[-1] for e in (r["error"], r["check_error"]) if e]
@@ -347,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         close_players()
         if args.json:
             args.json.parent.mkdir(parents=True, exist_ok=True)
-            keys = ("act", "bank", "per_set", "seed", "workers", "busy", "max_nodes")
+            keys = ("act", "bank", "per_set", "seed", "workers", "busy", "max_nodes", "numba")
             out = {k: getattr(args, k) for k in keys} | {"specs": [s.text for s in specs], "sets": names}
             out["results"] = [r for r in results if r is not None]
             args.json.write_text(json.dumps(out))

@@ -3,14 +3,18 @@
 * ``build SPEC [-o PATH]`` writes the single-file submission of an agent spec (``negamax``,
   ``minimax:depth=4``; see :mod:`agents.registry`), then checks it unless ``--no-check``;
 * ``check PATH`` proves a file the way Kaggle loads it (:mod:`submissions.check`) and says plainly
-  whether Kaggle would forfeit it, with the overage bank each game used.
+  whether Kaggle would forfeit it, with the overage bank each game used and which search its solver
+  ran (compiled, or pure Python where numba is missing); ``--kaggle-packages`` plays it with
+  Kaggle's versions of numba, numpy, scipy and kaggle-environments, in an environment made once in
+  the user's cache folder (:mod:`submissions.kaggle_packages`).
 
 The verdict (``PASS: ...`` or ``FAIL: ...`` and why, :func:`submissions.report.headline`) opens the
 report and, after the details (a traceback can be long), closes it as its last line, with the file.
 
 Exit status: 0 built and/or passed; 1 the check failed; 2 bad input -- an unknown spec, a spec that
 cannot be built (a ``.py`` file, a Kaggle built-in, an agent importing what a submission cannot),
-a missing file, a bad option -- reported in one line, nothing written; 130 interrupted (SIGINT,
+a missing file, a bad option -- or an environment of Kaggle's packages that could not be made,
+reported in one line, nothing written; 130 interrupted (SIGINT,
 Ctrl-C) and 143 terminated (SIGTERM) during a check, one line, the check's processes killed and its
 temporary directory removed.
 """
@@ -28,6 +32,7 @@ from connectx.options import BOUNDS, act_timeout_option, check_ranges, games_opt
 from connectx.progress import Ticking, bar
 from submissions.build import BuildError, build_spec, write
 from submissions.check import OPPONENTS, TIME_POLICIES, CheckInputError, Terminated, check_file
+from submissions.kaggle_packages import KagglePackagesError, environment
 from submissions.report import format_report, headline
 
 DEFAULT_OUTPUT = Path("submission.py")
@@ -89,6 +94,13 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
         "and every move), bank (nothing: only Kaggle's verdict on an overdrawn bank)",
     )
     parser.add_argument(
+        "--kaggle-packages",
+        action="store_true",
+        help="play the file with Kaggle's versions of numba, numpy, scipy and kaggle-environments "
+        "(submissions/data/kaggle-packages.txt), in a virtual environment made once in the user's cache "
+        "folder (minutes and about 2 GB the first time) and reused",
+    )
+    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -97,11 +109,19 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_file(path: Path, args: argparse.Namespace) -> int:
+    python, packages = None, ""
+    if args.kaggle_packages and path.is_file():
+        try:
+            kaggle = environment()
+        except KagglePackagesError as error:
+            print(f"error: Kaggle's packages: {error}", file=sys.stderr)
+            return 2
+        python, packages = kaggle.python, kaggle.describe()
     if path.is_file():
         print(
             f"checking {path} as Kaggle loads it: the validation episode, then {args.games} game(s) "
             f"against each of kaggle's random and negamax, actTimeout {args.act_timeout:g} s and a "
-            f"{DEFAULT_OVERAGE:g} s overage bank a game ...",
+            f"{DEFAULT_OVERAGE:g} s overage bank a game{f', with {packages}' if packages else ''} ...",
             flush=True,
         )
     checking = bar(desc=f"checking {path.name}: starting", bar_format="{desc} [{elapsed}]", leave=False)
@@ -115,6 +135,8 @@ def _check_file(path: Path, args: argparse.Namespace) -> int:
                 timeout=args.timeout,
                 time_policy=args.time_policy,
                 on_event=lambda event: _show(checking, path, event, games),
+                python=python,
+                packages=packages,
             )
     except (KeyboardInterrupt, Terminated) as stop:
         how, status = ("interrupted", 130) if isinstance(stop, KeyboardInterrupt) else ("terminated", 143)

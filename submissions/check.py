@@ -87,7 +87,7 @@ from submissions import probe
 from submissions.build import provenance
 from submissions.report import CheckReport
 from submissions.timing import load_limit
-from submissions.verdict import read_events, size_warning, verdict
+from submissions.verdict import FileFacts, read_events, size_warning, verdict
 
 TIME_POLICIES = ("load", "strict", "bank")
 """Which moves may take longer than ``actTimeout`` (see the module docstring); the first is the default."""
@@ -184,16 +184,18 @@ def _run_stage(
     timeout: float,
     longest: float,
     on_event: Callable[[dict], object],
+    python: str,
 ) -> _Stage:
     """Run the probe's ``stage`` (``"load"`` or ``"games"``) on ``request`` in ``work``, in a new
     process group, until it ends or ``deadline`` (``time.monotonic``; the check's ``timeout`` s,
     ``longest``: the default) passes; a load is also killed :data:`LOAD_GRACE` s past
     :func:`~submissions.timing.load_limit` after it started. ``on_event`` is called with each of the
     probe's events as it comes (within :data:`POLL` s). The group is killed on the way out,
-    whatever happens (an exception, ``KeyboardInterrupt``, :class:`Terminated`)."""
+    whatever happens (an exception, ``KeyboardInterrupt``, :class:`Terminated`). ``python``: the
+    interpreter that runs the probe."""
     out = work / f"{stage}.jsonl"
     arguments = json.dumps({**request, "stage": stage, "out": str(out)})
-    command = [sys.executable, "-I", str(work / "probe.py"), arguments]
+    command = [python, "-I", str(work / "probe.py"), arguments]
     errors = work / f"{stage}.stderr"
     stderr = open(errors, "w", encoding="utf-8")  # noqa: SIM115 - closed once the process runs
     process = subprocess.Popen(
@@ -280,6 +282,8 @@ def check_file(
     time_policy: str = "load",
     seed: int = 1,
     on_event: Callable[[dict], object] = lambda event: None,
+    python: str | os.PathLike[str] | None = None,
+    packages: str = "",
 ) -> CheckReport:
     """Check the submission file at ``path`` as described in the module docstring.
 
@@ -289,11 +293,13 @@ def check_file(
     must fit in ``act_timeout`` (:data:`TIME_POLICIES`, see the module docstring); ``seed`` seeds the
     global generators Kaggle's built-in agents use; ``on_event`` is called with each event of the
     probe as it comes (``{"event": "loading"}``, ``{"event": "start", "game": 0, "label": ...}``,
-    ...: :mod:`submissions.probe`), for a progress display. Raises :class:`CheckInputError` when ``path`` is
-    not an existing file or an option is out of range; everything wrong with the file itself is
-    reported in the :class:`CheckReport`. ``KeyboardInterrupt`` (SIGINT) and :class:`Terminated`
-    (SIGTERM, see :func:`_sigterm_raises`) propagate, the probe's processes killed and its temporary
-    directory removed.
+    ...: :mod:`submissions.probe`), for a progress display; ``python``: the interpreter that plays
+    the file (default this one; :func:`submissions.kaggle_packages.environment` gives one with
+    Kaggle's packages), and ``packages`` says in the report what it holds ("" for this one). Raises
+    :class:`CheckInputError` when ``path`` is not an existing file or an option is out of range;
+    everything wrong with the file itself is reported in the :class:`CheckReport`.
+    ``KeyboardInterrupt`` (SIGINT) and :class:`Terminated` (SIGTERM, see :func:`_sigterm_raises`)
+    propagate, the probe's processes killed and its temporary directory removed.
     """
     source = Path(path)
     if not source.is_file():
@@ -309,9 +315,10 @@ def check_file(
     reason = _compile_failure(text, source)
     if reason:
         return CheckReport(
-            path=str(source), size=size, act_timeout=act_timeout, origin=origin, passed=False,
-            forfeit=True, time_policy=time_policy, warnings=tuple(filter(None, [size_warning(size)])),
-            reasons=(reason,), seconds=time.perf_counter() - started,
+            path=str(source), size=size, act_timeout=act_timeout, origin=origin, packages=packages,
+            passed=False, forfeit=True, time_policy=time_policy,
+            warnings=tuple(filter(None, [size_warning(size)])), reasons=(reason,),
+            seconds=time.perf_counter() - started,
         )  # fmt: skip
     del text
     longest = default_timeout(games, act_timeout)
@@ -325,9 +332,11 @@ def check_file(
         "seed": seed,
         "stop_over": act_timeout if time_policy == "strict" else None,
     }
-    events, stage = _probe(source, request, timeout, longest, on_event)
+    interpreter = str(python or sys.executable)
+    events, stage = _probe(source, request, timeout, longest, on_event, interpreter)
+    facts = FileFacts(path=str(source), size=size, act_timeout=act_timeout, origin=origin, packages=packages)
     return verdict(
-        {"path": str(source), "size": size, "act_timeout": act_timeout, "origin": origin}, events,
+        facts, events,
         time_policy=time_policy, crash=stage.crash, hung=stage.hung, timeout=stage.timeout,
         started=started, hang_forfeits=stage.forfeits, late_move=stage.move,
     )  # fmt: skip
@@ -346,7 +355,12 @@ def _compile_failure(text: bytes, source: Path) -> str:
 
 
 def _probe(
-    source: Path, request: dict, timeout: float, longest: float, on_event: Callable[[dict], object]
+    source: Path,
+    request: dict,
+    timeout: float,
+    longest: float,
+    on_event: Callable[[dict], object],
+    python: str,
 ) -> tuple[list[dict], _Stage]:
     """Run the probe on a copy of ``source`` in a temporary directory: the load stage, then the games
     when they should follow it (``request`` without the copy's path); the events of both, and the
@@ -359,10 +373,10 @@ def _probe(
         shutil.copyfile(source, target)
         shutil.copyfile(probe.__file__, work / "probe.py")
         request = {"path": str(target), **request}
-        stage = _run_stage("load", request, work, deadline, timeout, longest, on_event)
+        stage = _run_stage("load", request, work, deadline, timeout, longest, on_event, python)
         events = list(stage.events)
         if _play_games(stage, request["act_timeout"]):
-            stage = _run_stage("games", request, work, deadline, timeout, longest, on_event)
+            stage = _run_stage("games", request, work, deadline, timeout, longest, on_event, python)
             events += stage.events
     return events, stage
 

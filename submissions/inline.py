@@ -7,6 +7,9 @@ in a module -- at the top, inside functions, under ``if TYPE_CHECKING`` -- is cl
   ``from agents import board`` inlines ``agents.engine.board`` when that is a submodule;
 * ``__future__``, the standard library (``sys.stdlib_module_names``) or :data:`ALLOWED_THIRD_PARTY`
   (numpy, which Kaggle's image provides): left to Python's import;
+* :data:`ACCELERATORS` (numba and its llvmlite, on Kaggle's image too): left to Python's import in a
+  module that the package itself imports only optionally (see below), and forbidden elsewhere: the
+  built file then compiles where they import and runs the package's fallback where they do not;
 * anything else -- another package of this project (``tournament``), ``kaggle_environments``,
   ``torch``... -- is a :class:`BuildError`: a Kaggle submission is one file and may rely on nothing
   else.
@@ -39,6 +42,11 @@ from pathlib import Path
 
 ALLOWED_THIRD_PARTY = frozenset({"numpy"})
 """Top-level non-stdlib modules a submission may import (present on Kaggle's image)."""
+
+ACCELERATORS = frozenset({"numba", "llvmlite"})
+"""Top-level modules that only an optional module of the package may import: Kaggle's image has them
+(Kaggle/docker-python's ``installed_cpu_packages.txt``: numba 0.65.1, llvmlite 0.47.0), a machine
+without them gets the package's own fallback (the import fails inside its ``try/except ImportError``)."""
 
 RESOURCES = "resources"
 """Name of the data-file module inside the agent's package (``agents.resources``)."""
@@ -120,9 +128,10 @@ def _is_submodule(name: str) -> bool:
 class _ModuleScan:
     """Imports and resource reads of one parsed module."""
 
-    def __init__(self, module: ModuleSource, top: str) -> None:
+    def __init__(self, module: ModuleSource, top: str, optional: bool = False) -> None:
         self.module = module
         self.top = top
+        self.optional_module = optional  # imported by the package only inside try/except ImportError
         self.resources_name = f"{top}.{RESOURCES}"
         self.required: set[str] = set()
         self.optional: set[str] = set()
@@ -150,6 +159,12 @@ class _ModuleScan:
         if top == self.top:
             return True
         if top == "__future__" or top in sys.stdlib_module_names or top in ALLOWED_THIRD_PARTY:
+            return False
+        if top in ACCELERATORS and self.optional_module:
+            self.notes.append(
+                f"{self.where(node)}: {name!r} left to the interpreter ({self.module.name} is an optional "
+                f"module: where {top} does not import, the package's fallback runs)"
+            )
             return False
         if id(node) in self._guarded:
             self.notes.append(
@@ -272,8 +287,10 @@ class _Graph:
         other.notes = list(self.notes)
         return other
 
-    def require(self, entry: str) -> None:
-        """Add ``entry`` and everything it imports unconditionally; BuildError when impossible."""
+    def require(self, entry: str, optional: bool = False) -> None:
+        """Add ``entry`` and everything it imports unconditionally; BuildError when impossible.
+        ``optional``: the package imports ``entry`` only optionally, so it and the modules it brings
+        may import :data:`ACCELERATORS`."""
         todo = [entry]
         while todo:
             name = todo.pop()
@@ -285,7 +302,7 @@ class _Graph:
                 self.deps[name] = set(_parents(name))
                 self.optional[name] = set()
             else:
-                scan = _ModuleScan(module, self.top)
+                scan = _ModuleScan(module, self.top, optional)
                 scan.scan()
                 self.resource_names |= scan.resource_names
                 self.notes += scan.notes
@@ -315,7 +332,7 @@ def collect(entry: str) -> Inlining:
         dep, importer = pending[0]
         trial = graph.copy()
         try:
-            trial.require(dep)
+            trial.require(dep, optional=True)
         except BuildError as error:
             left_out.add(dep)
             graph.notes.append(

@@ -122,6 +122,22 @@ def _stderr(env: Any, index: int) -> str:
     return ""
 
 
+SOLVER_SAYS = "connectx solver:"
+"""How the lines start that a built file's solver writes on stderr once a process: compiled, or
+searching in pure Python and why (``agents.engine.solver.SAYS``, which the probe cannot import; the
+tests check that the two agree)."""
+
+
+def _solver_lines(env: Any, index: int) -> list[str]:
+    """The lines of agent ``index``'s stderr in every step that start with :data:`SOLVER_SAYS`."""
+    lines = []
+    for step in env.logs:
+        if step and index < len(step) and step[index]:
+            text = step[index].get("stderr") or ""
+            lines += [line for line in text.splitlines() if line.startswith(SOLVER_SAYS)]
+    return lines
+
+
 def encode(action: object) -> dict[str, object]:
     """``action`` as JSON, tagged with its Python type, in the format of
     ``tournament.replies.encode`` (which the probe cannot import; the tests check that the two
@@ -237,6 +253,7 @@ def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> Non
             "plies": sum(1 for cell in final[0].observation.board if cell),
             "seconds": time.perf_counter() - started,
             "stderr": {str(i): _stderr(env, i) for i in ours if statuses[i] in BAD},
+            "solver": [line for i in ours for line in _solver_lines(env, i)],
             "invalid": {
                 str(i): _replay(path, steps, i, env.configuration) for i in ours if statuses[i] == "INVALID"
             },

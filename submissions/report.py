@@ -71,7 +71,11 @@ class CheckReport:
     logged tracebacks and the probe's own; ``seconds`` the check took; ``origin``: for a file built
     by :mod:`submissions.build`, its spec, version, date and whether its body is intact
     (:func:`~submissions.build.provenance`), "" otherwise; ``time_policy``: which moves had to fit in
-    ``act_timeout`` (see :mod:`submissions.check`).
+    ``act_timeout`` (see :mod:`submissions.check`); ``packages``: the packages of the interpreter
+    that played the file when they are Kaggle's (``connectx check --kaggle-packages``: numba 0.65.1,
+    ...), "" for the check's own; ``search``: what the file's solver said on stderr at its first move
+    (``searching compiled: compiled in 2.31 s ...``, or ``searching in pure Python ...`` and why),
+    "" when it said nothing (no solver, or not a file built here).
     """
 
     path: str
@@ -90,6 +94,8 @@ class CheckReport:
     origin: str = ""
     forfeit: bool | None = None
     time_policy: str = "load"
+    packages: str = ""
+    search: str = ""
 
 
 def headline(report: CheckReport) -> str:
@@ -157,6 +163,22 @@ def games_table(report: CheckReport) -> list[str]:
     return [line(row) for row in [header, *rows]]
 
 
+def search_line(report: CheckReport) -> str:
+    """Which search the file's solver ran, and the slowest move after the first (the one that
+    compiles it): the line the report prints."""
+    later = report.times.later
+    after = "-" if later is None else f"{later:.3f} s"
+    if not report.search:
+        return f"the file's solver said nothing (not built here, or no solver); slowest later move {after}"
+    line = f"{report.search}; slowest move after the first {after}"
+    if report.search.startswith("searching in pure Python") and not report.packages:
+        line += (
+            "; on Kaggle, whose image has numba, it compiles: `connectx check --kaggle-packages` plays it "
+            "with Kaggle's packages"
+        )
+    return line
+
+
 def format_report(report: CheckReport, *, verbose: bool = False) -> str:
     """The report as ``connectx check`` prints it (``verbose``: Kaggle's logged tracebacks too)."""
 
@@ -172,11 +194,13 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
         None: "not run",
     }[report.isolated]
     size = f"{report.size / 1024:.1f} KB" if report.size < 2**20 else f"{report.size / 2**20:.1f} MB"
+    packages = report.packages or "this interpreter's (--kaggle-packages plays it with Kaggle's versions)"
     lines += [
         f"  file:         {report.path}",
         f"  size:         {report.size} bytes ({size})",
         f"  origin:       {report.origin or 'not built by connectx build'}",
         f"  loaded as:    Kaggle loads it (python -I, temporary directory; {isolation})",
+        f"  packages:     {packages}",
         f"  last callable: {report.last_callable or '-'}",
         f"  loading:      {seconds(report.load)} (Kaggle's loader in a fresh process: compiling and running "
         f"the module level, its imports included)",
@@ -193,6 +217,7 @@ def format_report(report: CheckReport, *, verbose: bool = False) -> str:
         lines += ["    " + row for row in games_table(report)]
         lines += [
             f"  summary:      {summary(report)}",
+            f"  search:       {search_line(report)}",
             f"  near limit:   {times.near_limit} of {times.moves} moves within {NEAR_LIMIT:.0%} of "
             f"actTimeout {report.act_timeout:g} s",
         ]

@@ -22,7 +22,13 @@ Why module objects and a private ``__import__`` rather than one rewritten namesp
   board``), because ``dataclasses`` looks a class's module up there when it meets string
   annotations (``from __future__ import annotations``);
 * modules execute on first import in Python's own order, exactly as from the package (circular
-  imports behave the same); :func:`_load` returns the agent's module.
+  imports behave the same); :func:`_load` returns the agent's module;
+* once a process, as Python imports a module once: a module already executed under the same private
+  name -- by an earlier load of the same file, since the prefix is a hash of every module's source
+  and the baked parameters -- is taken as it is. Kaggle's loader executes the file anew for each
+  agent it builds (both sides of the validation episode, a benchmark's fresh agent for every
+  position); each still makes its own agent, but the solver's kernel, compiled at the first move
+  (seconds where numba imports), is compiled once, and the data files are unpacked once.
 """
 
 # ---- COPY BELOW: the built file's loader (standard library only) ----
@@ -37,9 +43,10 @@ def _load(prefix: str, modules: tuple[tuple[str, bool, str], ...], entry: str) -
     """Execute module ``entry`` of ``modules`` (tuples ``(name, is_package, source)``) and return it.
 
     The modules become ``types.ModuleType`` objects named ``prefix + "." + name`` (registered in
-    ``sys.modules`` under that private name only); their ``import`` statements find each other
-    through a private ``__import__``. Raises ``ModuleNotFoundError`` for a module of the inlined
-    package that was not inlined, and whatever a module raises while executing.
+    ``sys.modules`` under that private name only, and taken from there by a later load in the same
+    process); their ``import`` statements find each other through a private ``__import__``. Raises
+    ``ModuleNotFoundError`` for a module of the inlined package that was not inlined, and whatever a
+    module raises while executing.
     """
     return _Inlined(prefix, modules).module(entry)
 
@@ -66,6 +73,10 @@ class _Inlined:
             self.module(parent)
         is_package, source = self.table[name]
         filename = "<submission>/" + name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
+        done = sys.modules.get(f"{self.prefix}.{name}")
+        if done is not None and getattr(done, "__file__", None) == filename:  # an earlier load ran it
+            self.loaded[name] = done
+            return done
         mod = types.ModuleType(f"{self.prefix}.{name}")
         mod.__dict__["__builtins__"] = self.builtins
         mod.__file__ = filename  # names no file on disk: data is read through the resources module

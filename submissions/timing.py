@@ -50,7 +50,9 @@ class MoveTimes:
     first move of any game; ``slowest`` and where it was (``slowest_where``); ``moves`` counted,
     ``near_limit`` of them at ≥ 80 % of ``actTimeout``, ``over_limit`` beyond it; ``overage``: the
     most seconds one agent of the file drew from its overage bank in one game, and where
-    (``overage_where``: the game's label and the mark, "" when no game drew on the bank)."""
+    (``overage_where``: the game's label and the mark, "" when no game drew on the bank); ``later``:
+    the slowest move but the very first (the games play in one process: only its first move loads
+    the file afresh and compiles what it compiles)."""
 
     first_move: float | None = None
     first_moves: float | None = None
@@ -61,6 +63,7 @@ class MoveTimes:
     over_limit: int = 0
     overage: float = 0.0
     overage_where: str = ""
+    later: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +121,7 @@ def agent_times(
 
 def move_times(games: Sequence[CheckedGame], act_timeout: float) -> MoveTimes:
     """The :class:`MoveTimes` of the file's moves in ``games`` (in the order played)."""
-    first_move = first_moves = slowest = None
+    first_move = first_moves = slowest = later = None
     slowest_where, overage_where, near, over, moves, overage = "", "", 0, 0, 0, 0.0
     for game in games:
         for index in game.ours:
@@ -130,7 +133,10 @@ def move_times(games: Sequence[CheckedGame], act_timeout: float) -> MoveTimes:
                 overage, overage_where = used, f"{game.label}, mark {index + 1}"
             over += sum(t > act_timeout for t in times)
             if first_move is None:
-                first_move = times[0]
+                first_move, rest = times[0], times[1:]
+            else:
+                rest = times
+            later = max(rest, default=later) if later is None else max(later, *rest)
             first_moves = max(first_moves or 0.0, times[0])
             for move, seconds in enumerate(times, start=1):
                 moves += 1
@@ -147,6 +153,7 @@ def move_times(games: Sequence[CheckedGame], act_timeout: float) -> MoveTimes:
         over_limit=over,
         overage=overage,
         overage_where=overage_where,
+        later=later,
     )
 
 

@@ -26,6 +26,7 @@ from typing import TypedDict
 from agents.engine.board import Board, BoardError
 from agents.kit.clock import DEFAULT_OVERAGE
 from submissions import timing
+from submissions.probe import SOLVER_SAYS
 from submissions.report import CheckedGame, CheckReport
 from tournament.replies import decode
 from tournament.rules import invalid_action
@@ -181,6 +182,7 @@ class FileFacts(TypedDict):
     size: int
     act_timeout: float
     origin: str
+    packages: str
 
 
 @dataclass
@@ -207,6 +209,7 @@ class _Probed:
     stage_open: bool = False  # an isolation event (a stage's first) not followed by its done
     calling: dict | None = None  # the file's call announced last, until it returned
     project: set[str] = field(default_factory=set)  # the project's packages, which Kaggle lacks too
+    solver: list[str] = field(default_factory=list)  # the lines the file's solver wrote on stderr
 
 
 def verdict(
@@ -256,6 +259,7 @@ def verdict(
         last_callable=probed.last_callable,
         load=probed.load,
         isolated=probed.isolated,
+        search=probed.solver[0].removeprefix(SOLVER_SAYS).strip() if probed.solver else "",
         details=tuple(reasons.details),
         seconds=time.perf_counter() - started,
     )
@@ -313,6 +317,7 @@ def _read(events: list[dict], act_timeout: float, time_policy: str, reasons: _Re
                 else:
                     (reasons.forfeits if bad else reasons.policy).append(problem)
             probed.games.append(_game(event, problem))
+            probed.solver += event.get("solver", [])
         elif kind == "done":
             probed.stage_open = False
             probed.leaks.update(event["leaks"])

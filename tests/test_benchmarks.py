@@ -16,7 +16,10 @@ from agents.registry import parse_spec
 from benchmarks import mistakes
 from benchmarks.kaggle_call import close_players, play
 from benchmarks.mistakes import (
+    HIDDEN,
+    Entrant,
     child_outcome,
+    entrants,
     is_mistake,
     main,
     outcome_sign,
@@ -118,7 +121,7 @@ def test_samples_are_seeded_and_all_by_default(data: Path) -> None:
 
 
 def test_run_position_records_the_move_and_its_check() -> None:
-    spec = parse_spec("negamax")
+    spec = Entrant(parse_spec("negamax"))
     for moves, score in _head("L3_R1", 3):
         record = run_position(spec, "L3_R1", moves, score, 2.0, 60.0, 10**8, 1)
         assert record["set"] == "L3_R1" and record["moves"] == moves and record["error"] is None
@@ -131,7 +134,7 @@ def test_run_position_records_the_move_and_its_check() -> None:
 def test_a_failed_move_is_a_mistake_unless_the_position_is_lost(tmp_path: Path) -> None:
     raises = tmp_path / "raises.py"
     raises.write_text("def agent(obs, config):\n    raise RuntimeError('boom')\n")
-    spec = parse_spec(str(raises))
+    spec = Entrant(parse_spec(str(raises)))
     try:
         won = run_position(spec, "L3_R1", "2252576253462244111563365343671351", 2, 2.0, 60.0, 10**8, 1)
         lost = run_position(spec, "L3_R1", "2252576253462244111563365343671351441", -1, 2.0, 60.0, 10**8, 1)
@@ -156,6 +159,30 @@ def test_a_file_agent_plays_isolated_from_the_project(tmp_path: Path) -> None:
         assert move.column is None and "Error" in move.error and move.leaks == ()
     finally:
         close_players()
+
+
+def test_a_file_plays_with_numba_and_with_it_hidden(tmp_path: Path) -> None:
+    sees = tmp_path / "sees.py"
+    sees.write_text(
+        "try:\n    import numba\nexcept ImportError:\n    numba = None\n"
+        "def agent(obs, config):\n    return 3 if numba is None else 6\n"
+    )
+    file, builtin = parse_spec(str(sees)), parse_spec("negamax")
+    played = entrants([file, builtin], "both")
+    assert [(e.spec, e.hidden) for e in played] == [(file, ()), (file, HIDDEN), (builtin, ())]
+    assert played[1].text == f"{file.text} (numba hidden)"
+    assert [e.hidden for e in entrants([file], "without")] == [HIDDEN]
+    try:
+        with_numba = run_position(
+            played[0], "L3_R1", "2252576253462244111563365343671351", 2, 2.0, 60.0, 10**8, 1
+        )
+        without = run_position(
+            played[1], "L3_R1", "2252576253462244111563365343671351", 2, 2.0, 60.0, 10**8, 1
+        )
+    finally:
+        close_players()
+    assert (with_numba["column"], without["column"]) == (6, 3)
+    assert without["spec"].endswith("(numba hidden)")
 
 
 def test_main_prints_a_table_per_spec_and_saves_the_positions(

@@ -339,6 +339,7 @@ def test_tracebacks_name_the_package_file_line_and_text(fake_package):
     ("source", "message"),
     [
         ("def make_agent():\n    import requests\n", "imports 'requests'"),
+        ("import numba\ndef make_agent(): pass\n", "imports 'numba'"),  # an accelerator, but not optional
         ("import tournament.game\ndef make_agent(): pass\n", "imports 'tournament.game'"),
         ("from fakeagents import resources\nNAME = 'w'\nresources.read(NAME)\n", "string literal"),
         ("from fakeagents import resources\nresources.DATA_DIR\n", "offers only read"),

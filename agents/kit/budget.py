@@ -19,8 +19,9 @@ drawn from the bank (a file that sleeps 3 s at import has 59 s of bank left afte
 too. So :func:`move_budget` gives the first move what it gives any other; the ``reserve`` of the bank
 it never spends is what pays for a slow load.
 
-:func:`collector_paused` keeps Python's garbage collector off while a move thinks: a collection in
-the middle of a search would stall the clock.
+:func:`charged` is the clock left after work done once before a move's search (compiling the
+solver at the first move). :func:`collector_paused` keeps Python's garbage collector off while a
+move thinks: a collection in the middle of a search would stall the clock.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 
 from agents.kit.clock import Clock
 
-__all__ = ["Budget", "collector_paused", "move_budget"]
+__all__ = ["Budget", "charged", "collector_paused", "move_budget"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,15 @@ def move_budget(
     extra = min(extra, max(0.0, longest - clock.act_timeout))
     moved = min(extra, 0.5 * base) if bank_fallback else 0.0
     return Budget(solve=0.5 * base + extra - moved, total=base, fallback=0.5 * base + moved)
+
+
+def charged(clock: Clock, seconds: float) -> Clock:
+    """``clock`` after ``seconds`` spent before the move's search began (compiling the solver at the
+    first move, :meth:`agents.kit.solved.SolvedPositions.prepare`), all drawn from the overage bank
+    (never below 0): the search then gets its whole budget from the moment it starts, so a move
+    that compiles takes at most ``seconds`` more than any other, and since the whole of ``seconds``
+    is taken from the bank rather than from ``actTimeout`` first, the bank is never overdrawn."""
+    return Clock(clock.act_timeout, max(0.0, clock.overage - max(0.0, seconds)))
 
 
 @contextmanager

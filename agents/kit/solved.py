@@ -10,11 +10,12 @@ positions it holds and the solver the rest, with at most :data:`EXACT_EMPTY_LIMI
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from agents.engine.board import Board, Geometry
 from agents.engine.book import book_move
-from agents.engine.solver import Solver
+from agents.engine.solver import Solver, warm_up
 
 __all__ = ["EXACT_EMPTY_LIMIT", "TABLE_LIMIT", "SolvedPositions", "Solution"]
 
@@ -51,6 +52,20 @@ class SolvedPositions:
         self.book = book
         self.exact = exact
         self._solvers: dict[Geometry, Solver] = {}
+        self._prepared = False
+
+    def prepare(self) -> float:
+        """Compile the solver's kernel (:func:`agents.engine.solver.warm_up`) at the player's first
+        move, before its search: the seconds it took, 0.0 when there was nothing to do (the solver
+        off, a later move, or a kernel this process already holds). The player charges them to the
+        first move's overage bank (:func:`agents.kit.budget.charged`), so that the compile never eats
+        the move's own solving time, and no later move compiles."""
+        if self._prepared or not self.exact:
+            return 0.0
+        self._prepared = True
+        began = time.perf_counter()
+        warm_up()
+        return time.perf_counter() - began
 
     def choose(self, board: Board, deadline: float, refine_deadline: float | None = None) -> Solution:
         """A perfect move for ``board`` (game on, no move winning at once), or what is left to search.

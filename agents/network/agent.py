@@ -25,7 +25,9 @@
 Time: ``actTimeout`` minus :data:`PUCT_MARGIN` a move, or ``seconds`` when given, plus the share of
 the overage bank :func:`agents.kit.budget.move_budget` lets exact solving draw, up to :data:`LONGEST`
 seconds a move. After a failed solve PUCT gets the whole move (``bank_fallback``): the bank, not half
-of PUCT's time, pays for exact solving.
+of PUCT's time, pays for exact solving. The first move compiles the solver's kernel before it
+searches, drawn from the bank (:meth:`agents.kit.solved.SolvedPositions.prepare`; in a built file
+where numba imports, seconds); PUCT stays numpy.
 
 Weights: ``agents/data/network.npz`` read through :func:`agents.resources.read` (float16, converted
 to float32); see ``agents/data/network.md`` for how they were made. The network knows only the board
@@ -48,7 +50,7 @@ from agents.engine.board import Board, geometry
 from agents.engine.puct import Puct, cached
 from agents.engine.search import Search
 from agents.kit.adapter import agent_factory
-from agents.kit.budget import collector_paused, move_budget
+from agents.kit.budget import charged, collector_paused, move_budget
 from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.kit.solved import SolvedPositions
@@ -233,6 +235,8 @@ class Network:
             raise ValueError("the game is already over")
         weights = _shipped_weights() if self.weights is None else self.weights
         with collector_paused():
+            if self.search == "puct" and (spent := self._solved.prepare()) > 0.0:
+                clock, start = charged(clock, spent), time.perf_counter()
             return self._choose(weights, board, clock, start)
 
     def _choose(

@@ -23,6 +23,9 @@ Python API: :func:`solve`, :func:`analyse`, :class:`Solver`. The command line is
 
 from __future__ import annotations
 
+import functools
+import sys
+import time
 from collections.abc import Iterable
 
 from agents.engine.solver.core import FAST_TABLE_BITS, Solution, Solver
@@ -31,6 +34,7 @@ from agents.engine.solver.position import move_order, parse_position
 
 __all__ = [
     "FAST_TABLE_BITS",
+    "SAYS",
     "SearchAborted",
     "Solution",
     "Solver",
@@ -52,15 +56,42 @@ def _default(rows: int, columns: int, inarow: int) -> Solver:
     return _default_solvers[key]
 
 
-def warm_up() -> None:
-    """Compile the solver's numba kernel in this process now (:func:`agents.engine.solver.fast.warm_up`),
-    so that processes forked from it never compile it; nothing where numba does not import (a
-    single-file submission searches in pure Python)."""
+@functools.cache
+def warm_up() -> bool:
+    """Have the solver's numba kernel compiled in this process now
+    (:func:`agents.engine.solver.fast.warm_up`), so that no search compiles it later and processes
+    forked from this one never do. Once a process: later calls return the first answer at once.
+
+    True when the compiled kernel is ready. False where numba does not import (a single-file
+    submission on a machine without it) or compiling fails: :class:`Solver` then searches with the
+    pure-Python kernel, and this is said once, on stderr, in a line starting with :data:`SAYS`. A
+    kernel compiled in memory (a single-file submission: :data:`agents.engine.solver.fast.CACHE` is
+    off) is said there too, with the seconds it took; the package, which loads it from numba's
+    cache, says nothing (``connectx check`` reads these lines from Kaggle's logs of the file)."""
+    began, cpu = time.perf_counter(), time.process_time()
     try:
-        from agents.engine.solver.fast import warm_up as compile_kernel
-    except ImportError:
-        return
-    compile_kernel()
+        from agents.engine.solver import fast
+    except ImportError as error:
+        return _say(False, f"numba does not import ({type(error).__name__}: {error})")
+    try:
+        fast.warm_up()
+    except Exception as error:  # noqa: BLE001 - any failure of the compiler: the pure-Python kernel plays on
+        return _say(False, f"compiling it failed ({type(error).__name__}: {error})")
+    if not fast.CACHE:
+        version = getattr(sys.modules.get("numba"), "__version__", "?")
+        seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
+        _say(True, f"compiled in {seconds:.2f} s ({cpu:.2f} s of CPU) with numba {version}")
+    return True
+
+
+SAYS = "connectx solver:"
+"""How :func:`warm_up`'s line on stderr starts."""
+
+
+def _say(compiled: bool, what: str) -> bool:
+    search = "searching compiled" if compiled else "searching in pure Python, no compiled kernel"
+    print(f"{SAYS} {search}: {what}", file=sys.stderr, flush=True)
+    return compiled
 
 
 def solve(

@@ -252,10 +252,15 @@ class Solver:
 
 def _fast_solver(geo: Geometry) -> Any:  # FastSolver | None: naming it unguarded, a build would need numba
     """A :class:`~agents.engine.solver.fast.FastSolver` with :data:`FAST_TABLE_BITS`, or None where
-    numba does not import (a single-file submission) or the geometry is not one it plays."""
+    the compiled kernel is not available (:func:`agents.engine.solver.warm_up`, which compiles it
+    once a process: numba missing or compiling failed) or the geometry is not one it plays."""
+    from agents.engine.solver import warm_up
+
+    if not warm_up():
+        return None
     try:
         from agents.engine.solver.fast import FastSolver
-    except ImportError:
+    except ImportError:  # pragma: no cover - warm_up imported it
         return None
     try:
         return FastSolver(geo.rows, geo.columns, geo.inarow, table_bits=FAST_TABLE_BITS)

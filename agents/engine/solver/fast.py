@@ -11,9 +11,12 @@ positions past them.
 
 :class:`agents.engine.solver.Solver` hands it those searches wherever numba imports (a dependency of
 the package; the first use in a process loads the compiled code from numba's cache, about 0.5 s,
-or compiles it, a few seconds, the first time ever). A single-file submission does not carry it
-(the builder leaves out modules that need more than numpy), so there the pure-Python kernel runs.
-Offline work (opening book, training data, benchmarks) uses it directly.
+or compiles it, a few seconds, the first time ever). A single-file submission carries this module
+verbatim (:data:`submissions.inline.ACCELERATORS`): where numba imports, as on Kaggle's image, it
+compiles the kernel in memory at the agent's first move (:func:`agents.engine.solver.warm_up`); its
+modules name no file on disk, so numba's cache is off there (:data:`CACHE`) and nothing is written
+beside the file. Where numba does not import, the pure-Python kernel runs. Offline work (opening
+book, training data, benchmarks) uses it directly.
 
 ``_negamax`` is one long function on purpose, as is the pure-Python kernel: a call of a compiled
 function costs reference counting for each array argument (the comment in ``_negamax`` measures it),
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 from typing import Any
 
@@ -41,6 +45,13 @@ from agents.engine.solver.kernel import SearchAborted
 __all__ = ["FastSolver", "warm_up"]
 
 _U = np.uint64
+
+CACHE = os.path.isfile(__file__)
+"""numba caches the compiled kernel beside this module's source file (``__pycache__``) when there is
+one. A built submission's modules have pseudo file names (:mod:`submissions.runtime`), for which
+numba's ``cache=True`` finds no place and raises as the function is decorated (it needs the source
+file, and a folder it can write: numba issues #4908, #5566): there the kernel compiles in memory,
+once a process."""
 
 CLOCK_EVERY = 1 << 12
 """The compiled search reads the clock once every this many nodes (about 0.5 ms on an idle core)."""
@@ -72,7 +83,7 @@ def _clock_gettime_ns(typingctx: Any, clock_id: Any) -> Any:
 _clock_ns: Any = intrinsic(_clock_gettime_ns)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _popcount(x: np.uint64) -> np.int64:
     x = x - ((x >> _U(1)) & _U(0x5555555555555555))
     x = (x & _U(0x3333333333333333)) + ((x >> _U(2)) & _U(0x3333333333333333))
@@ -80,7 +91,7 @@ def _popcount(x: np.uint64) -> np.int64:
     return np.int64((x * _U(0x0101010101010101)) >> _U(56))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
     """Cells completing four in a row with ``p`` (same formula as ``agents.engine.lines.wins_function``)."""
     x = p & (p >> _U(1))
@@ -97,7 +108,7 @@ def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
     return r & board
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _negamax(
     cur: np.uint64,
     msk: np.uint64,
@@ -199,7 +210,7 @@ def _negamax(
     return alpha
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _solve(
     cur: np.uint64,
     msk: np.uint64,
