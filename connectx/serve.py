@@ -3,9 +3,10 @@ the browser (:mod:`web`).
 
 The app (:func:`web.app.create_app`) runs on uvicorn in this process, which listens on ``--host``
 (127.0.0.1: this machine only) and ``--port`` (0: any free port) and prints the address. Agents' moves
-run in sandboxed processes of their own (:mod:`web.tables`); this process becomes their runner: it is
-not dumpable (:func:`tournament.sandbox.protect_runner`), and a child subreaper
-(:func:`tournament.sandbox.become_subreaper`) that kills whatever they leave.
+run in sandboxed processes of their own (:mod:`web.tables`), forked by zygotes that a fork server
+forks (:mod:`web.forkserver`), started first, before any of the server's objects or threads exist;
+this process becomes their runner: it is not dumpable (:func:`tournament.sandbox.protect_runner`),
+and a child subreaper (:func:`tournament.sandbox.become_subreaper`) that kills whatever is left.
 
 Ctrl-C (or SIGTERM) stops it: the agents thinking are stopped, the requests in flight answered, every
 board's processes and their temporary folders removed, and then anything left is killed
@@ -83,10 +84,8 @@ def _loopback(host: str) -> bool:
 
 def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx serve``: 0 once stopped (Ctrl-C, SIGTERM), 2 bad input or a port that cannot be had."""
-    import uvicorn
-
     from tournament import sandbox
-    from web.app import LOOPBACK, create_app
+    from web.forkserver import ForkServer
 
     check_ranges(args, parser, LIMITS)
     root: Path = args.dir
@@ -106,10 +105,17 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
             flush=True,
         )
-    app = create_app(root, agents=tuple(args.agents), hosts=LOOPBACK if loopback else None)
-    tables = app.state.server.tables
     sandbox.protect_runner()
     sandbox.become_subreaper()
+    forks = ForkServer.start()  # first: it holds nothing of the server (web.forkserver)
+
+    import uvicorn
+
+    from web.app import LOOPBACK, create_app
+
+    hosts = LOOPBACK if loopback else None
+    app = create_app(root, agents=tuple(args.agents), hosts=hosts, forks=forks)
+    tables = app.state.server.tables
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"serving {root.resolve()} at http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
@@ -126,6 +132,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         pass
     finally:
         tables.close_all()
+        forks.close()
         sandbox.kill_descendants()
         listener.close()
     print("stopped", flush=True)
