@@ -6,8 +6,10 @@ requests, and the state of every thread of it at that instant (a lock one of the
 the child, with no thread to release it, and the child's first collection runs finalizers of objects
 those threads were using). :class:`ForkServer` is forked once, before the server has built anything
 (``connectx serve`` starts it first; :func:`web.app.create_app` otherwise), and it is single-threaded.
-It imports the agents and compiles the solver itself (what the server's warm-up does for its own
-pages), then waits. On request it forks a zygote (:class:`tournament.sandbox.Zygote`), hands the
+What every host needs, the compiled solver and the agents imported with their default weights
+(:func:`prepare`), is made before it is forked (``connectx serve`` calls :func:`prepare` first,
+while it has a single thread: library state, none of the server's objects), or else by the fork
+server itself; then it waits. On request it forks a zygote (:class:`tournament.sandbox.Zygote`), hands the
 server the zygote's end of its socket and a pidfd of it over its own socket (``SCM_RIGHTS``), and
 forgets them: the server then talks to the zygote as a game process talks to its own
 (:class:`Zygote`). The fork server is the zygotes' parent and a child subreaper: it reaps each zygote
@@ -32,7 +34,7 @@ import time
 
 from tournament import sandbox
 
-__all__ = ["ANSWER", "ForkServer", "Zygote"]
+__all__ = ["ANSWER", "ForkServer", "Zygote", "prepare"]
 
 ANSWER = 30.0
 """Seconds the server waits at most for the fork server or a zygote to answer (a fork, a host)."""
@@ -164,7 +166,7 @@ def _serve(control: socket.socket) -> None:
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)  # the server's stdout is its user's terminal
     os.close(devnull)
-    _warm_up()
+    prepare()
     control.send(b"ready")
     zygotes: dict[int, int] = {}  # pidfd -> pid, of the zygotes alive
     while True:
@@ -199,9 +201,11 @@ def _serve(control: socket.socket) -> None:
     sandbox.kill_descendants()
 
 
-def _warm_up() -> None:
-    """Compile the solver and import every agent with its default weights, once, for every zygote and
-    host to come (as :meth:`web.server.Server.warm` does in the server)."""
+def prepare() -> None:
+    """Compile the solver (:func:`agents.engine.solver.warm_up`) and import every agent with its
+    default weights (:func:`agents.registry.parse_spec`), once in a process, so that no zygote or
+    host forked from it compiles or imports them again (and :meth:`web.server.Server.warm` finds
+    them done)."""
     from agents.engine.solver import warm_up
     from agents.registry import BUILTIN, parse_spec
 

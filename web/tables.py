@@ -51,7 +51,7 @@ EXPIRY = 180.0
 """Seconds without a sign of life after which a table is closed. The page pings every 20 s; a hidden
 tab's timers may run once a minute only (Chromium's intensive throttling), hence the margin."""
 
-STUCK = 1.0
+STUCK = 0.5
 """Seconds :meth:`Table.close` waits for a move to let go of the table before it kills the zygote."""
 
 MAX_TABLES = 32
