@@ -279,6 +279,28 @@ def test_a_host_of_the_board_holds_nothing_of_the_server_and_leaves_no_zombie(se
     assert _tree(server.pid) == {forkservers[0]: (server.pid, "S")}  # no <defunct> left, within 2 s
 
 
+def test_eight_boards_play_at_once(served):
+    server, url = served
+    tables = [_post(url + "api/tables", {})[1]["table"] for _ in range(8)]
+    answers: list[tuple[int, dict]] = []
+
+    def play(table: str) -> None:
+        for pos in ("", "44"):
+            answers.append(
+                _post(f"{url}api/tables/{table}/move", {"side": "negamax", "pos": pos, "time": 0.5})
+            )
+        _post(f"{url}api/tables/{table}/close", {})
+
+    players = [threading.Thread(target=play, args=(table,)) for table in tables]
+    for player in players:
+        player.start()
+    for player in players:
+        player.join(timeout=120)
+    assert len(answers) == 16 and all(status == 200 and a["forfeit"] is None for status, a in answers), (
+        answers
+    )
+
+
 def test_a_300_mib_body_is_refused_while_it_is_read(served):
     server, url = served
     host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
