@@ -28,6 +28,7 @@ from the tab (:mod:`web.saving`) takes its agents' times and its forfeit from he
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
 import secrets
@@ -305,9 +306,10 @@ class Tables:
             table.cancel()
 
     def close_all(self) -> None:
-        """Close every table (the server is stopping)."""
-        for table_id in self.ids():
-            self.close(table_id)
+        """Close every table (the server is stopping), several at once: each waits for its zygote to
+        clear up and exit."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="closing") as pool:
+            list(pool.map(self.close, self.ids()))
 
 
 def _kill(zygote: sandbox.Zygote) -> None:
