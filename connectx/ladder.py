@@ -50,6 +50,7 @@ from tournament.ladder import (
     same_board,
     validate,
 )
+from tournament.ladder.roster import ROSTER
 from tournament.openings import OpeningError, resolve
 from tournament.record import GameRecord
 from tournament.schedule import Settings
@@ -277,10 +278,10 @@ def _init(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )  # fmt: skip
     ladder = Ladder(args.ladder, toolkit=toolkit_version())
     backend = _backend(args, parser)
-    try:
-        known = ladder.roster()
-    except LadderError:
-        known = Roster()
+    try:  # a folder with no ladder yet is seeded; a ladder.json that cannot be read is refused
+        known = ladder.roster() if (Path(args.ladder) / ROSTER).exists() else Roster()
+    except LadderError as error:
+        parser.error(str(error))
     try:
         for candidate in candidates:
             if known.match(candidate) is None:

@@ -3,20 +3,22 @@ the browser (:mod:`web`).
 
 The app (:func:`web.app.create_app`) runs on uvicorn in this process, which listens on ``--host``
 (127.0.0.1: this machine only) and ``--port`` (0: any free port) and prints the address. Agents' moves
-run in sandboxed processes of their own (:mod:`web.tables`); this process becomes their runner: it is
-not dumpable (:func:`tournament.sandbox.protect_runner`), and a child subreaper
-(:func:`tournament.sandbox.become_subreaper`) that kills whatever they leave.
+run in sandboxed processes of their own (:mod:`web.tables`), forked by zygotes that a fork server
+forks (:mod:`web.forkserver`), started first, before any of the server's objects or threads exist;
+this process becomes their runner: it is not dumpable (:func:`tournament.sandbox.protect_runner`),
+and a child subreaper (:func:`tournament.sandbox.become_subreaper`) that kills whatever is left.
 
-Ctrl-C (or SIGTERM) stops it: the agents thinking are stopped, the requests in flight answered, every
-board's processes and their temporary folders removed, and then anything left is killed
-(:func:`tournament.sandbox.kill_descendants`); it exits with 0.
+Ctrl-C (or SIGTERM) stops it within seconds: the agents thinking are stopped, the requests in flight
+answered (those still running after 2 s are dropped), every board's processes and their temporary
+folders removed, and then anything left is killed (:func:`tournament.sandbox.kill_descendants`); it
+exits with 0 at once, without waiting for a worker thread still computing.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import ipaddress
+import os
 import socket
 import sys
 from pathlib import Path
@@ -83,10 +85,8 @@ def _loopback(host: str) -> bool:
 
 def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx serve``: 0 once stopped (Ctrl-C, SIGTERM), 2 bad input or a port that cannot be had."""
-    import uvicorn
-
     from tournament import sandbox
-    from web.app import LOOPBACK, create_app
+    from web.forkserver import ForkServer, prepare
 
     check_ranges(args, parser, LIMITS)
     root: Path = args.dir
@@ -106,28 +106,44 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
             flush=True,
         )
-    app = create_app(root, agents=tuple(args.agents), hosts=LOOPBACK if loopback else None)
-    tables = app.state.server.tables
-    sandbox.protect_runner()
-    sandbox.become_subreaper()
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"serving {root.resolve()} at http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+    sandbox.protect_runner()
+    sandbox.become_subreaper()
+    try:
+        prepare()  # the solver and the agents, once for the server and every host (pages wait meanwhile)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+        return 0
+    forks = ForkServer.start()  # before anything of the server exists, or a thread (web.forkserver)
+
+    import uvicorn
+
+    from web.app import LOOPBACK, create_app
+
+    hosts = LOOPBACK if loopback else None
+    app = create_app(root, agents=tuple(args.agents), hosts=hosts, forks=forks)
+    tables = app.state.server.tables
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             tables.cancel_all()  # the agents thinking stop, so that their requests end now
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     try:
         Server(config).run(sockets=[listener])
     except KeyboardInterrupt:  # uvicorn raises the signal again once it has shut down
         pass
     finally:
         tables.close_all()
+        forks.close()
         sandbox.kill_descendants()
         listener.close()
     print("stopped", flush=True)
-    gc.freeze()  # no collection at exit, which would walk the whole heap for seconds: the process ends
-    return 0
+    sys.stderr.flush()
+    # Ended here, not by returning: the interpreter's exit would join every worker thread, and one
+    # may be in the middle of a long computation (a position's scores, solved in Python up to the
+    # databases' depth) that nothing stops; the server has nothing left to save or remove.
+    os._exit(0)

@@ -4,6 +4,7 @@ games, and bad input refused in one line with nothing stored changed."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -165,3 +166,51 @@ def test_bad_input_is_one_line_exit_2_and_changes_nothing(seeded, tmp_path, caps
     assert error.count("\n") == 1 and error.startswith("connectx ladder") and message in error, error
     assert (seeded / "ladder.json").read_bytes() == roster and games(seeded) == stored
     assert not (seeded / "agents").exists()  # no file copied
+
+
+def _roster_with(seeded: Path, change) -> str:
+    """The seeded ladder's ``ladder.json`` with ``change(data)`` applied, as text."""
+    data = json.loads((seeded / "ladder.json").read_text())
+    change(data)
+    return json.dumps(data)
+
+
+MALFORMED = {
+    "a JSON list": lambda seeded: "[]",
+    "bad JSON": lambda seeded: '{"format": 1, "members": [',
+    "not UTF-8": lambda seeded: b"\xff\xfe{}".decode("latin-1"),
+    "nested 64,000 deep": lambda seeded: "[" * 32_000 + "]" * 32_000,
+    "no format": lambda seeded: _roster_with(seeded, lambda d: d.pop("format")),
+    "members an object": lambda seeded: _roster_with(seeded, lambda d: d.update(members={})),
+    "no sessions": lambda seeded: _roster_with(seeded, lambda d: d.pop("sessions")),
+    "a member a string": lambda seeded: _roster_with(seeded, lambda d: d["members"].__setitem__(0, "random")),
+    "a member without spec": lambda seeded: _roster_with(seeded, lambda d: d["members"][0].pop("spec")),
+    "a version as text": lambda seeded: _roster_with(seeded, lambda d: d["members"][0].update(version="1")),
+    "a spec a number": lambda seeded: _roster_with(seeded, lambda d: d["members"][1].update(spec=7)),
+    "files of numbers": lambda seeded: _roster_with(seeded, lambda d: d["members"][0].update(files=[1])),
+    "an unknown key": lambda seeded: _roster_with(seeded, lambda d: d["members"][0].update(colour="red")),
+    "a session of another kind": lambda seeded: _roster_with(
+        seeded, lambda d: d["sessions"][0].update(kind="x")
+    ),
+    "a session naming nobody": lambda seeded: _roster_with(
+        seeded, lambda d: d["sessions"][0].update(members=["nobody@1"])
+    ),
+    "ended as text": lambda seeded: _roster_with(seeded, lambda d: d["sessions"][0].update(ended="yes")),
+    "a member twice": lambda seeded: _roster_with(seeded, lambda d: d["members"].append(d["members"][0])),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_a_malformed_ladder_json_is_one_line_exit_2_and_changes_nothing(seeded, tmp_path, capsys, case):
+    ladder = copy(seeded, tmp_path / "ladder")
+    (ladder / "ladder.json").write_text(MALFORMED[case](seeded), encoding="latin-1")
+    roster, stored = (ladder / "ladder.json").read_bytes(), games(ladder)
+    for args in (["show"], ["add", "minimax:depth=1"], ["remove", "random"], ["init", "random", *BOARD]):
+        with pytest.raises(SystemExit) as exit_:
+            main(["ladder", *args, "--ladder", str(ladder)])
+        assert exit_.value.code == 2, args
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and error.startswith("connectx ladder") and "ladder.json" in error, (
+            error
+        )
+        assert (ladder / "ladder.json").read_bytes() == roster and games(ladder) == stored

@@ -96,7 +96,8 @@ def test_a_page_may_name_only_files_under_the_root_or_given_on_the_command_line(
     offered = [choice.spec for choice in specs.choices()]
     assert offered[:2] == ["random", "leftmost"] and "kaggle-negamax" in offered
     files = [spec for spec in offered if spec.endswith(".py")]
-    assert files == [str(outside / "given.py"), str(root / "mine" / "agent.py")]  # not the link out
+    assert files == [str(outside / "given.py"), "mine/agent.py"]  # not the link out; under DIR, from DIR
+    assert specs.check("mine/agent.py") == str(root / "mine" / "agent.py")  # read from DIR, written whole
 
 
 def test_a_table_plays_its_agents_in_hosts_judges_them_and_charges_their_bank(tmp_path):

@@ -93,6 +93,29 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def parent(pid: int) -> int:
+    """The parent of process ``pid`` (``proc(5)``), 0 once it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except OSError:
+        return 0
+
+
+def zombies(pid: int) -> set[int]:
+    """The children of ``pid`` and of its descendants that have ended and are not reaped."""
+    below = {pid, *descendants(pid)}
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if fields[0] == "Z" and int(fields[1]) in below:
+                found.add(int(entry))
+    return found
+
+
 def alive(pid: int) -> bool:
     """Whether process ``pid`` exists and is not a zombie."""
     try:
@@ -312,14 +335,12 @@ def test_two_tabs_play_at_once_and_closing_a_tab_ends_its_agents(browser, served
     for tab in tabs:
         tab.wait_for_function(f"{DISCS} === 2 && {MY_TURN_OR_OVER}")
     playing = descendants(server.pid) - before  # the two tables' zygotes and hosts
-    zygotes = {
-        pid
-        for pid in playing
-        if int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1]) == server.pid
-    }
-    assert len(zygotes) == 2
+    forkserver = {pid for pid in before if parent(pid) == server.pid}  # started first: web.forkserver
+    zygotes = {pid for pid in playing if parent(pid) in forkserver}
+    assert len(forkserver) == 1 and len(zygotes) == 2
     tabs[0].close(run_before_unload=True)
     until(lambda: len(zygotes & descendants(server.pid)) == 1)  # that tab's zygote and its hosts are gone
+    until(lambda: not zombies(server.pid), timeout=2)  # and reaped at once: no <defunct> stays
     left = descendants(server.pid) & playing
     click(tabs[1], 3)  # the other tab plays on
     tabs[1].wait_for_function(f"{DISCS} === 4 && {MY_TURN_OR_OVER}")

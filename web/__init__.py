@@ -13,11 +13,12 @@ styles in ``web/static`` (no build step; nothing is fetched from elsewhere):
 
 The JSON endpoints the pages call are :mod:`web.api`'s. Each tab's game has a table of its own
 (:mod:`web.tables`): an agent's move runs in a sandboxed host process, forked by the table's zygote,
-exactly as in a tournament (:mod:`tournament.sandbox`), and a finished game can be stored in a run
-(:mod:`web.saving`). Which agent specs a page may ask for, and which files it may name, is
-:mod:`web.specs`'; which paths under DIR it may read, :mod:`web.paths`'; what else a page sends is
-read by :mod:`web.inputs`. :mod:`web.app` puts it together, with what the pages share
-(:mod:`web.server`). ``docs/web.md`` is the user's guide.
+exactly as in a tournament (:mod:`tournament.sandbox`); the zygotes come from a fork server started
+before the server built anything (:mod:`web.forkserver`), so no host is a copy of the server; and a
+finished game can be stored in a run (:mod:`web.saving`). Which agent specs a page may ask for, and
+which files it may name, is :mod:`web.specs`'; which paths under DIR it may read, :mod:`web.paths`';
+what else a page sends is read by :mod:`web.inputs`. :mod:`web.app` puts it together, with what the
+pages share (:mod:`web.server`). ``docs/web.md`` is the user's guide.
 
 Nothing here counts, rates, judges or solves: the figures come from :mod:`reports` (stats, the
 report's sections and figures), the scores from the exact-value layer (:mod:`agents.engine.solver`

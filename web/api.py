@@ -1,6 +1,7 @@
 """The JSON endpoints the pages call. Every refusal is ``{"error": sentence}`` with its status: 400 a
 bad value, 404 nothing there, 409 a move cancelled, 410 a table that is closed (the page opens
-another), 415 a body that is not JSON, 503 the server cannot take one more board.
+another), 413 a body longer than :data:`MAX_BODY`, 415 a body that is not JSON, 503 the server cannot
+take one more board.
 
 * ``GET /api/scores?pos=4453``: the perfect-play score of every column and its words
   (:mod:`reports.exact`: ``scores``, ``words``), or why there are none (``reason``).
@@ -163,7 +164,7 @@ async def save(request: Request) -> Response:
         opening = inputs.integer(body, "opening", 0)
         seconds = body.get("seconds", [])
         if not isinstance(seconds, list) or not all(
-            isinstance(s, int | float) and not isinstance(s, bool) for s in seconds
+            isinstance(s, int | float) and not isinstance(s, bool) and -1e9 < s < 1e9 for s in seconds
         ):
             raise inputs.BadInput("seconds must be a list of numbers, one a move after the opening")
         game = saving.Game(
@@ -197,16 +198,26 @@ def _table(request: Request) -> Table:
 
 async def _body(request: Request) -> dict[str, Any]:
     """The request's JSON object (``{}`` for an empty body); 415 unless it is sent as
-    ``application/json``, 400 when it is not a JSON object or longer than :data:`MAX_BODY`."""
+    ``application/json``, 413 when it is longer than :data:`MAX_BODY` (said by its
+    ``Content-Length``, or found while it is read: no more than that is ever held), 400 when it is
+    not a JSON object (nested too deep included)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise HTTPException(415, "send JSON, with Content-Type: application/json")
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise HTTPException(400, f"the request is longer than {MAX_BODY} bytes")
+    too_long = HTTPException(413, f"the request is longer than {MAX_BODY} bytes, the most this server reads")
+    declared = request.headers.get("content-length", "0")
+    if not declared.isdecimal() or len(declared) > 12 or int(declared) > MAX_BODY:
+        raise too_long
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise too_long
     try:
         body = json.loads(raw) if raw.strip() else {}
     except (ValueError, UnicodeDecodeError):
         raise HTTPException(400, "the request is not valid JSON") from None
+    except RecursionError:
+        raise HTTPException(400, "the request's JSON is nested too deep") from None
     if not isinstance(body, dict):
         raise HTTPException(400, "the request must be a JSON object")
     return body

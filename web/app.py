@@ -2,12 +2,12 @@
 (:mod:`web.api`) and the package's static files together on Starlette, with what they share, a
 :class:`web.server.Server`.
 
-Starting: the app answers at once; meanwhile a thread compiles the solver's numba kernel
-(:func:`agents.engine.solver.warm_up`), so that no zygote forked later compiles it, imports every agent
-with its default weights and reads the solved databases, then solves the empty board
-(:meth:`web.server.Server.warm`). A table forks its zygote only once all the imports are done
-(:attr:`web.server.Server.ready`): a fork while another thread compiles or imports could leave the
-child holding a lock that no thread of its own will release.
+Starting: the tables' zygotes come from a fork server (:mod:`web.forkserver`), which ``connectx
+serve`` starts before anything else and passes in (else the app starts one as it starts), so that no
+agent's host is a copy of the server. The app answers at once; meanwhile a thread compiles the
+solver's numba kernel (:func:`agents.engine.solver.warm_up`), imports every agent with its default
+weights and reads the solved databases, then solves the empty board (:meth:`web.server.Server.warm`);
+a table is opened once the imports are done (:attr:`web.server.Server.ready`).
 
 Safety: only the hosts in ``hosts`` are answered (Starlette's ``TrustedHostMiddleware``), so a page
 of another site that a DNS name rebinds to 127.0.0.1 gets HTTP 400; the JSON endpoints that act take
@@ -30,6 +30,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from web import api, pages
+from web.forkserver import ForkServer
 from web.runs import Runs
 from web.server import Server
 from web.specs import Specs
@@ -47,23 +48,29 @@ def create_app(
     agents: Sequence[Path] = (),
     hosts: Sequence[str] | None = LOOPBACK,
     expiry: float = EXPIRY,
+    forks: ForkServer | None = None,
 ) -> Starlette:
     """The app serving the runs in ``root`` (an existing folder), offering its ``.py`` files and
     ``agents`` to play on the board. ``hosts``: the Host names answered (None: any, for a server
-    bound to another address); ``expiry``: seconds after which a silent tab's table is closed.
-    ``app.state.server`` is its :class:`Server`."""
+    bound to another address); ``expiry``: seconds after which a silent tab's table is closed;
+    ``forks``: the fork server of the tables' zygotes (None: one started with the app), which the app
+    closes when it stops. ``app.state.server`` is its :class:`Server`."""
     root = root.resolve()
-    server = Server(root, Specs(root, tuple(agents)), Runs(root), tables=Tables(expiry=expiry))
+    tables = Tables(expiry=expiry, forks=forks)
+    server = Server(root, Specs(root, tuple(agents)), Runs(root), tables=tables)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if tables.forks is None:
+            tables.forks = ForkServer.start()
         threading.Thread(target=server.warm, name="warm-up", daemon=True).start()
-        expiring = asyncio.create_task(_expire(server.tables, min(15.0, expiry / 4)))
+        expiring = asyncio.create_task(_expire(tables, min(15.0, expiry / 4)))
         try:
             yield
         finally:
             expiring.cancel()
-            await asyncio.to_thread(server.tables.close_all)
+            await asyncio.to_thread(tables.close_all)
+            await asyncio.to_thread(tables.forks.close)
 
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))] if hosts is not None else []
     static = StaticFiles(packages=[("web", "static")])

@@ -49,7 +49,7 @@ def integer(values: Mapping[str, Any], name: str, default: int) -> int:
         return default
     if isinstance(raw, int) and not isinstance(raw, bool):
         return raw
-    if isinstance(raw, str) and raw.strip().lstrip("+-").isdecimal():
+    if isinstance(raw, str) and len(raw) <= 20 and raw.strip().lstrip("+-").isdecimal():
         return int(raw)
     raise BadInput(f"{name} must be a whole number, got {str(raw)[:40]!r}")
 
@@ -64,7 +64,7 @@ def real(values: Mapping[str, Any], name: str, default: float) -> float:
         if isinstance(raw, bool) or not isinstance(raw, str | int | float):
             raise ValueError
         value = float(raw)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise BadInput(f"{name} must be a number, got {str(raw)[:40]!r}") from None
     if not math.isfinite(value):
         raise BadInput(f"{name} must be a finite number, got {str(raw)[:40]!r}")

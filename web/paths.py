@@ -14,6 +14,10 @@ from pathlib import Path, PurePosixPath
 __all__ = ["Refused", "inside"]
 
 
+MAX_NAME = 1024
+"""The longest name taken, in characters (a part of it: 255 bytes, the longest file name)."""
+
+
 class Refused(ValueError):
     """A name that leads outside DIR, or is not a name at all; the message says which, in one line."""
 
@@ -33,7 +37,9 @@ def inside(root: Path, name: str) -> Path:
     """
     parts = PurePosixPath(name).parts
     if not name or "\0" in name or "\\" in name or PurePosixPath(name).is_absolute() or ".." in parts:
-        raise Refused(f"{name!r} is not a path inside the served folder")
+        raise Refused(f"{name[:80]!r} is not a path inside the served folder")
+    if len(name) > MAX_NAME or any(len(part.encode()) > 255 for part in parts):
+        raise Refused(f"{name[:80]!r}... is too long to name a file in the served folder")
     path = root.joinpath(*parts).resolve()
     if not path.is_relative_to(root):
         raise Refused(f"{name!r} leads outside the served folder")

@@ -56,8 +56,8 @@ class Server:
     def warm(self) -> None:
         """Everything a page would otherwise wait for, done once at start (see :mod:`web.app`):
         compile the solver (:func:`agents.engine.solver.warm_up`), import every agent and read its
-        default weights (so that hosts forked later inherit them, :func:`agents.registry.parse_spec`),
-        read the databases; then set :attr:`ready`, since nothing is imported after it, and solve the
+        default weights (checking a spec builds its agent: :func:`agents.registry.parse_spec`), read
+        the databases; then set :attr:`ready`, since nothing is imported after it, and solve the
         empty board (:meth:`reports.exact.ExactScores.warm`)."""
         try:
             warm_up()

@@ -5,10 +5,11 @@ page sends a beacon when it is hidden for good (``pagehide``), and a table that 
 for :data:`EXPIRY` seconds is closed anyway (:meth:`Tables.expire`: a tab that crashed, a lost beacon).
 
 An agent's move runs where a tournament's does. The table has a zygote of its own
-(:class:`tournament.sandbox.Zygote`, forked from the server once the solver is compiled), which
-forks each agent's host; the host loads the agent, confines itself and answers through
-:class:`tournament.sandbox.AgentProcess`, the referee's proxy, so a user's file never runs in the
-server. Its answer is judged by Kaggle's rules (:func:`tournament.rules.rule_on`): a column, or a
+(:class:`tournament.sandbox.Zygote`), forked by the server's fork server (:mod:`web.forkserver`),
+a clean process started before the server built anything, so that no host holds a copy of the
+server's objects; the zygote forks each agent's host; the host loads the agent, confines itself and
+answers through :class:`tournament.sandbox.AgentProcess`, the referee's proxy, so a user's file never
+runs in the server. Its answer is judged by Kaggle's rules (:func:`tournament.rules.rule_on`): a column, or a
 forfeit (INVALID, TIMEOUT, ERROR) in the tournament's words. Each agent has ``actTimeout`` and an
 overage bank of Kaggle's 60 s, drawn on by the moves of the line on the board (so undoing a slow move
 gives its time back), as ``connectx play`` charges it. Where the server runs as root, the table claims
@@ -16,9 +17,10 @@ a game slot of its own (:func:`tournament.sandbox.claim_slots`), so that its age
 other game on the machine has.
 
 Changing an agent, a forfeit, cancelling a move (undo, a new game while an agent thinks) and closing
-the table end its hosts: the zygote is killed, and its hosts with it; the server, a child subreaper
-(:func:`tournament.sandbox.become_subreaper`), then kills and reaps whatever they left. The next move
-forks a fresh zygote.
+the table end its hosts: the zygote is closed, and its hosts with it; the fork server, their parent,
+kills and reaps whatever they left. The next move forks a fresh zygote. No wait of a table has no end:
+the fork server and the zygote answer within :data:`web.forkserver.ANSWER` seconds or the move fails,
+and closing a table whose move is stuck kills its zygote, which ends the move at once.
 
 The table keeps the time of every move its agents made and every forfeit, by position: a game saved
 from the tab (:mod:`web.saving`) takes its agents' times and its forfeit from here, not from the page.
@@ -26,6 +28,7 @@ from the tab (:mod:`web.saving`) takes its agents' times and its forfeit from he
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
 import secrets
@@ -41,6 +44,7 @@ from agents.kit.clock import DEFAULT_OVERAGE, Clock
 from tournament import sandbox
 from tournament.record import Forfeit
 from tournament.rules import rule_on
+from web.forkserver import ForkServer, Zygote
 
 __all__ = ["EXPIRY", "MAX_TABLES", "Cancelled", "Closed", "Reply", "Table", "Tables"]
 
@@ -48,15 +52,15 @@ EXPIRY = 180.0
 """Seconds without a sign of life after which a table is closed. The page pings every 20 s; a hidden
 tab's timers may run once a minute only (Chromium's intensive throttling), hence the margin."""
 
+STUCK = 0.5
+"""Seconds :meth:`Table.close` waits for a move to let go of the table before it kills the zygote."""
+
 MAX_TABLES = 32
 """Tables open at once; one more is refused (each holds a zygote and up to two agents)."""
 
 Key = tuple[int, int, int, float, int, str]
 """What a move's time is kept under, with the moves before it: rows, columns, inarow, actTimeout,
 the agent's mark, its spec."""
-
-_forking = threading.Lock()
-"""Held while a zygote is forked: one fork at a time from the server's threads."""
 
 
 class Cancelled(Exception):  # noqa: N818 - an event, like the tournament's statuses
@@ -85,14 +89,20 @@ def _key(board: Board, act_timeout: float, spec: str) -> Key:
 
 class Table:
     """One tab's game (module docstring). ``seed`` seeds its agents as a tournament game's seed
-    does; ``slot`` is its game slot (it picks the agents' users when the server is root); ``reap``
-    reaps what a closed zygote left (:meth:`Tables.close`)."""
+    does; ``slot`` is its game slot (it picks the agents' users when the server is root);
+    ``zygotes`` makes its zygote (:meth:`web.forkserver.ForkServer.zygote`; by default one forked
+    from this process, for a caller with a single thread)."""
 
     def __init__(
-        self, table_id: str, seed: int, slot: int = 0, *, reap: Callable[[], None] = lambda: None
+        self,
+        table_id: str,
+        seed: int,
+        slot: int = 0,
+        *,
+        zygotes: Callable[[], sandbox.Zygote] = sandbox.Zygote,
     ) -> None:
         self.id, self.seed, self.slot = table_id, seed, slot
-        self._reap = reap
+        self._zygotes = zygotes
         self.touched = time.monotonic()
         self.closed = False
         self._lock = threading.Lock()
@@ -182,12 +192,20 @@ class Table:
         return zygote.pid if zygote is not None else 0
 
     def close(self) -> None:
-        """End the table: a move being thought is cancelled, then the zygote and every host go (the
-        hosts left orphans are the server's to reap: :meth:`Tables.close`)."""
+        """End the table: a move being thought is cancelled, then the zygote and every host go. A
+        move still holding the table after :data:`STUCK` seconds (waiting for its zygote) is ended by
+        killing the zygote."""
         self.closed = True
         self.cancel()
-        with self._lock:
+        if not self._lock.acquire(timeout=STUCK):
+            zygote = self._zygote
+            if zygote is not None:
+                _kill(zygote)
+            self._lock.acquire()
+        try:
             self._end_hosts()
+        finally:
+            self._lock.release()
 
     def _seat(self, spec: str, mark: int) -> sandbox.AgentProcess:
         """The host of ``spec`` playing ``mark``: the one there, else a new one (a seat whose agent
@@ -198,8 +216,7 @@ class Table:
         if seated is not None:
             self._end_hosts()
         if self._zygote is None or not self._zygote.alive():
-            with _forking:
-                self._zygote = sandbox.Zygote()
+            self._zygote = self._zygotes()
         proxy = sandbox.AgentProcess(
             spec, mark, seed=self.seed + mark, global_seed=self.seed, slot=self.slot, zygote=self._zygote
         )
@@ -207,7 +224,7 @@ class Table:
         return proxy
 
     def _end_hosts(self) -> None:
-        """Kill every host of the table with its zygote, and have the server reap what they leave; the
+        """Kill every host of the table and close its zygote (its parent reaps what they leave); the
         next move forks a fresh zygote. (Not :meth:`Zygote.clear`: called again before the caller has
         taken the hosts the last call asked for, it kills those hosts too.)"""
         for _, proxy in self._seats.values():
@@ -216,15 +233,18 @@ class Table:
         if self._zygote is not None:
             self._zygote.close()
             self._zygote = None
-            self._reap()
 
 
 class Tables:
     """The open tables, by id (an unguessable token). Where the server is root, each claims a game
-    slot for as long as it is open (:func:`tournament.sandbox.claim_slots`)."""
+    slot for as long as it is open (:func:`tournament.sandbox.claim_slots`). Their zygotes come from
+    :attr:`forks`, a :class:`web.forkserver.ForkServer` (while None, they are forked from this
+    process)."""
 
-    def __init__(self, *, expiry: float = EXPIRY, limit: int = MAX_TABLES) -> None:
-        self.expiry, self.limit = expiry, limit
+    def __init__(
+        self, *, expiry: float = EXPIRY, limit: int = MAX_TABLES, forks: ForkServer | None = None
+    ) -> None:
+        self.expiry, self.limit, self.forks = expiry, limit, forks
         self._lock = threading.Lock()
         self._tables: dict[str, Table] = {}
         self._slots: dict[str, contextlib.ExitStack] = {}
@@ -240,7 +260,8 @@ class Tables:
                 )
             stack = contextlib.ExitStack()
             slot = stack.enter_context(_slot()) if sandbox.isolating() else 0
-            table = Table(secrets.token_urlsafe(12), secrets.randbits(32), slot, reap=self._reap)
+            zygotes = self.forks.zygote if self.forks is not None else sandbox.Zygote
+            table = Table(secrets.token_urlsafe(12), secrets.randbits(32), slot, zygotes=zygotes)
             self._tables[table.id] = table
             self._slots[table.id] = stack
         return table
@@ -264,15 +285,6 @@ class Tables:
             stack.close()
         return True
 
-    def _reap(self) -> None:
-        """Kill and reap the processes a closed table's zygote left to the server, a child subreaper
-        (its blank hosts, re-parented here, die with it): every child but the zygotes of the open
-        tables (:func:`tournament.sandbox.kill_descendants`). No zygote is forked meanwhile."""
-        with _forking:
-            with self._lock:
-                spare = {table.zygote for table in self._tables.values()} - {0}
-            sandbox.kill_descendants(spare=spare)
-
     def expire(self, now: Callable[[], float] = time.monotonic) -> list[str]:
         """Close the tables that have had no sign of life for :attr:`expiry` seconds; their ids."""
         moment = now()
@@ -294,9 +306,19 @@ class Tables:
             table.cancel()
 
     def close_all(self) -> None:
-        """Close every table (the server is stopping)."""
-        for table_id in self.ids():
-            self.close(table_id)
+        """Close every table (the server is stopping), several at once: each waits for its zygote to
+        clear up and exit."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="closing") as pool:
+            list(pool.map(self.close, self.ids()))
+
+
+def _kill(zygote: sandbox.Zygote) -> None:
+    """Kill ``zygote`` now, its hosts with it (no wait: its closing reaps it)."""
+    if isinstance(zygote, Zygote):
+        zygote.kill()
+    elif zygote.pid:  # this process's child, not reaped before it is closed: its pid is its own
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(zygote.pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager

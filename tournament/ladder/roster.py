@@ -31,6 +31,7 @@ import inspect
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,14 +139,24 @@ class Roster:
             )
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("format") != FORMAT:
-                raise LadderError(f"{path} is of layout {data.get('format')!r}; this toolkit reads {FORMAT}")
-            members = tuple(Member(**{**m, "files": tuple(m["files"])}) for m in data["members"])
-            sessions = tuple(Session(**{**s, "members": tuple(s["members"])}) for s in data["sessions"])
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            if isinstance(error, LadderError):
-                raise
-            raise LadderError(f"cannot read {path}: {error}") from None
+        except (OSError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
+            reason = "nested too deep" if isinstance(error, RecursionError) else str(error)
+            raise LadderError(f"cannot read {path}: {reason}") from None
+        if not isinstance(data, dict):
+            raise LadderError(
+                f"{path} is not a ladder's roster: it holds a JSON {_json_kind(data)}, not an object"
+            )
+        if data.get("format") != FORMAT:
+            raise LadderError(
+                f"{path} is of layout {str(data.get('format'))[:40]!r}; this toolkit reads {FORMAT}"
+            )
+        members = tuple(
+            _entry(Member, raw, f"members[{i}]", path) for i, raw in _listed(data, "members", path)
+        )
+        sessions = tuple(
+            _entry(Session, raw, f"sessions[{i}]", path) for i, raw in _listed(data, "sessions", path)
+        )
+        _check_references(members, sessions, path)
         return cls(members, sessions)
 
     def save(self, directory: Path) -> None:
@@ -230,6 +241,73 @@ class Roster:
         ):
             return dataclasses.replace(self, sessions=(*self.sessions[:-1], session))
         return dataclasses.replace(self, sessions=(*self.sessions, session))
+
+
+_TEXT = (lambda v: isinstance(v, str), "a string")
+_WHOLE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number, 0 or more")
+_TEXTS = (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
+_KINDS: dict[type, dict[str, tuple[Callable[[Any], bool], str]]] = {
+    Member: {
+        "name": _TEXT, "version": _WHOLE, "identity": _TEXT, "spec": _TEXT, "files": _TEXTS, "added": _TEXT,
+        "retired": (lambda v: v is None or isinstance(v, str), "a string or null"), "toolkit": _TEXT,
+    },
+    Session: {
+        "kind": (lambda v: v in ("seed", "add"), '"seed" or "add"'), "members": _TEXTS, "first_pair": _WHOLE,
+        "pairs": _WHOLE, "started": _TEXT, "ended": (lambda v: isinstance(v, bool), "true or false"),
+    },
+}  # fmt: skip
+"""What each field of a roster's entry holds in ``ladder.json``: a check and its description."""
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(type(value), "number")
+
+
+def _listed(data: dict[str, Any], key: str, path: Path) -> list[tuple[int, Any]]:
+    """The entries of ``data[key]``, numbered; :class:`LadderError` unless it is a JSON list."""
+    if not isinstance(data.get(key), list):
+        raise LadderError(f"{path} is not a ladder's roster: {key!r} must be a list")
+    return list(enumerate(data[key]))
+
+
+def _entry(cls: type[Any], raw: Any, where: str, path: Path) -> Any:
+    """The :class:`Member` or :class:`Session` the JSON object ``raw`` describes, its fields checked
+    (:data:`_KINDS`); :class:`LadderError` naming ``where`` (``members[2]``) and what is wrong."""
+    refused = f"{path} is not a ladder's roster: {where}"
+    if not isinstance(raw, dict):
+        raise LadderError(f"{refused} must be a JSON object, not a {_json_kind(raw)}")
+    kinds = _KINDS[cls]
+    for key in raw:
+        if key not in kinds:
+            raise LadderError(f"{refused} has an unknown key {str(key)[:40]!r}")
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):
+        if field.name not in raw:
+            if field.default is dataclasses.MISSING:
+                raise LadderError(f"{refused} has no {field.name!r}")
+            continue
+        value = raw[field.name]
+        fits, wanted = kinds[field.name]
+        if not fits(value):
+            shown = f"a {_json_kind(value)}" if isinstance(value, list | dict) else json.dumps(value)[:40]
+            raise LadderError(f"{refused}.{field.name} must be {wanted}, got {shown}")
+        values[field.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)
+
+
+def _check_references(members: tuple[Member, ...], sessions: tuple[Session, ...], path: Path) -> None:
+    """:class:`LadderError` when two members share an id or a session names a member not in the roster."""
+    ids = [member.id for member in members]
+    for index, session in enumerate(sessions):
+        for name in session.members:
+            if name not in ids:
+                raise LadderError(
+                    f"{path} is not a ladder's roster: sessions[{index}] names {name!r}, no member"
+                )
+    doubled = sorted({i for i in ids if ids.count(i) > 1})
+    if doubled:
+        raise LadderError(f"{path} is not a ladder's roster: {doubled[0]} is listed twice")
 
 
 def identify(text: str, name: str | None = None) -> Candidate:
