@@ -102,12 +102,13 @@ def run_games(
 ) -> Generator[Finished, None, None]:
     """Play ``tasks`` with at most ``workers`` games at once; yield each result as it ends.
 
-    Agents get the resource ``limits`` of :class:`~tournament.sandbox.Limits`. Yields a
-    :class:`GameRecord` per game, or a :class:`~tournament.record.GameFailed` (not raised) when the
-    referee itself failed. Order is completion order. Closing the iterator (or an exception in the
-    consumer, e.g. ``KeyboardInterrupt``) kills the games still running. Makes this process non-dumpable and a
-    child subreaper (:mod:`tournament.sandbox`), and has it compile the solver first when an entrant
-    may use it (:func:`agents.registry.uses_solver`), so that no host compiles it in a game.
+    Agents get the resource ``limits`` of :class:`~tournament.limits.Limits`. Yields a
+    :class:`~tournament.record.GameRecord` per game, or a :class:`~tournament.record.GameFailed`
+    (not raised) when the referee itself failed. Order is completion order. Closing the iterator (or
+    an exception in the consumer, e.g. ``KeyboardInterrupt``) kills the games still running. Makes
+    this process non-dumpable and a child subreaper (:mod:`tournament.sandbox`), and has it compile
+    the solver first when an entrant may use it (:func:`agents.registry.uses_solver`), so that no
+    host compiles it in a game.
     """
     sandbox.protect_runner()
     sandbox.become_subreaper()

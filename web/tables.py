@@ -208,8 +208,8 @@ class Table:
 
     def _end_hosts(self) -> None:
         """Kill every host of the table with its zygote, and have the server reap what they leave; the
-        next move forks a fresh zygote. (Not :meth:`Zygote.clear`: called again before the caller has
-        taken the hosts the last call asked for, it kills those hosts too.)"""
+        next move forks a fresh zygote. (Not :meth:`tournament.sandbox.Zygote.clear`: called again
+        before the caller has taken the hosts the last call asked for, it kills those hosts too.)"""
         for _, proxy in self._seats.values():
             proxy.kill()
         self._seats.clear()
