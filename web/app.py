@@ -33,7 +33,7 @@ from web import api, pages
 from web.runs import Runs
 from web.server import Server
 from web.specs import Specs
-from web.tables import EXPIRY, Tables
+from web.tables import EXPIRY, OpenTables
 
 __all__ = ["LOOPBACK", "create_app"]
 
@@ -53,7 +53,7 @@ def create_app(
     bound to another address); ``expiry``: seconds after which a silent tab's table is closed.
     ``app.state.server`` is its :class:`Server`."""
     root = root.resolve()
-    server = Server(root, Specs(root, tuple(agents)), Runs(root), tables=Tables(expiry=expiry))
+    server = Server(root, Specs(root, tuple(agents)), Runs(root), tables=OpenTables(expiry=expiry))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -78,8 +78,8 @@ def create_app(
     return app
 
 
-async def _expire(tables: Tables, every: float) -> None:
-    """Close the tables of silent tabs every ``every`` seconds (:meth:`web.tables.Tables.expire`)."""
+async def _expire(tables: OpenTables, every: float) -> None:
+    """Close the tables of silent tabs every ``every`` seconds (:meth:`web.tables.OpenTables.expire`)."""
     while True:
         await asyncio.sleep(every)
         await asyncio.to_thread(tables.expire)

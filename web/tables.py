@@ -1,8 +1,8 @@
 """Each tab's game: a :class:`Table` plays its agents' moves in sandboxed hosts, as a tournament does.
 
-A tab that shows the board page opens a table (:meth:`Tables.open`) and closes it when it goes: the
+A tab that shows the board page opens a table (:meth:`OpenTables.open`) and closes it when it goes: the
 page sends a beacon when it is hidden for good (``pagehide``), and a table that has had no sign of life
-for :data:`EXPIRY` seconds is closed anyway (:meth:`Tables.expire`: a tab that crashed, a lost beacon).
+for :data:`EXPIRY` seconds is closed anyway (:meth:`OpenTables.expire`: a tab that crashed, a lost beacon).
 
 An agent's move runs where a tournament's does. The table has a zygote of its own
 (:class:`tournament.sandbox.Zygote`, forked from the server once the solver is compiled), which
@@ -42,7 +42,7 @@ from tournament import sandbox
 from tournament.record import Forfeit
 from tournament.rules import rule_on
 
-__all__ = ["EXPIRY", "MAX_TABLES", "Cancelled", "Closed", "Reply", "Table", "Tables"]
+__all__ = ["EXPIRY", "MAX_TABLES", "Cancelled", "Closed", "Reply", "OpenTables", "Table"]
 
 EXPIRY = 180.0
 """Seconds without a sign of life after which a table is closed. The page pings every 20 s; a hidden
@@ -86,7 +86,7 @@ def _key(board: Board, act_timeout: float, spec: str) -> Key:
 class Table:
     """One tab's game (module docstring). ``seed`` seeds its agents as a tournament game's seed
     does; ``slot`` is its game slot (it picks the agents' users when the server is root); ``reap``
-    reaps what a closed zygote left (:meth:`Tables.close`)."""
+    reaps what a closed zygote left (:meth:`OpenTables.close`)."""
 
     def __init__(
         self, table_id: str, seed: int, slot: int = 0, *, reap: Callable[[], None] = lambda: None
@@ -183,7 +183,7 @@ class Table:
 
     def close(self) -> None:
         """End the table: a move being thought is cancelled, then the zygote and every host go (the
-        hosts left orphans are the server's to reap: :meth:`Tables.close`)."""
+        hosts left orphans are the server's to reap: :meth:`OpenTables.close`)."""
         self.closed = True
         self.cancel()
         with self._lock:
@@ -219,7 +219,7 @@ class Table:
             self._reap()
 
 
-class Tables:
+class OpenTables:
     """The open tables, by id (an unguessable token). Where the server is root, each claims a game
     slot for as long as it is open (:func:`tournament.sandbox.claim_slots`)."""
 
