@@ -139,7 +139,7 @@ def parameters(name: str) -> tuple[Parameter, ...]:
 
 def summary(name: str) -> str:
     """One line on our agent ``name``: the first line of its module's docstring, without reST
-    markup (double backticks, roles such as ``:mod:`x```) or a leading ``name:``; ``KeyError`` for a
+    markup (double backticks, roles such as ``:mod:``) or a leading ``name:``; ``KeyError`` for a
     name not in :data:`BUILTIN`."""
     lines = (module(name).__doc__ or "").strip().splitlines()
     line = re.sub(r":\w+:`~?([^`]+)`", r"\1", (lines[0] if lines else "").replace("``", ""))

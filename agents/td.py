@@ -25,7 +25,7 @@ depth.
 
 Weights: ``agents/data/td.npz`` (:mod:`agents.weights`, read through :func:`agents.resources.read`),
 or a file given as ``weights=PATH``; read at the first move and cached. The shipped weights:
-``training.learners.td.Learner(geometry(6, 7, 4), seed=0)`` (32 hidden units, defaults) trained on
+``training.learners.td.TDLearner(geometry(6, 7, 4), seed=0)`` (32 hidden units, defaults) trained on
 8000 self-play games, 42 CPU-seconds on one thread.
 """
 

@@ -274,7 +274,7 @@ class _Progress:
     A tournament's bar runs to its scheduled games, with tqdm's estimate of the time left. An SPRT's
     stops when the test decides, which no count of games foretells: its bar counts the games played,
     with no total and no estimate, then shows the SPRT's log-likelihood ratio on a gauge between its
-    bounds (:func:`gauge`) and its live line (:attr:`connectx.judge.SprtStop.line`)."""
+    bounds (:func:`gauge`) and its live line (:attr:`reports.stats.stopping.SprtStop.line`)."""
 
     def __init__(self, out: Path, sprt: SprtStop | None) -> None:
         self.out, self.sprt = out, sprt

@@ -31,9 +31,10 @@ from agents.registry import SpecError
 from connectx.options import BOUNDS, act_timeout_option, check_ranges, games_option
 from connectx.progress import Ticking, bar
 from submissions.build import BuildError, build_spec, write
-from submissions.check import OPPONENTS, TIME_POLICIES, CheckInputError, Terminated, check_file
+from submissions.check import OPPONENTS, TIME_POLICIES, CheckInputError, check_file
 from submissions.kaggle_packages import KagglePackagesError, environment
 from submissions.report import format_report, headline
+from tournament.signals import TERMINATED, Terminated
 
 DEFAULT_OUTPUT = Path("submission.py")
 MAX_GAMES = 1000
@@ -138,8 +139,8 @@ def _check_file(path: Path, args: argparse.Namespace) -> int:
                 python=python,
                 packages=packages,
             )
-    except (KeyboardInterrupt, Terminated) as stop:
-        how, status = ("interrupted", 130) if isinstance(stop, KeyboardInterrupt) else ("terminated", 143)
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM's Terminated
+        how, status = ("terminated", TERMINATED) if isinstance(stop, Terminated) else ("interrupted", 130)
         print(f"\n{how}: the check of {path} stopped; its processes were killed", file=sys.stderr)
         return status
     print(format_report(report, verbose=args.verbose))

@@ -25,8 +25,8 @@ A move of the file that does not return is killed once Kaggle's servers would ha
 call, :mod:`submissions.probe`), and reported as the ``TIMEOUT`` Kaggle would give it.
 
 Each stage of the probe runs in a process group of its own; on the way out -- finished, timed out,
-or interrupted by SIGINT (``KeyboardInterrupt``) or SIGTERM (:class:`Terminated`, raised while a
-check runs in the main thread) -- the whole group is killed (whatever the file started too) and the
+or interrupted by SIGINT (``KeyboardInterrupt``) or SIGTERM (:class:`~tournament.signals.Terminated`, raised
+while a check runs in the main thread) -- the whole group is killed (whatever the file started too) and the
 temporary directory removed.
 
 The file **fails** when
@@ -75,9 +75,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +87,7 @@ from submissions.build import provenance
 from submissions.report import CheckReport
 from submissions.timing import load_limit
 from submissions.verdict import FileFacts, read_events, size_warning, verdict
+from tournament.signals import sigterm_raises
 
 TIME_POLICIES = ("load", "strict", "bank")
 """Which moves may take longer than ``actTimeout`` (see the module docstring); the first is the default."""
@@ -118,39 +118,12 @@ class CheckInputError(ValueError):
     """The file to check does not exist or is not a file (a bad request, not a failing file)."""
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived while a check ran: raised in the main thread so that the probe's processes are
-    killed and its temporary directory removed on the way out (see :func:`check_file`)."""
-
-
 def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONENTS)) -> float:
     """Seconds after which the probe is killed: loading the file for as long as Kaggle allows, then
     every game played to the last ply at ``act_timeout`` a move with both overage banks spent (the
     longest Kaggle would let it last), plus each stage's start-up."""
     per_game = MAX_PLIES * act_timeout + 2 * DEFAULT_OVERAGE + 5.0
     return 2 * STARTUP + load_limit(act_timeout) + LOAD_GRACE + (1 + games * opponents) * per_game
-
-
-@contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` (SIGINT already raises
-    ``KeyboardInterrupt``), so that ``finally`` clauses run. Only in the main thread, and only when
-    SIGTERM has its default action (a handler set by the caller is left alone)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
-
-    def terminated(number: int, frame: object) -> None:
-        raise Terminated(f"terminated by signal {number}")
-
-    signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +164,8 @@ def _run_stage(
     ``longest``: the default) passes; a load is also killed :data:`LOAD_GRACE` s past
     :func:`~submissions.timing.load_limit` after it started. ``on_event`` is called with each of the
     probe's events as it comes (within :data:`POLL` s). The group is killed on the way out,
-    whatever happens (an exception, ``KeyboardInterrupt``, :class:`Terminated`). ``python``: the
-    interpreter that runs the probe."""
+    whatever happens (an exception, ``KeyboardInterrupt``, :class:`~tournament.signals.Terminated`).
+    ``python``: the interpreter that runs the probe."""
     out = work / f"{stage}.jsonl"
     arguments = json.dumps({**request, "stage": stage, "out": str(out)})
     command = [python, "-I", str(work / "probe.py"), arguments]
@@ -298,8 +271,9 @@ def check_file(
     Kaggle's packages), and ``packages`` says in the report what it holds ("" for this one). Raises
     :class:`CheckInputError` when ``path`` is not an existing file or an option is out of range;
     everything wrong with the file itself is reported in the :class:`CheckReport`.
-    ``KeyboardInterrupt`` (SIGINT) and :class:`Terminated` (SIGTERM, see :func:`_sigterm_raises`)
-    propagate, the probe's processes killed and its temporary directory removed.
+    ``KeyboardInterrupt`` (SIGINT) and :class:`~tournament.signals.Terminated` (SIGTERM,
+    :func:`~tournament.signals.sigterm_raises`) propagate, the probe's processes killed and its temporary
+    directory removed.
     """
     source = Path(path)
     if not source.is_file():
@@ -366,7 +340,7 @@ def _probe(
     when they should follow it (``request`` without the copy's path); the events of both, and the
     last stage run."""
     deadline = time.monotonic() + timeout
-    with _sigterm_raises(), tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
+    with sigterm_raises(), tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
         work = Path(tmp)
         (work / "submission").mkdir()
         target = work / "submission" / source.name

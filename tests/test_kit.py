@@ -18,7 +18,7 @@ from agents.kit.adapter import kaggle_agent, observation
 from agents.kit.budget import Budget, collector_paused, move_budget
 from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
-from agents.kit.solved import EXACT_EMPTY_LIMIT, TABLE_LIMIT, Solution, SolvedPositions
+from agents.kit.solved import EXACT_EMPTY_LIMIT, TABLE_LIMIT, SolvedChoice, SolvedPositions
 from agents.kit.tactics import tactical_move
 
 PONS = Path(__file__).parent / "data" / "pons"
@@ -163,16 +163,16 @@ def test_without_the_databases_the_book_answers_first(monkeypatch: pytest.Monkey
     entry = np.array([(2 << 4) | column], dtype=np.uint8)  # a win, this column
     fake = Book(np.array([key], dtype=np.uint64), entry, depth=(2, -1))
     monkeypatch.setattr(book_module, "_cached", fake)
-    assert SolvedPositions().choose(board, deadline=0.0) == Solution(("book", 5), None)
-    assert SolvedPositions(book=False).choose(board, deadline=0.0) == Solution(None, None)  # 40 empty
+    assert SolvedPositions().choose(board, deadline=0.0) == SolvedChoice(("book", 5), None)
+    assert SolvedPositions(book=False).choose(board, deadline=0.0) == SolvedChoice(None, None)  # 40 empty
 
 
 def test_with_the_databases_the_solver_plays_the_fastest_win_from_the_first_move() -> None:
     pytest.importorskip("bitbully_databases")
     stage = SolvedPositions()
-    assert stage.choose(Board(), deadline=math.inf) == Solution(("exact", 3), None)
+    assert stage.choose(Board(), deadline=math.inf) == SolvedChoice(("exact", 3), None)
     # 32164625: columns 3 and 4 (1-based) both win, column 3 with the 11th stone, 4 with the 18th
-    assert stage.choose(Board.from_moves("32164625"), deadline=math.inf) == Solution(("exact", 2), None)
+    assert stage.choose(Board.from_moves("32164625"), deadline=math.inf) == SolvedChoice(("exact", 2), None)
     # 4453 is lost for mark 1; columns 3, 6 and 7 lose last (score -2 against -3 to -5)
     verdict = stage.choose(Board.from_moves("4453"), deadline=math.inf)
     assert verdict.move is not None and verdict.move[1] in (2, 5, 6)
@@ -186,7 +186,7 @@ def test_exact_solving_proves_a_late_move() -> None:
     assert verdict.move is not None and verdict.move[0] == "exact" and verdict.allowed is None
     chosen = Solver().analyse(moves)[verdict.move[1]]
     assert chosen is not None and (chosen > 0) - (chosen < 0) == (int(score) > 0) - (int(score) < 0)
-    assert SolvedPositions(exact=False).choose(board, deadline=math.inf) == Solution(None, None)
+    assert SolvedPositions(exact=False).choose(board, deadline=math.inf) == SolvedChoice(None, None)
 
 
 class FakeSolver:
@@ -213,14 +213,14 @@ def test_out_of_time_the_search_gets_the_moves_not_proven_lost(monkeypatch: pyte
     board = Board.from_moves("444444")
     assert board.geo.size - board.ply == EXACT_EMPTY_LIMIT
     monkeypatch.setattr(FakeSolver, "lost", (0, 6))
-    assert stage.choose(board, deadline=0.0) == Solution(None, (1, 2, 4, 5))  # column 3 is full
+    assert stage.choose(board, deadline=0.0) == SolvedChoice(None, (1, 2, 4, 5))  # column 3 is full
     monkeypatch.setattr(FakeSolver, "lost", (0, 1, 2, 3, 4, 5, 6))
-    assert stage.choose(Board.from_moves("4444441"), deadline=0.0) == Solution(None, ())  # all lost
+    assert stage.choose(Board.from_moves("4444441"), deadline=0.0) == SolvedChoice(None, ())  # all lost
     assert FakeSolver.made == [(6, 7, 4, TABLE_LIMIT)]  # one solver, its table kept between moves
     stage.choose(Board.from_moves("1234512", rows=5, columns=5, inarow=4), deadline=0.0)
     assert FakeSolver.made[1:] == [(5, 5, 4, TABLE_LIMIT)]  # one a geometry
     early = Board.from_moves("44444")  # one empty cell too many: the solver is not asked
-    assert stage.choose(early, deadline=0.0) == Solution(None, None)
+    assert stage.choose(early, deadline=0.0) == SolvedChoice(None, None)
     assert len(FakeSolver.made) == 2
 
 

@@ -14,7 +14,7 @@ from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.weights import save
 from tests.boards import random_board
-from training.learners.lms import Learner
+from training.learners.lms import LMSLearner
 
 CLOCK = Clock(act_timeout=1.0, overage=1.0)
 
@@ -53,20 +53,20 @@ def test_shipped_evaluation_blocks_a_playable_threat():
 
 
 def test_training_changes_the_weights_and_resumes_exactly():
-    learner = Learner(geometry(5, 4, 3), seed=3)
+    learner = LMSLearner(geometry(5, 4, 3), seed=3)
     metrics = learner.train(4)
     assert set(metrics) == {"mse", "first_score", "plies"}
     assert np.any(learner.w != 0)
     state = pickle.loads(pickle.dumps(learner.state()))
     expected = learner.train(3), learner.w.copy()
-    resumed = Learner(geometry(5, 4, 3), seed=99)
+    resumed = LMSLearner(geometry(5, 4, 3), seed=99)
     resumed.load_state(state)
     assert resumed.train(3) == expected[0]
     assert np.array_equal(resumed.w, expected[1])
 
 
 def test_saved_weights_play_as_the_learner_evaluates(tmp_path):
-    learner = Learner(geometry(5, 4, 3), seed=1)
+    learner = LMSLearner(geometry(5, 4, 3), seed=1)
     learner.train(5)
     learner.save(tmp_path / "lms.npz")
     agent = lms.make_agent(weights=str(tmp_path / "lms.npz"))

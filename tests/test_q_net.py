@@ -25,16 +25,16 @@ SMALL = geometry(5, 4, 3)
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[trainer.Learner, dict, Path]:
+def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[trainer.QNetLearner, dict, Path]:
     """A learner on 5x4 (three in a row) after 12 games, its state then, and its weights file."""
-    learner = trainer.Learner(SMALL, seed=3)
+    learner = trainer.QNetLearner(SMALL, seed=3)
     learner.train(12)
     path = tmp_path_factory.mktemp("q_net") / "small.npz"
     learner.save(path)
     return learner, pickle.loads(pickle.dumps(learner.state())), path
 
 
-def _params(learner: trainer.Learner) -> dict[str, np.ndarray]:
+def _params(learner: trainer.QNetLearner) -> dict[str, np.ndarray]:
     return {name: np.asarray(value) for name, value in learner.carry[0].items()}
 
 
@@ -107,7 +107,7 @@ def test_training_changes_the_weights_and_a_resumed_learner_continues_identicall
     metrics = learner.train(6)
     assert metrics["updates"] > 0 and 0 < metrics["loss"] < 10 and 0 < metrics["epsilon"] <= 1
     assert 0 < metrics["exact"] <= 1
-    resumed = trainer.Learner(SMALL, seed=99)
+    resumed = trainer.QNetLearner(SMALL, seed=99)
     resumed.load_state(state)
     assert resumed.train(6) == metrics
     for name, value in _params(learner).items():

@@ -1,4 +1,4 @@
-"""The ``td`` agent (alpha-beta with a TD(lambda)-learnt MLP evaluation) and its Learner."""
+"""The ``td`` agent (alpha-beta with a TD(lambda)-learnt MLP evaluation) and its TDLearner."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from agents.td import VALUE_SCALE, Td, evaluation, inputs, make_agent, value
 from agents.weights import load
 from tests.boards import random_board
 from tournament.openings import random_openings
-from training.learners.td import Learner, _mlp
+from training.learners.td import TDLearner, _mlp
 from training.selfplay import play
 
-pytestmark = pytest.mark.jax  # the Learner runs JAX: a child pytest process runs the module
+pytestmark = pytest.mark.jax  # the TDLearner runs JAX: a child pytest process runs the module
 
 SMALL = geometry(5, 4, 3)
 
@@ -54,7 +54,7 @@ def test_root_rules_win_then_block_without_search() -> None:
 
 
 def test_a_saved_weights_file_is_the_evaluation_the_search_uses(tmp_path) -> None:
-    learner = Learner(geometry(6, 7, 4), seed=3)
+    learner = TDLearner(geometry(6, 7, 4), seed=3)
     path = tmp_path / "w.npz"
     learner.save(path)
     arrays = load(str(path), shipped=bytes)
@@ -80,7 +80,7 @@ def test_a_weights_file_rewritten_at_the_same_path_is_read_again(tmp_path) -> No
         }
         return max(children, key=children.get)
 
-    old, new = Learner(geo, seed=3), Learner(geo, seed=4)
+    old, new = TDLearner(geo, seed=3), TDLearner(geo, seed=4)
     openings = random_openings(geo, plies=8, count=100, seed=5)  # game on, no win at once
     boards = (Board.from_moves(opening) for opening in openings)
     board = next(b for b in boards if choice(old.params, b) != choice(new.params, b))
@@ -102,7 +102,7 @@ def test_bad_parameters_raise_value_error() -> None:
 
 
 def test_the_runtime_mlp_equals_the_trained_one() -> None:
-    learner = Learner(SMALL, seed=1)
+    learner = TDLearner(SMALL, seed=1)
     x = np.random.default_rng(0).normal(size=(4, 10))
     expected = [
         float(_mlp({k: jnp.asarray(v) for k, v in learner.params.items()}, jnp.asarray(r))) for r in x
@@ -111,14 +111,14 @@ def test_the_runtime_mlp_equals_the_trained_one() -> None:
 
 
 def test_training_changes_the_weights_and_resumes_exactly() -> None:
-    first = Learner(SMALL, seed=5)
+    first = TDLearner(SMALL, seed=5)
     before = {k: v.copy() for k, v in first.params.items()}
     metrics = first.train(4)
     assert set(metrics) == {"td_error", "first_score", "plies"} and metrics["td_error"] > 0
     assert any(not np.array_equal(before[k], first.params[k]) for k in before)
     saved = pickle.loads(pickle.dumps(first.state()))
     again = first.train(3)
-    second = Learner(SMALL, seed=99)
+    second = TDLearner(SMALL, seed=99)
     second.load_state(saved)
     assert second.train(3) == again
     for name, array in first.params.items():
@@ -126,7 +126,7 @@ def test_training_changes_the_weights_and_resumes_exactly() -> None:
 
 
 def test_a_won_game_raises_the_winners_value_of_the_last_position() -> None:
-    learner = Learner(SMALL, seed=2)
+    learner = TDLearner(SMALL, seed=2)
     seed = 0
     while not (trajectory := play([as_player(random_agent(seed=seed))] * 2, SMALL)).winner:
         seed += 1

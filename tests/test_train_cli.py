@@ -125,7 +125,7 @@ def fake(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(package.parent))
     for name in list(learners.LEARNERS):  # the one dict every module reads: only the fake is known
         monkeypatch.delitem(learners.LEARNERS, name)
-    monkeypatch.setitem(learners.LEARNERS, "learned", "fakelearn.trainer")
+    monkeypatch.setitem(learners.LEARNERS, "learned", "fakelearn.trainer.Learner")
     monkeypatch.setitem(registry.BUILTIN, "learned", "fakelearn.learned")
     yield package
     for name in [m for m in sys.modules if m.startswith("fakelearn")]:

@@ -58,10 +58,10 @@ def test_a_file_of_another_shape_is_refused_at_the_first_move(tmp_path):
 
 @pytest.mark.jax
 def test_training_changes_the_weights_and_resumes_exactly(tmp_path):
-    from training.learners.value_net import Learner
+    from training.learners.value_net import ValueNetLearner
 
     geo = geometry(5, 4, 3)
-    learner = Learner(geo, seed=3)
+    learner = ValueNetLearner(geo, seed=3)
     learner.save(tmp_path / "before.npz")
     metrics = learner.train(4)
     assert set(metrics) == {"good", "won_random", "drawn_self", "loss", "exact"}
@@ -70,7 +70,7 @@ def test_training_changes_the_weights_and_resumes_exactly(tmp_path):
     assert not np.array_equal(np.load(tmp_path / "before.npz")["w0"], np.load(tmp_path / "after.npz")["w0"])
     state = pickle.loads(pickle.dumps(learner.state()))
     expected = learner.train(3), learner.state()["params"]
-    resumed = Learner(geo, seed=99)
+    resumed = ValueNetLearner(geo, seed=99)
     resumed.load_state(state)
     assert resumed.train(3) == expected[0]
     for mine, theirs in zip(resumed.state()["params"], expected[1], strict=True):
@@ -79,10 +79,10 @@ def test_training_changes_the_weights_and_resumes_exactly(tmp_path):
 
 @pytest.mark.jax
 def test_saved_weights_value_positions_as_the_learner_does(tmp_path):
-    from training.learners.value_net import Learner, forward
+    from training.learners.value_net import ValueNetLearner, forward
 
     geo = geometry(5, 4, 3)
-    learner = Learner(geo, seed=1)
+    learner = ValueNetLearner(geo, seed=1)
     learner.train(3)
     learner.save(tmp_path / "v.npz")
     net = layers(np.load(tmp_path / "v.npz"))
@@ -108,10 +108,10 @@ def test_shipped_weights_beat_random():
 
 @pytest.mark.jax
 def test_the_replay_buffer_holds_each_example_with_its_mirror():
-    from training.learners.value_net import Learner
+    from training.learners.value_net import ValueNetLearner
 
     geo = geometry(5, 4, 3)
-    learner = Learner(geo, seed=2)
+    learner = ValueNetLearner(geo, seed=2)
     learner.train(1)
     n = len(learner.replay)
     assert n > 0 and n % 2 == 0 and learner.replay.head == n

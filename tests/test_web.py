@@ -25,7 +25,7 @@ from web.paths import Refused, inside
 from web.runs import Runs, find
 from web.saving import Game, SaveError, default_name, save
 from web.specs import Specs
-from web.tables import Cancelled, Table, Tables
+from web.tables import Cancelled, OpenTables, Table
 
 MISBEHAVING = Path(__file__).parent / "misbehaving"
 
@@ -157,7 +157,7 @@ def test_cancelling_a_move_ends_its_host_at_once_and_closing_the_table_ends_ever
 
 
 def test_tables_expire_when_their_tab_has_been_silent():
-    tables = Tables(expiry=60.0, limit=2)
+    tables = OpenTables(expiry=60.0, limit=2)
     first, second = tables.open(), tables.open()
     with pytest.raises(RuntimeError, match="2 boards are open already"):
         tables.open()

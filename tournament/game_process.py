@@ -6,7 +6,7 @@ The runner sends a game process a :class:`~tournament.schedule.GameTask` at a ti
 :data:`Reply`: :class:`Played` (the game's record) or :class:`RefereeFailed` (the referee's
 traceback). Messages are pickled by ``multiprocessing`` between two processes of ours (no agent
 code runs in either). While a game is played, the game process notes each turn in a
-:class:`Progress`, memory it shares with the runner, so that a move costs no message and the runner
+:class:`GameProgress`, memory it shares with the runner, so that a move costs no message and the runner
 knows whose move it was when the game process dies or stalls (:meth:`GameProcess.lost`).
 """
 
@@ -34,7 +34,7 @@ from tournament.sandbox.confinement import close_all_but
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 
-__all__ = ["STOP", "GameProcess", "Order", "Played", "Progress", "RefereeFailed", "Reply", "serve"]
+__all__ = ["STOP", "GameProcess", "Order", "Played", "GameProgress", "RefereeFailed", "Reply", "serve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ Order = GameTask | None
 """What the runner sends a game process: the next game to play, or :data:`STOP`."""
 
 
-class Progress:
+class GameProgress:
     """Where a game process's current game stands, in memory it shares with the runner, so that a move
     costs no message: whose turn it is (0 before the first), the columns played (the opening first)
     and when the last turn began (``time.monotonic``, the stall watchdog's clock). The game process
@@ -121,7 +121,7 @@ class Progress:
 
 
 def serve(
-    conn: Connection, slot: int, limits: Limits, progress: Progress, scratch: str, cpus: set[int]
+    conn: Connection, slot: int, limits: Limits, progress: GameProgress, scratch: str, cpus: set[int]
 ) -> None:
     """A game process: play each :data:`Order` received on ``conn`` until :data:`STOP`, replying
     with a :data:`Reply` (module docstring). It, its zygote and its agents' hosts run on ``cpus``
@@ -175,13 +175,13 @@ def _order(conn: Connection) -> Order:
 @dataclass
 class GameProcess:
     """The runner's handle on one game process: its process, the runner's end of its pipe, its slot
-    and :class:`Progress`, its scratch directory, and the game it plays (``task``, None between
+    and :class:`GameProgress`, its scratch directory, and the game it plays (``task``, None between
     games; ``started``: when, ``time.monotonic``)."""
 
     process: multiprocessing.process.BaseProcess
     conn: Connection
     slot: int
-    progress: Progress
+    progress: GameProgress
     scratch: Scratch
     task: GameTask | None = None
     started: float = 0.0

@@ -14,7 +14,7 @@ process, with its zygote and hosts, runs on a share of the CPUs of its own (:fun
 
 A game process that hangs, crashes or exits cannot take the tournament with it:
 
-* it notes each turn in memory it shares with the runner (:class:`~tournament.game_process.Progress`:
+* it notes each turn in memory it shares with the runner (:class:`~tournament.game_process.GameProgress`:
   whose move, the moves so far, since when) and sends its record through its pipe
   (:mod:`~tournament.game_process`: the messages and the game process's loop);
 * one that dies without a record is scored ``ERROR`` for the agent whose turn it was;
@@ -54,7 +54,7 @@ from agents.engine.solver import warm_up
 from agents.kit.clock import DEFAULT_OVERAGE
 from agents.registry import uses_solver
 from tournament import sandbox
-from tournament.game_process import STOP, GameProcess, Played, Progress, serve
+from tournament.game_process import STOP, GameProcess, GameProgress, Played, serve
 from tournament.limits import Limits
 from tournament.record import Finished, GameFailed, Termination
 from tournament.sandbox import GRACE
@@ -102,12 +102,13 @@ def run_games(
 ) -> Generator[Finished, None, None]:
     """Play ``tasks`` with at most ``workers`` games at once; yield each result as it ends.
 
-    Agents get the resource ``limits`` of :class:`~tournament.sandbox.Limits`. Yields a
-    :class:`GameRecord` per game, or a :class:`~tournament.record.GameFailed` (not raised) when the
-    referee itself failed. Order is completion order. Closing the iterator (or an exception in the
-    consumer, e.g. ``KeyboardInterrupt``) kills the games still running. Makes this process non-dumpable and a
-    child subreaper (:mod:`tournament.sandbox`), and has it compile the solver first when an entrant
-    may use it (:func:`agents.registry.uses_solver`), so that no host compiles it in a game.
+    Agents get the resource ``limits`` of :class:`~tournament.limits.Limits`. Yields a
+    :class:`~tournament.record.GameRecord` per game, or a :class:`~tournament.record.GameFailed`
+    (not raised) when the referee itself failed. Order is completion order. Closing the iterator (or
+    an exception in the consumer, e.g. ``KeyboardInterrupt``) kills the games still running. Makes
+    this process non-dumpable and a child subreaper (:mod:`tournament.sandbox`), and has it compile
+    the solver first when an entrant may use it (:func:`agents.registry.uses_solver`), so that no
+    host compiles it in a game.
     """
     sandbox.protect_runner()
     sandbox.become_subreaper()
@@ -133,7 +134,7 @@ def run_games(
 class _Scheduler:
     """The scheduler of :func:`run_games`: one game process a slot of ``numbers``, on the slot's
     :func:`cpu_share` of the CPUs this process may use, each forked from ``context`` to play with
-    ``limits`` (``cells``: the largest board's cells, for its :class:`Progress`).
+    ``limits`` (``cells``: the largest board's cells, for its :class:`GameProgress`).
 
     A game process with no game left to play is told to stop at once (it ends the processes its
     last game left, :func:`~tournament.game_process.serve`), so that nothing of a finished game runs
@@ -163,7 +164,7 @@ class _Scheduler:
     def _start(self, slot: int) -> GameProcess:
         """A new game process for ``slot``."""
         parent_end, child_end = self.context.Pipe()
-        progress = Progress(self.context, self.cells)
+        progress = GameProgress(self.context, self.cells)
         # The agents' users may enter their own directories in it, not list it.
         scratch = Scratch(f"slot{slot}", mode=0o711)
         # Not a daemon: its agents may start processes of their own (multiprocessing forbids

@@ -53,7 +53,7 @@ from training import curve
 from training.evaluation import opponent, paired_score
 from training.learners import LEARNERS, Learner, learner, parameters, unit
 
-__all__ = ["CHUNK", "EVAL_OPPONENTS", "Interrupted", "RunError", "Summary", "TrainingSettings", "run"]
+__all__ = ["CHUNK", "EVAL_OPPONENTS", "Interrupted", "RunError", "TrainingSettings", "TrainingSummary", "run"]
 
 CHUNK = 10
 """Games a :meth:`Learner.train` call plays; evaluations and checkpoints fall between chunks."""
@@ -139,7 +139,7 @@ class TrainingSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class TrainingSummary:
     """Where a run's results are and what they say: ``weights`` (the ``.npz`` file), ``spec`` (the
     agent spec playing it), ``csv``/``png`` (the curve), ``done`` games (or steps) trained, the ``unit``
     (``"game"`` or ``"step"``), the last ``scores``
@@ -158,7 +158,7 @@ class Summary:
     already_done: bool = False
 
 
-def run(settings: TrainingSettings, out: Path, *, progress: bool = True) -> Summary:
+def run(settings: TrainingSettings, out: Path, *, progress: bool = True) -> TrainingSummary:
     """Train, evaluate and checkpoint as the module docstring says, into the directory ``out``
     (created; resumed when it holds a checkpoint). ``progress``: a tqdm bar on stderr (games, rate,
     ETA, the last scores).
@@ -197,7 +197,7 @@ def run(settings: TrainingSettings, out: Path, *, progress: bool = True) -> Summ
 
 def _loop(
     settings: TrainingSettings, out: Path, trainer: Learner, saved: dict[str, Any], progress: bool
-) -> Summary:
+) -> TrainingSummary:
     from tqdm import tqdm
 
     done, history = saved["games"], list(saved["history"])
@@ -364,11 +364,11 @@ def _write_checkpoint(path: Path, saved: dict[str, Any]) -> None:
     replace_atomically(path, lambda temporary: temporary.write_bytes(data))
 
 
-def _summary(settings: TrainingSettings, out: Path, saved: dict[str, Any] | None) -> Summary:
+def _summary(settings: TrainingSettings, out: Path, saved: dict[str, Any] | None) -> TrainingSummary:
     weights = out / f"{settings.method}.npz"
     saved = saved or {"games": 0, "history": [], "seconds": 0.0, "train_seconds": 0.0}
     last = saved["history"][-1] if saved["history"] else {}
-    return Summary(
+    return TrainingSummary(
         weights=weights,
         spec=f"{settings.method}:weights={weights}",
         csv=out / curve.CSV,

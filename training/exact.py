@@ -16,8 +16,8 @@ Positions are those that decide games between good agents:
 * it goes on with **near-perfect play**: with probability ``epsilon`` (drawn per game from
   :data:`EPSILONS`) a uniformly random legal move, otherwise a random move among those of the best
   outcome class, so that games stay balanced for long and sometimes tip;
-* positions past ply :data:`LATE_PLY` are kept with probability :data:`LATE_KEEP` only, which weights
-  the set towards plies 6-20.
+* a game is labelled up to the last ply of its part (:data:`PARTS`), and its positions before the
+  part's first ply are left out.
 
 A shard is an ``.npz`` in the format of :mod:`training.network.data` (``position``, ``mask`` int64
 bitboards of :mod:`agents.engine.board`; ``ply`` int8; ``values`` int8 ``(n, 7)``: 2 wins at once,

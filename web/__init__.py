@@ -1,27 +1,24 @@
-"""Connect Four in the browser: ``connectx serve DIR`` (:mod:`connectx.serve`) starts this package's app.
+"""Connect Four in the browser: the runs in a folder and an analysis board, served by ``connectx serve DIR``.
 
-Pages (:mod:`web.pages`), plain HTML from Jinja2 templates in ``web/templates``, with small scripts and
-styles in ``web/static`` (no build step; nothing is fetched from elsewhere):
+What a person sees:
 
-* ``/``: the runs in DIR, with their entrants, games and date (:mod:`web.runs`);
-* ``/board``: an analysis board: click a column to play, either side a person or an agent at a chosen
-  time a move, the perfect-play score of every column (:mod:`reports.exact`), undo and redo, and a URL
-  that restores the position (``/board?pos=4453&first=human&second=negamax``);
-* ``/runs/NAME``: a run's report, the page ``connectx report`` writes (its template extends
-  ``reports``' ``report.html.j2``, its replay player included), with "continue from here" in the
-  replays, and the standings, games and ETA updated while another process plays the run.
+* the *index*: the runs in DIR, with their entrants, games and date;
+* a *run's page*: its report, the same page ``connectx report`` writes, with its replays, which can
+  be continued from any move on the board; while another process plays the run, its standings,
+  games and ETA follow as the games are stored;
+* the *board*: click a column to play, either side a person or an agent at a chosen time a move,
+  the perfect-play score of every column, undo and redo, and a URL that restores the position
+  (``/board?pos=4453&first=human&second=negamax``). A finished game can be stored in a run.
 
-The JSON endpoints the pages call are :mod:`web.api`'s. Each tab's game has a table of its own
-(:mod:`web.tables`): an agent's move runs in a sandboxed host process, forked by the table's zygote,
-exactly as in a tournament (:mod:`tournament.sandbox`); the zygotes come from a fork server started
-before the server built anything (:mod:`web.forkserver`), so no host is a copy of the server; and a
-finished game can be stored in a run (:mod:`web.saving`). Which agent specs a page may ask for, and
-which files it may name, is :mod:`web.specs`'; which paths under DIR it may read, :mod:`web.paths`';
-what else a page sends is read by :mod:`web.inputs`. :mod:`web.app` puts it together, with what the
-pages share (:mod:`web.server`). ``docs/web.md`` is the user's guide.
+Each open tab's game is a *table* of its own. An agent's move at a table is played as in a tournament: in a
+sandboxed host process (:mod:`tournament.sandbox`), timed and ruled on by Kaggle's rules, so the board and a
+tournament judge alike; its zygote comes from a fork server started before the server built anything, so that
+no host is a copy of the server. Entrants are untrusted: a page may ask only for agent specs and files the
+server allows, and read only paths under DIR. Tables of tabs that went silent are closed.
 
-Nothing here counts, rates, judges or solves: the figures come from :mod:`reports` (stats, the
-report's sections and figures), the scores from the exact-value layer (:mod:`agents.engine.solver`
-and its databases), the rules from :mod:`tournament.rules`. This package sits above
-:mod:`reports` and :mod:`tournament`; only :mod:`connectx` imports it.
+The pages are plain HTML from templates, with small scripts and styles and no build step; nothing is
+fetched from elsewhere. Nothing here counts, rates, judges or solves: the figures come from
+:mod:`reports`, the scores from the exact-value layer (:mod:`agents.engine.solver` and its
+databases), the rules from :mod:`tournament.rules`. This package sits above :mod:`reports` and
+:mod:`tournament`; only :mod:`connectx` imports it. ``docs/web.md`` is the user's guide.
 """

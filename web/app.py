@@ -34,7 +34,7 @@ from web.forkserver import ForkServer
 from web.runs import Runs
 from web.server import Server
 from web.specs import Specs
-from web.tables import EXPIRY, Tables
+from web.tables import EXPIRY, OpenTables
 
 __all__ = ["LOOPBACK", "create_app"]
 
@@ -56,7 +56,7 @@ def create_app(
     ``forks``: the fork server of the tables' zygotes (None: one started with the app), which the app
     closes when it stops. ``app.state.server`` is its :class:`Server`."""
     root = root.resolve()
-    tables = Tables(expiry=expiry, forks=forks)
+    tables = OpenTables(expiry=expiry, forks=forks)
     server = Server(root, Specs(root, tuple(agents)), Runs(root), tables=tables)
 
     @contextlib.asynccontextmanager
@@ -85,8 +85,8 @@ def create_app(
     return app
 
 
-async def _expire(tables: Tables, every: float) -> None:
-    """Close the tables of silent tabs every ``every`` seconds (:meth:`web.tables.Tables.expire`)."""
+async def _expire(tables: OpenTables, every: float) -> None:
+    """Close the tables of silent tabs every ``every`` seconds (:meth:`web.tables.OpenTables.expire`)."""
     while True:
         await asyncio.sleep(every)
         await asyncio.to_thread(tables.expire)

@@ -12,7 +12,7 @@ while it has a single thread: library state, none of the server's objects), or e
 server itself; then it waits. On request it forks a zygote (:class:`tournament.sandbox.Zygote`), hands the
 server the zygote's end of its socket and a pidfd of it over its own socket (``SCM_RIGHTS``), and
 forgets them: the server then talks to the zygote as a game process talks to its own
-(:class:`Zygote`). The fork server is the zygotes' parent and a child subreaper: it reaps each zygote
+(:class:`ServedZygote`). The fork server is the zygotes' parent and a child subreaper: it reaps each zygote
 as it ends and kills and reaps every process one leaves (:func:`tournament.sandbox.kill_descendants`),
 at once, so no ``<defunct>`` process stays under the server. It dies with the server
 (``PR_SET_PDEATHSIG``), and its zygotes with it.
@@ -34,7 +34,7 @@ import time
 
 from tournament import sandbox
 
-__all__ = ["ANSWER", "ForkServer", "Zygote", "prepare"]
+__all__ = ["ANSWER", "ForkServer", "ServedZygote", "prepare"]
 
 ANSWER = 30.0
 """Seconds the server waits at most for the fork server or a zygote to answer (a fork, a host)."""
@@ -46,7 +46,7 @@ CLOSING = 2.0
 """Seconds a zygote (then the fork server) is given to clear up and exit when closed before it is killed."""
 
 
-class Zygote(sandbox.Zygote):
+class ServedZygote(sandbox.Zygote):
     """A table's zygote forked by the fork server (the module docstring), as the server sees it: the
     zygote's ``pid``, its end of the zygote's socket and a pidfd of it. It answers :meth:`host`,
     :meth:`clear` and :meth:`ended` as :class:`tournament.sandbox.Zygote` does, over the same socket
@@ -98,7 +98,7 @@ class ForkServer:
         """Fork the fork server now (the class docstring)."""
         return cls(*_start())  # forked before the object exists: the fork server's frames hold none
 
-    def zygote(self) -> Zygote:
+    def zygote(self) -> ServedZygote:
         """A new zygote. Raises ``OSError`` when the fork server does not send one within
         :data:`ANSWER` seconds (it is gone, or the machine cannot fork)."""
         with self._lock:
@@ -116,7 +116,7 @@ class ForkServer:
             for fd in fds:
                 os.close(fd)
             raise OSError(f"the fork server sent no zygote{': ' + message.decode() if message else ''}")
-        return Zygote(int(message), socket.socket(fileno=fds[0]), fds[1])
+        return ServedZygote(int(message), socket.socket(fileno=fds[0]), fds[1])
 
     def close(self) -> None:
         """End the fork server: its zygotes are told to exit and, after :data:`CLOSING` seconds, killed

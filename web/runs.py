@@ -1,4 +1,4 @@
-"""The runs under DIR: found (:func:`find`), summed up for the index (:class:`Summary`), their reports
+"""The runs under DIR: found (:func:`find`), summed up for the index (:class:`RunSummary`), their reports
 (:class:`Runs.report`), and the progress of one being played (:class:`Runs.progress`).
 
 A run is a folder holding a tournament store (``tournament.db``, :mod:`tournament.store`): ``connectx
@@ -34,7 +34,7 @@ from tournament.store import DB_NAME, Store, StoreError
 from tournament.store.locks import held
 from web.paths import Refused, inside
 
-__all__ = ["DEPTH", "NoRun", "Progress", "Runs", "Summary", "find", "folder", "scheduled"]
+__all__ = ["DEPTH", "NoRun", "Progress", "RunSummary", "Runs", "find", "folder", "scheduled"]
 
 DEPTH = 3
 """Folder levels under DIR searched for runs (``DIR/a/b/c``)."""
@@ -86,7 +86,7 @@ def scheduled(settings: Settings) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class RunSummary:
     """A run as the index lists it: its ``name`` (its path under DIR), ``settings``, ``games`` stored,
     the date of its latest game (``last``, ISO 8601 UTC; "" if none) and whether it is ``running``."""
 
@@ -150,7 +150,7 @@ class Runs:
         """A run's name: its path under DIR (``.`` for DIR itself)."""
         return path.relative_to(self.root).as_posix() or "."
 
-    def summaries(self) -> list[Summary]:
+    def summaries(self) -> list[RunSummary]:
         """Every run under DIR, newest first (by its latest game); a store that cannot be read is left
         out."""
         out = []
@@ -160,7 +160,7 @@ class Runs:
             except StoreError:  # not a store, damaged, or a creation that was killed
                 continue
             last = max((record.started_at for record in loaded.records), default="")
-            out.append(Summary(self.name(path), loaded.settings, len(loaded.records), last, held(path)))
+            out.append(RunSummary(self.name(path), loaded.settings, len(loaded.records), last, held(path)))
         return sorted(out, key=lambda summary: (summary.last, summary.name), reverse=True)
 
     def report(self, path: Path) -> Report | None:

@@ -17,7 +17,7 @@ from reports.exact import ExactScores
 from reports.render import html
 from web.runs import Runs
 from web.specs import Choice, Specs
-from web.tables import Tables
+from web.tables import OpenTables
 
 __all__ = ["READY_TIMEOUT", "Server", "server_of"]
 
@@ -39,7 +39,7 @@ class Server:
     specs: Specs
     runs: Runs
     scores: ExactScores = field(default_factory=lambda: ExactScores(keep=SCORES_KEPT))
-    tables: Tables = field(default_factory=Tables)
+    tables: OpenTables = field(default_factory=OpenTables)
     templates: Environment = field(
         default_factory=lambda: html.environment(PackageLoader("web", "templates"))
     )

@@ -1,8 +1,8 @@
 """Each tab's game: a :class:`Table` plays its agents' moves in sandboxed hosts, as a tournament does.
 
-A tab that shows the board page opens a table (:meth:`Tables.open`) and closes it when it goes: the
+A tab that shows the board page opens a table (:meth:`OpenTables.open`) and closes it when it goes: the
 page sends a beacon when it is hidden for good (``pagehide``), and a table that has had no sign of life
-for :data:`EXPIRY` seconds is closed anyway (:meth:`Tables.expire`: a tab that crashed, a lost beacon).
+for :data:`EXPIRY` seconds is closed anyway (:meth:`OpenTables.expire`: a tab that crashed, a lost beacon).
 
 An agent's move runs where a tournament's does. The table has a zygote of its own
 (:class:`tournament.sandbox.Zygote`), forked by the server's fork server (:mod:`web.forkserver`),
@@ -44,9 +44,9 @@ from agents.kit.clock import DEFAULT_OVERAGE, Clock
 from tournament import sandbox
 from tournament.record import Forfeit
 from tournament.rules import rule_on
-from web.forkserver import ForkServer, Zygote
+from web.forkserver import ForkServer, ServedZygote
 
-__all__ = ["EXPIRY", "MAX_TABLES", "Cancelled", "Closed", "Reply", "Table", "Tables"]
+__all__ = ["EXPIRY", "MAX_TABLES", "Cancelled", "Closed", "Reply", "OpenTables", "Table"]
 
 EXPIRY = 180.0
 """Seconds without a sign of life after which a table is closed. The page pings every 20 s; a hidden
@@ -224,8 +224,8 @@ class Table:
         return proxy
 
     def _end_hosts(self) -> None:
-        """Kill every host of the table and close its zygote (its parent reaps what they leave); the
-        next move forks a fresh zygote. (Not :meth:`Zygote.clear`: called again before the caller has
+        """Kill every host of the table and close its zygote (its parent reaps what they leave); the next move
+        forks a fresh zygote. (Not :meth:`tournament.sandbox.Zygote.clear`: called again before the caller has
         taken the hosts the last call asked for, it kills those hosts too.)"""
         for _, proxy in self._seats.values():
             proxy.kill()
@@ -235,7 +235,7 @@ class Table:
             self._zygote = None
 
 
-class Tables:
+class OpenTables:
     """The open tables, by id (an unguessable token). Where the server is root, each claims a game
     slot for as long as it is open (:func:`tournament.sandbox.claim_slots`). Their zygotes come from
     :attr:`forks`, a :class:`web.forkserver.ForkServer` (while None, they are forked from this
@@ -314,7 +314,7 @@ class Tables:
 
 def _kill(zygote: sandbox.Zygote) -> None:
     """Kill ``zygote`` now, its hosts with it (no wait: its closing reaps it)."""
-    if isinstance(zygote, Zygote):
+    if isinstance(zygote, ServedZygote):
         zygote.kill()
     elif zygote.pid:  # this process's child, not reaped before it is closed: its pid is its own
         with contextlib.suppress(ProcessLookupError):

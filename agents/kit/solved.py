@@ -17,7 +17,7 @@ from agents.engine.board import Board, Geometry
 from agents.engine.book import book_move
 from agents.engine.solver import Solver, warm_up
 
-__all__ = ["EXACT_EMPTY_LIMIT", "TABLE_LIMIT", "SolvedPositions", "Solution"]
+__all__ = ["EXACT_EMPTY_LIMIT", "TABLE_LIMIT", "SolvedChoice", "SolvedPositions"]
 
 EXACT_EMPTY_LIMIT = 36
 """Exact solving is tried only with at most this many empty cells (6x7: from ply 6 on)."""
@@ -27,7 +27,7 @@ TABLE_LIMIT = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class Solution:
+class SolvedChoice:
     """What :meth:`SolvedPositions.choose` found: ``move``, ``(stage, column)`` with stage ``book`` or
     ``exact``, when one of them chose; otherwise ``allowed``, the legal columns (increasing) the solver
     did not prove lost -- empty when it proved them all lost, None when it did not run; ``nodes``, the
@@ -67,7 +67,7 @@ class SolvedPositions:
         warm_up()
         return time.perf_counter() - began
 
-    def choose(self, board: Board, deadline: float, refine_deadline: float | None = None) -> Solution:
+    def choose(self, board: Board, deadline: float, refine_deadline: float | None = None) -> SolvedChoice:
         """A perfect move for ``board`` (game on, no move winning at once), or what is left to search.
 
         :meth:`Solver.choose <agents.engine.solver.Solver.choose>` until ``deadline``
@@ -75,7 +75,7 @@ class SolvedPositions:
         ``refine_deadline`` (default ``deadline``) the fastest win or the slowest loss. Without the
         databases (``book`` off, another board, the package not installed), the opening book's move
         comes first, and the solver runs only with at most :data:`EXACT_EMPTY_LIMIT` empty cells.
-        When neither decides, the :class:`Solution` tells the search which moves are left."""
+        When neither decides, the :class:`SolvedChoice` tells the search which moves are left."""
         geo = board.geo
         solver = self._solvers.get(geo)
         if solver is None and self.exact:
@@ -85,12 +85,12 @@ class SolvedPositions:
         if solver is None or solver.database is None:
             column = book_move(board) if self.book else None
             if column is not None:
-                return Solution(("book", column), None)
+                return SolvedChoice(("book", column), None)
             if solver is None or geo.size - board.ply > EXACT_EMPTY_LIMIT:
-                return Solution(None, None)
+                return SolvedChoice(None, None)
         column, values = solver.choose(
             board.position, board.mask, board.ply, deadline=deadline, refine_deadline=refine_deadline
         )
         if column is not None:
-            return Solution(("exact", column), None, solver.nodes)
-        return Solution(None, tuple(c for c in board.legal_moves() if values.get(c) != -1), solver.nodes)
+            return SolvedChoice(("exact", column), None, solver.nodes)
+        return SolvedChoice(None, tuple(c for c in board.legal_moves() if values.get(c) != -1), solver.nodes)

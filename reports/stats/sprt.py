@@ -3,7 +3,7 @@
 Hypotheses on the Elo difference of A over B, in one of two Elo models: H0 ``elo = elo0`` against
 H1 ``elo = elo1`` (``elo0 < elo1``; in practice "at most elo0" against "at least elo1").
 
-Samples are game pairs with colours swapped, counted as :class:`reports.stats.Pentanomial`
+Samples are game pairs with colours swapped, counted as :class:`reports.stats.headtohead.Pentanomial`
 ``(LL, LD, DD/WL, WD, WW)``; a pair scores ``a = 0, 1/4, 1/2, 3/4, 1`` per game. The statistic is
 Michel Van den Bergh's generalized SPRT (GSPRT) over the five frequencies:
 
@@ -231,7 +231,7 @@ def llr(penta: Pentanomial, elo0: float, elo1: float, model: str = "logistic") -
 def estimate(penta: Pentanomial, model: str = "logistic") -> EloEstimate:
     """Elo difference, 95 % error and LOS from pair counts, in ``model``'s Elo (fastchess' figures).
 
-    ``logistic``: :func:`reports.stats.estimate_pentanomial`. ``normalized``: normalized Elo
+    ``logistic``: :func:`reports.stats.headtohead.estimate_pentanomial`. ``normalized``: normalized Elo
     ``(mu - 1/2) / sqrt(2 sigma^2) * 800 / ln(10)``, ``mu`` and ``sigma^2`` the mean and variance of
     the pair score per game (0..1), and the error fastchess prints, ``[nElo(mu + 1.95996 SE) -
     nElo(mu - 1.95996 SE)] / 2`` with ``SE = sigma / sqrt(pairs)``, which is ``1.95996 * 800 / ln(10)

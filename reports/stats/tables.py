@@ -100,10 +100,10 @@ def pairs(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
 
     ``agent_a`` comes before ``agent_b`` in ``order`` (default: ``results.order``, best first), and
     rows follow that order. Counts and ``score`` are ``agent_a``'s; ``elo_diff``, ``elo_error`` (95 %)
-    and ``los`` are the trinomial estimate of ``agent_a - agent_b`` (:func:`reports.stats.estimate_wdl`);
+    and ``los`` are the trinomial estimate of ``agent_a - agent_b`` (:func:`estimate_wdl`);
     ``pairs`` and ``ll .. ww`` the complete colour-swapped pairs and their pentanomial counts,
     ``penta_elo_error`` and ``penta_los`` the pentanomial estimate
-    (:func:`reports.stats.estimate_pentanomial`).
+    (:func:`estimate_pentanomial`).
     """
     h2h, pentas = results.h2h, results.pentanomials
     names = list(order) if order is not None else results.order

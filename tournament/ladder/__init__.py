@@ -1,10 +1,16 @@
 """A ladder: a persistent rating list that new agents join, one ``connectx ladder add`` at a time.
 
-Modules, one job each: :mod:`~tournament.ladder.roster` (the members, their versions and copies, and
-the additions, in ``ladder.json``), :mod:`~tournament.ladder.matchmaking` (whom a newcomer plays
-next) and :mod:`~tournament.ladder.driver` (the seeding round robin and each add, played through
-:class:`tournament.driver.Tournament` into one store). The ratings are :mod:`reports.stats.ladder`'s;
-the command line is :mod:`connectx.ladder`.
+A ladder's *members* are versions of agents (``name@version``): an agent whose code or parameters
+change joins again as the next version, and each member plays from a copy of its files taken when it
+joined, so a rating once earned is never changed by editing the agent. Its *sessions* are how the
+members came: a seeding round robin founds the ladder, then each *add* plays game pairs (one opening,
+colours swapped, as in any tournament here) between the newcomer and the members. Matchmaking picks
+the member whose pair is expected to narrow the newcomer's rating the most, and the add stops once
+the newcomer's 95 % interval is narrow enough or its pairs reach the cap (:class:`Rules`). Every
+game goes into one store, and the ratings are a joint maximum-likelihood fit of all of them, made
+afresh each time as Ordo or CCRL's lists are (:mod:`reports.stats.ladder` computes them and hands
+them in as a :class:`Rater`). An add that is interrupted resumes where it stopped, with the same
+games it would have played.
 """
 
 from tournament.ladder.driver import Added, Ladder, Planned, Rater, Rules, same_board, validate

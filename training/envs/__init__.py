@@ -10,7 +10,7 @@
   reward schemes, Kaggle's and the course's), :mod:`training.envs.opponent` (the fixed opponent).
 
 They live in ``training/`` (the layer above ``agents`` and ``tournament``): the opponent's answers are
-ruled on by :func:`tournament.rules.judge`, and :mod:`training.learners.ppo` trains through them. docs/rl.md
+ruled on by :func:`tournament.rules.rule_on`, and :mod:`training.learners.ppo` trains through them. docs/rl.md
 has examples.
 """
 

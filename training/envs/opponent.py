@@ -4,7 +4,7 @@ An opponent is an agent spec (:mod:`agents.registry`: one of ours, ``kaggle-rand
 ``kaggle-negamax``, a ``.py`` file loaded as Kaggle loads it) or any callable ``agent(obs, config)``.
 Each move it is shown the observation and configuration Kaggle shows it
 (:func:`agents.kit.adapter.as_player`, the project's one adapter, with its overage bank) and its answer
-is ruled on by :func:`tournament.rules.judge`, the rules the referee's games and ``connectx play``
+is ruled on by :func:`tournament.rules.rule_on`, the rules the referee's games and ``connectx play``
 apply: the column, or a forfeit (INVALID, TIMEOUT, ERROR). So a game in the environment is the
 referee's game with the learner's moves.
 
@@ -156,7 +156,7 @@ class Opponent:
 
     def move(self, board: Board) -> Ruling:
         """The opponent's answer for ``board`` (its mark to move), ruled on by
-        :func:`tournament.rules.judge`: a column that may be played, or a
+        :func:`tournament.rules.rule_on`: a column that may be played, or a
         :class:`~tournament.record.Forfeit`. An exception the agent raises is its ERROR."""
         if self._agent is None:
             raise RuntimeError("Opponent.move before new_game")

@@ -14,13 +14,13 @@ tournament), and returns the position the learner moves in next. The board is th
   status INVALID, the episode ends (``terminated``) with the reward ``invalid`` of the scheme and
   ``info["termination"] == "invalid"``, ``info["offender"] == "learner"``. An action outside the
   action space is a programming error: ``ValueError``.
-* The opponent's forfeit (INVALID, TIMEOUT, ERROR; :func:`tournament.rules.judge`) ends the episode as
+* The opponent's forfeit (INVALID, TIMEOUT, ERROR; :func:`tournament.rules.rule_on`) ends the episode as
   a win for the learner, ``info["offender"] == "opponent"``.
 * Rewards: a :class:`~training.envs.rewards.Rewards` scheme, by name ``"kaggle"`` (default: +1, -1, 0)
   or ``"course"`` (Kaggle Learn's ConnectX course: +1 win, -1 any other end, 1/42 a move, -10 an
   invalid move).
 * Colour: ``mark=1`` or ``2``, or ``"alternate"`` (mark 1 in the first episode after each seeded
-  reset, then 2, 1, ...). When the opponent is to move first, it moves inside :meth:`reset`.
+  reset, then 2, 1, ...). When the opponent is to move first, it moves inside :meth:`ConnectXEnv.reset`.
 * Openings: each episode starts from the empty board, or from ``openings`` (a sequence of move lists,
   one drawn per episode, or a callable ``rng -> moves`` given the environment's ``np_random``), or
   from ``reset(options={"opening": moves})``. An opening drawn from ``openings`` after which the game

@@ -5,10 +5,10 @@ Each ``METHOD`` has two halves:
 * ``agents/METHOD.py`` -- the runtime agent (numpy only, inlined by submissions): ``make_agent(weights:
   str | None = None, ...)`` loads a weights file (``.npz``; None: the shipped
   ``agents/data/METHOD.npz`` through :func:`agents.resources.read`) and plays any board;
-* ``training/learners/METHOD.py`` -- a :class:`Learner` (numpy, JAX/flax/optax, or PyTorch for
-  ``ppo``), which ``connectx train METHOD`` drives.
+* ``training/learners/METHOD.py`` -- its trainer, a :class:`Learner` (numpy, JAX/flax/optax, or
+  PyTorch for ``ppo``) named after the method (``TDLearner``), which ``connectx train METHOD`` drives.
 
-:data:`LEARNERS` maps each method to its trainer module, which defines ``Learner``. The module may
+:data:`LEARNERS` maps each method to its trainer class, by its dotted name. The class's module may
 also define ``UNIT`` (what the driver counts: ``"game"``, the default, or ``"step"``, the learner's
 moves, for a learner that trains a fixed number of moves at a time) and ``Parameters``, a frozen
 dataclass of the learner's settings, each with a default (``connectx train --param NAME=VALUE``,
@@ -30,17 +30,17 @@ from agents.engine.board import Geometry
 __all__ = ["LEARNERS", "Learner", "learner", "parameters", "unit"]
 
 LEARNERS: dict[str, str] = {
-    "value_net": "training.learners.value_net",
-    "q_net": "training.learners.q_net",
-    "lms": "training.learners.lms",
-    "td": "training.learners.td",
-    "ppo": "training.learners.ppo",
+    "value_net": "training.learners.value_net.ValueNetLearner",
+    "q_net": "training.learners.q_net.QNetLearner",
+    "lms": "training.learners.lms.LMSLearner",
+    "td": "training.learners.td.TDLearner",
+    "ppo": "training.learners.ppo.PPOLearner",
 }
-"""``connectx train`` methods -> the module whose ``Learner`` class trains them."""
+"""``connectx train`` methods -> the dotted name of the class that trains them (a :class:`Learner`)."""
 
 
 class Learner(Protocol):
-    """A trainer, made as ``Learner(geo, seed)`` for the board ``geo`` (``Learner(geo, seed,
+    """A trainer, made as ``TRAINER(geo, seed)`` for the board ``geo`` (``TRAINER(geo, seed,
     parameters)`` when its module defines ``Parameters``); everything it draws comes from generators
     seeded by ``seed``.
 
@@ -112,9 +112,10 @@ def learner(method: str, geo: Geometry, seed: int, given: Mapping[str, str] | No
     parameters ``given`` (:func:`parameters`)."""
     settings = parameters(method, given or {})
     extra = () if settings is None else (settings,)
-    made: Learner = _module(method).Learner(geo, seed, *extra)
+    made: Learner = getattr(_module(method), LEARNERS[method].rpartition(".")[2])(geo, seed, *extra)
     return made
 
 
 def _module(method: str) -> ModuleType:
-    return importlib.import_module(LEARNERS[method])
+    """The module of ``method``'s trainer class."""
+    return importlib.import_module(LEARNERS[method].rpartition(".")[0])

@@ -28,7 +28,7 @@ from agents.lms import INPUTS, evaluator, inputs
 from training.learners.explore import EpsilonGreedy
 from training.selfplay import Trajectory, play
 
-__all__ = ["EPSILON", "ETA", "Learner"]
+__all__ = ["EPSILON", "ETA", "LMSLearner"]
 
 ETA = 0.01
 """LMS learning rate."""
@@ -36,7 +36,7 @@ EPSILON = 0.1
 """Chance that a training move is a uniformly random legal column."""
 
 
-class Learner:
+class LMSLearner:
     """The ``lms`` trainer on the board ``geo`` (:class:`training.learners.Learner`); weights start
     at zero, the exploration draws from a generator seeded by ``seed``."""
 

@@ -18,7 +18,7 @@ rewards; here (:class:`Parameters`, each one a ``--param NAME=VALUE`` of ``conne
   (at 0.01 the policy put 0.99 on one column within 300,000 steps).
 
 The driver (:mod:`training.driver`) counts this learner's training in steps (:data:`UNIT`: the
-learner's moves) and calls :meth:`Learner.train` one rollout at a time (``envs * n_steps`` steps,
+learner's moves) and calls :meth:`PPOLearner.train` one rollout at a time (``envs * n_steps`` steps,
 :meth:`Parameters.chunk`); it evaluates the policy alone (``ppo:tactics=false``, what training
 learns) and checkpoints the model with its optimiser. A resumed run starts its environments and its
 episodes in progress afresh, so it does not end with the same weights as an uninterrupted one.
@@ -62,7 +62,7 @@ from agents.kit.adapter import Agent
 from agents.registry import files_of
 from training.envs import ConnectXEnv
 
-__all__ = ["SELF", "UNIT", "CourseCNN", "Learner", "Parameters", "export", "random_opening"]
+__all__ = ["SELF", "UNIT", "CourseCNN", "PPOLearner", "Parameters", "export", "random_opening"]
 
 UNIT = "step"
 """What the driver counts of this learner's training: steps, the learner's moves."""
@@ -95,7 +95,7 @@ class Parameters:
             raise ValueError("opponents: give at least one")
 
     def chunk(self) -> int:
-        """Steps of one rollout, ``envs * n_steps``: what one :meth:`Learner.train` call trains."""
+        """Steps of one rollout, ``envs * n_steps``: what one :meth:`PPOLearner.train` call trains."""
         return self.envs * self.n_steps
 
 
@@ -180,7 +180,7 @@ class Snapshot:
 
 
 class _Returns(BaseCallback):
-    """The training games' returns and results, gathered step by step (:meth:`Learner.train` reads
+    """The training games' returns and results, gathered step by step (:meth:`PPOLearner.train` reads
     and empties them); episodes run on across rollouts."""
 
     def __init__(self, envs: int) -> None:
@@ -200,7 +200,7 @@ class _Returns(BaseCallback):
         return True
 
 
-class Learner:
+class PPOLearner:
     """The ``ppo`` trainer on the board ``geo`` (:class:`training.learners.Learner`, counted in
     steps): a ``MaskablePPO`` with :class:`CourseCNN` (policy layers 64, 64; value layers 64, 64)
     seeded by ``seed``, its environments seeded by ``seed``. ``ValueError`` for an opponent spec that

@@ -51,7 +51,7 @@ The replay buffer holds each position as its :func:`~agents.features.planes` pac
 (``numpy.packbits``: ``ceil(2 * rows * columns / 8)`` bytes, 11 on 6x7), with the action, reward,
 end flag, exact target (NaN when unknown) and the legal columns of the next position: a compact
 numpy record on any board size (raw bitboards would not fit 64-bit integers beyond 8x7), kept in a
-:class:`training.learners.replay.ReplayBuffer`. It is part of :meth:`Learner.state`, so a resumed
+:class:`training.learners.replay.ReplayBuffer`. It is part of :meth:`QNetLearner.state`, so a resumed
 run continues bit for bit.
 """
 
@@ -78,7 +78,7 @@ from training.learners.exact import Oracle, opening
 from training.learners.replay import ReplayBuffer, mirror_permutation, pack, packed_width, unpack
 from training.selfplay import Trajectory, play
 
-__all__ = ["Learner"]
+__all__ = ["QNetLearner"]
 
 HIDDEN = (128, 128)
 """Units of the hidden layers."""
@@ -159,9 +159,9 @@ _run_block = jax.jit(lambda carry, batches: jax.lax.scan(_update, carry, batches
 
 
 class _Explorer:
-    """The epsilon-greedy self-play :class:`~agents.kit.player.Player` of a :class:`Learner`."""
+    """The epsilon-greedy self-play :class:`~agents.kit.player.Player` of a :class:`QNetLearner`."""
 
-    def __init__(self, learner: Learner) -> None:
+    def __init__(self, learner: QNetLearner) -> None:
         self.learner = learner
         self.epsilon = EPSILON_START
         self.net: Layers = []
@@ -176,7 +176,7 @@ class _Explorer:
         return MoveRecord.since(start, board, "q", legal[int(np.argmax(q[legal]))])
 
 
-class Learner:
+class QNetLearner:
     """DQN self-play trainer of ``q_net`` on the board ``geo`` (see the module docstring); the
     initial weights, openings, exploration and minibatches all come from
     ``numpy.random.default_rng(seed)``."""

@@ -1,7 +1,7 @@
 """TD(lambda) self-play training of the ``td`` evaluation (:mod:`agents.td`).
 
 Each training game is played by :func:`training.selfplay.play` with the current MLP on both sides:
-the first :attr:`Learner.opening` plies are random (drawn from the learner's generator), then each
+the first :attr:`TDLearner.opening` plies are random (drawn from the learner's generator), then each
 move is a 1-ply search -- a move that wins at once is taken (a terminal child is worth its result),
 else the move whose child has the lowest value for the opponent -- except with probability
 ``epsilon`` a uniformly random legal move.
@@ -35,7 +35,7 @@ from agents.td import inputs, value
 from agents.weights import save
 from training.selfplay import Trajectory, play
 
-__all__ = ["Learner"]
+__all__ = ["TDLearner"]
 
 
 def _mlp(params: dict[str, jax.Array], x: jax.Array) -> jax.Array:
@@ -84,7 +84,7 @@ class _Greedy:
     """The self-play :class:`~agents.kit.player.Player`: 1-ply search with the learner's current weights,
     a random legal move with probability ``epsilon``."""
 
-    def __init__(self, learner: Learner) -> None:
+    def __init__(self, learner: TDLearner) -> None:
         self.learner = learner
 
     def play(self, board: Board, clock: Clock) -> MoveRecord:
@@ -102,7 +102,7 @@ class _Greedy:
         return MoveRecord.since(start, board, "one_ply", column)
 
 
-class Learner:
+class TDLearner:
     """The ``td`` trainer (:class:`training.learners.Learner`) on the board ``geo``.
 
     ``hidden`` tanh units; ``alpha`` the SGD step, ``lam`` the trace decay lambda, ``epsilon`` the

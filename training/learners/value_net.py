@@ -20,7 +20,7 @@ value), as in :mod:`training.learners.q_net` (:class:`training.learners.replay.R
 position as its planes packed to bits (``numpy.packbits``, ``ceil(2 * rows * columns / 8)`` bytes, 11
 on 6x7) and the target. After each game :data:`STEPS` Adam steps (:data:`LEARNING_RATE`; Kingma &
 Ba 2015), jitted with JAX, lower the mean squared error over uniform minibatches of :data:`BATCH`
-examples from the buffer. The buffer is part of :meth:`Learner.state`, so a resumed run continues
+examples from the buffer. The buffer is part of :meth:`ValueNetLearner.state`, so a resumed run continues
 bit for bit.
 
 The games cycle as in the classic tic-tac-toe value-network exercise (a 9-18-9-3-1 tanh network
@@ -53,7 +53,17 @@ from training.learners.explore import EpsilonGreedy
 from training.learners.replay import ReplayBuffer, mirror_permutation, pack, packed_width, unpack
 from training.selfplay import Trajectory, play
 
-__all__ = ["BATCH", "BUFFER", "EPSILON", "GAMMA", "HIDDEN", "LEARNING_RATE", "STEPS", "Learner", "forward"]
+__all__ = [
+    "BATCH",
+    "BUFFER",
+    "EPSILON",
+    "GAMMA",
+    "HIDDEN",
+    "LEARNING_RATE",
+    "STEPS",
+    "ValueNetLearner",
+    "forward",
+]
 
 HIDDEN = (128, 64)
 """Hidden layer widths (84-128-64-1 on 6x7)."""
@@ -111,7 +121,7 @@ def _step(
     return optax.apply_updates(params, updates), opt_state
 
 
-class Learner:
+class ValueNetLearner:
     """The ``value_net`` trainer on the board ``geo`` (:class:`training.learners.Learner`). The
     initial weights come from ``jax.random.key(seed)`` (scaled normal, variance 1/inputs), the games'
     draws (openings included) and the minibatches from ``numpy.random.default_rng(seed)``."""
