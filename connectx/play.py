@@ -6,11 +6,11 @@ The game is :func:`agents.kit.player.play_game`, the project's in-process game l
 bank, run in a process of its own behind the tournament's proxy
 (:class:`tournament.sandbox.AgentProcess`), so that an untrusted file agent can read neither the store
 nor this terminal, its prints do not garble the board, and a move that overruns Kaggle's limit is cut
-off and forfeits instead of hanging the session. Its answer is judged by Kaggle's rules, as in a
-tournament (:func:`tournament.rules.rule_on`): a Python ``int`` naming a column that is not full, in
-time (``actTimeout`` plus the bank), else the game is its forfeit (INVALID, TIMEOUT, or ERROR when it
-raised); ``None`` is Kaggle's default action, column 0. The forfeit says why, counting columns from 1
-as the board does.
+off and forfeits instead of hanging the session. It is called and its answer judged by Kaggle's
+rules as in a tournament (:func:`tournament.call.ask`): a Python ``int`` naming a column that is
+not full, in time (``actTimeout`` plus the bank), else the game is its forfeit (INVALID, TIMEOUT, or
+ERROR when it raised); ``None`` is Kaggle's default action, column 0. The forfeit says why, counting
+columns from 1 as the board does.
 
 Each board is drawn once (:mod:`connectx.drawing`): the person's move shows with the agent's reply,
 and the last board, with the winning line marked, when the game ends.
@@ -38,10 +38,9 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agents.engine.board import Board, Outcome
-from agents.kit.adapter import as_player
+from agents.kit.adapter import Agent
 from agents.kit.clock import DEFAULT_ACT_TIMEOUT, Clock
 from agents.kit.player import Player, play_game
 from agents.kit.record import MoveRecord
@@ -51,13 +50,10 @@ from connectx.human import HumanPlayer, Quit, Undo
 from connectx.match import LIMITS
 from connectx.options import act_timeout_option, board_geometry, board_options, check_ranges, out_option
 from reports.provenance import toolkit_version
+from tournament.call import Timer, ask, bank_left
 from tournament.record import Forfeit, GameRecord, Termination
-from tournament.rules import rule_on
 from tournament.schedule import HUMAN, GameTask, Settings, pair_seed, single_game_settings
 from tournament.store import DB_NAME, Store, StoreError
-
-if TYPE_CHECKING:
-    from tournament.sandbox import AgentProcess
 
 GAMES = Path("games")
 """The folder that holds, by default, a folder of games for each agent, board and pace played."""
@@ -141,7 +137,7 @@ def open_store(out: Path, settings: Settings) -> Store:
 
 
 class Forfeited(Exception):  # noqa: N818 - an event of the game, like Kaggle's statuses
-    """The agent's call broke Kaggle's rules: ``forfeit`` says how (:func:`tournament.rules.rule_on`),
+    """The agent's call broke Kaggle's rules: ``forfeit`` says how (:func:`tournament.call.ask`),
     ``seconds`` is how long the call took."""
 
     def __init__(self, forfeit: Forfeit, seconds: float) -> None:
@@ -151,32 +147,23 @@ class Forfeited(Exception):  # noqa: N818 - an event of the game, like Kaggle's 
 
 class AgentSide:
     """The agent as a :class:`~agents.kit.player.Player`: asks ``proxy`` (an
-    :class:`~tournament.sandbox.AgentProcess`) through :func:`~agents.kit.adapter.as_player` and judges
-    the answer by Kaggle's rules (:func:`tournament.rules.rule_on`), raising :class:`Forfeited` instead
-    of returning a bad one."""
+    :class:`~tournament.sandbox.AgentProcess`) as Kaggle calls an agent (:func:`tournament.call.ask`,
+    timed by ``timer``), raising :class:`Forfeited` instead of returning a bad answer."""
 
-    def __init__(self, proxy: AgentProcess, label: str, say: Say) -> None:
-        self.proxy, self.player, self.label, self.say = proxy, as_player(proxy), label, say
+    def __init__(self, proxy: Agent, label: str, say: Say, *, timer: Timer = time.perf_counter) -> None:
+        self.proxy, self.label, self.say, self.timer = proxy, label, say, timer
 
     def play(self, board: Board, clock: Clock) -> MoveRecord:
         self.say(f"{self.label} is thinking...")
-        began = time.perf_counter()
-        answer: int | Exception
-        try:
-            answer = self.player.play(board, clock).column
-        except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
-            answer = error
-        spent = time.perf_counter() - began
-        ruling = rule_on(board.mark, board, answer, seconds=spent, clock=clock)
-        if isinstance(ruling, Forfeit):
-            raise Forfeited(ruling, spent)
-        return MoveRecord.since(began, board, "agent", ruling)
+        made = ask(self.proxy, board, clock, timer=self.timer)
+        if isinstance(made.ruling, Forfeit):
+            raise Forfeited(made.ruling, made.seconds)
+        return MoveRecord("agent", board.ply, made.ruling, made.seconds)
 
 
 def _bank(times: list[float], mark: int, clock: Clock) -> float:
     """Seconds left in the overage bank of ``mark`` after the moves timed ``times`` (from ply 0)."""
-    over = sum(max(0.0, seconds - clock.act_timeout) for seconds in times[mark - 1 :: 2])
-    return max(0.0, clock.overage - over)
+    return bank_left(clock, times[mark - 1 :: 2])
 
 
 def verdict(record: GameRecord) -> str:

@@ -7,7 +7,7 @@ does not return within Kaggle's limit (``actTimeout`` plus the remaining overage
 :data:`~tournament.sandbox.GRACE`; or the tournament's ``hang_limit``) as ``TIMEOUT``, where Kaggle's
 own ``env.run`` would wait forever.
 
-Every answer is judged by Kaggle's rules (:func:`tournament.rules.rule_on`) before the referee uses it
+Every call is made and judged by Kaggle's rules (:func:`tournament.call.call`) before the referee uses it
 (:class:`_Judged`), as Kaggle's schema validation would: the referee gets the column, or for a
 forfeit what it scores the same way. So an action that Kaggle's schema lets through and its
 interpreter then crashes on, a whole float such as ``3.0``, is INVALID like any float, and its game
@@ -36,10 +36,11 @@ import numpy as np
 
 from agents.engine.board import Board
 from agents.kit.clock import Clock
+from tournament.call import Call, Timer, call
 from tournament.environments import DeadlineExceeded, Environment, make
 from tournament.limits import Limits
 from tournament.record import FORFEIT_STATUSES, Forfeit, GameRecord, Termination
-from tournament.rules import Ruling, rule_on
+from tournament.rules import Ruling
 from tournament.sandbox import AgentProcess, Zygote
 from tournament.schedule import GameTask
 
@@ -100,29 +101,23 @@ _REFUSED = _Refused()
 
 
 class _Judged:
-    """The agent as the referee calls it: its proxy, each answer judged by
-    :func:`~tournament.rules.rule_on` before the referee uses it (the module docstring). The referee
-    gets the column, or for a forfeit :data:`_REFUSED` (INVALID), kaggle's ``DeadlineExceeded``
-    (TIMEOUT) or an exception (ERROR), each of which it scores as the forfeit it stands for.
-    :meth:`ruling` judges the last call again with another measure of its time."""
+    """The agent as the referee calls it: its proxy, each call made and judged by
+    :func:`tournament.call.call` (timed by ``timer``) before the referee uses it (the module
+    docstring). The referee gets the column, or for a forfeit :data:`_REFUSED` (INVALID), kaggle's
+    ``DeadlineExceeded`` (TIMEOUT) or an exception (ERROR), each of which it scores as the forfeit
+    it stands for. :meth:`ruling` judges the last call again with another measure of its time."""
 
-    def __init__(self, proxy: AgentProcess, task: GameTask) -> None:
-        self.proxy, self.task = proxy, task
-        self.last: tuple[Board, object, Clock] | None = None  # the board shown, the answer, the clock
+    def __init__(self, proxy: AgentProcess, task: GameTask, *, timer: Timer = time.perf_counter) -> None:
+        self.proxy, self.task, self.timer = proxy, task, timer
+        self.last: Call | None = None
 
     def __call__(self, obs: Any, config: Any) -> int | _Refused | BaseException:
         """The referee's call with kaggle's observation and configuration (``structify``'d dicts)."""
         task, mark = self.task, self.proxy.mark
         board = Board.from_kaggle(obs.board, mark, rows=task.rows, columns=task.columns, inarow=task.inarow)
         clock = Clock(float(config.actTimeout), float(obs.remainingOverageTime))
-        began = time.perf_counter()
-        answer: object
-        try:
-            answer = self.proxy(obs, config)
-        except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
-            answer = error
-        self.last = (board, answer, clock)
-        ruling = rule_on(mark, board, answer, seconds=time.perf_counter() - began, clock=clock)
+        self.last = call(lambda: self.proxy(obs, config), board, clock, timer=self.timer)
+        ruling = self.last.ruling
         if isinstance(ruling, int):
             return ruling
         if ruling.termination is Termination.INVALID:
@@ -135,8 +130,7 @@ class _Judged:
     def ruling(self, seconds: float) -> Ruling:
         """The last call judged again as taking ``seconds``."""
         assert self.last is not None, "the agent was never called"
-        board, answer, clock = self.last
-        return rule_on(self.proxy.mark, board, answer, seconds=seconds, clock=clock)
+        return self.last.again(seconds)
 
 
 class Environments:

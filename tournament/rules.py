@@ -2,8 +2,9 @@
 
 One call of an agent ends in a column played or a forfeit (:class:`~tournament.record.Forfeit`):
 INVALID, TIMEOUT or ERROR, with what happened. :func:`rule_on` rules on every call, in the order
-kaggle-environments checks them, wherever an agent plays: the referee's games
-(:mod:`tournament.game`, before the referee uses the action) and the terminal (:mod:`connectx.play`).
+kaggle-environments checks them, wherever an agent plays: :func:`tournament.call.call` makes the
+call and rules on it, for the referee's games (before the referee uses the action), the terminal,
+the web board and the RL environments.
 :func:`invalid_action` says why an action is INVALID, with columns counted from 1 as the replays, the
 move lists and ``connectx play`` count them; the import of Kaggle's episodes uses it too.
 """

@@ -9,11 +9,12 @@ An agent's move runs where a tournament's does. The table has a zygote of its ow
 a clean process started before the server built anything, so that no host holds a copy of the
 server's objects; the zygote forks each agent's host; the host loads the agent, confines itself and
 answers through :class:`tournament.sandbox.AgentProcess`, the referee's proxy, so a user's file never
-runs in the server. Its answer is judged by Kaggle's rules (:func:`tournament.rules.rule_on`): a column, or a
-forfeit (INVALID, TIMEOUT, ERROR) in the tournament's words. Each agent has ``actTimeout`` and an
-overage bank of Kaggle's 60 s, drawn on by the moves of the line on the board (so undoing a slow move
-gives its time back), as ``connectx play`` charges it. Where the server runs as root, the table claims
-a game slot of its own (:func:`tournament.sandbox.claim_slots`), so that its agents have users no
+runs in the server. It is called and its answer judged as in a tournament
+(:func:`tournament.call.ask`): a column, or a forfeit (INVALID, TIMEOUT, ERROR) in the tournament's
+words. Each agent has ``actTimeout`` and an overage bank of Kaggle's 60 s, drawn on by the moves of
+the line on the board (so undoing a slow move gives its time back), as ``connectx play`` charges it
+(:func:`tournament.call.bank_left`). Where the server runs as root, the table claims a game slot of
+its own (:func:`tournament.sandbox.claim_slots`), so that its agents have users no
 other game on the machine has.
 
 Changing an agent, a forfeit, cancelling a move (undo, a new game while an agent thinks) and closing
@@ -39,11 +40,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agents.engine.board import Board
-from agents.kit.adapter import as_player
 from agents.kit.clock import DEFAULT_OVERAGE, Clock
 from tournament import sandbox
+from tournament.call import Timer, ask, bank_left
 from tournament.record import Forfeit
-from tournament.rules import rule_on
 from web.forkserver import ForkServer, ServedZygote
 
 __all__ = ["EXPIRY", "MAX_TABLES", "Cancelled", "Closed", "Reply", "OpenTables", "Table"]
@@ -91,7 +91,7 @@ class Table:
     """One tab's game (module docstring). ``seed`` seeds its agents as a tournament game's seed
     does; ``slot`` is its game slot (it picks the agents' users when the server is root);
     ``zygotes`` makes its zygote (:meth:`web.forkserver.ForkServer.zygote`; by default one forked
-    from this process, for a caller with a single thread)."""
+    from this process, for a caller with a single thread); ``timer`` times its agents' calls."""
 
     def __init__(
         self,
@@ -100,9 +100,10 @@ class Table:
         slot: int = 0,
         *,
         zygotes: Callable[[], sandbox.Zygote] = sandbox.Zygote,
+        timer: Timer = time.perf_counter,
     ) -> None:
         self.id, self.seed, self.slot = table_id, seed, slot
-        self._zygotes = zygotes
+        self._zygotes, self._timer = zygotes, timer
         self.touched = time.monotonic()
         self.closed = False
         self._lock = threading.Lock()
@@ -131,37 +132,26 @@ class Table:
             clock = Clock(act_timeout, self.bank(key, board.moves))
             proxy = self._seat(spec, board.mark)
             self._thinking = proxy
-            began = time.perf_counter()
-            answer: int | Exception
-            try:
-                answer = as_player(proxy).play(board.copy(), clock).column
-            except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
-                answer = error
-            seconds = time.perf_counter() - began
+            made = ask(proxy, board, clock, timer=self._timer)
             self._thinking = None
             if self._cancelled or self.closed:
                 self._end_hosts()
                 self._cancelled = False
                 raise Closed if self.closed else Cancelled
-            ruling = rule_on(board.mark, board, answer, seconds=seconds, clock=clock)
+            ruling, seconds = made.ruling, made.seconds
             self._moves[key, board.moves] = (None if isinstance(ruling, Forfeit) else ruling, seconds)
-            bank = max(0.0, clock.overage - max(0.0, seconds - act_timeout))
             if isinstance(ruling, Forfeit):
                 self._forfeits[key, board.moves] = ruling
                 self._end_hosts()  # a host that timed out may think on; one that failed may be broken
-                return Reply(None, ruling, seconds, bank)
-            return Reply(ruling, None, seconds, bank)
+                return Reply(None, ruling, seconds, made.bank)
+            return Reply(ruling, None, seconds, made.bank)
 
     def bank(self, key: Key, moves: tuple[int, ...]) -> float:
         """Seconds left in the bank of the agent ``key`` before its move after ``moves``: Kaggle's 60 s
         less what each of its moves on this line (timed here) took beyond ``actTimeout``."""
         act_timeout, mark = key[3], key[4]
-        over = 0.0
-        for ply in range(mark - 1, len(moves), 2):
-            made = self._moves.get((key, moves[:ply]))
-            if made is not None:
-                over += max(0.0, made[1] - act_timeout)
-        return max(0.0, DEFAULT_OVERAGE - over)
+        made = (self._moves.get((key, moves[:ply])) for ply in range(mark - 1, len(moves), 2))
+        return bank_left(Clock(act_timeout, DEFAULT_OVERAGE), [m[1] for m in made if m is not None])
 
     def played(self, spec: str, board: Board, act_timeout: float) -> tuple[int | None, float] | None:
         """What the agent ``spec`` did on ``board`` here: ``(column, seconds)`` (the column None for a

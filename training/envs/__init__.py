@@ -9,9 +9,9 @@
 * :mod:`training.envs.view` (planes, action mask, text and picture), :mod:`training.envs.rewards` (the
   reward schemes, Kaggle's and the course's), :mod:`training.envs.opponent` (the fixed opponent).
 
-They live in ``training/`` (the layer above ``agents`` and ``tournament``): the opponent's answers are
-ruled on by :func:`tournament.rules.rule_on`, and :mod:`training.learners.ppo` trains through them. docs/rl.md
-has examples.
+They live in ``training/`` (the layer above ``agents`` and ``tournament``): the opponent is called and
+its answers ruled on as in a tournament (:func:`tournament.call.ask`), and
+:mod:`training.learners.ppo` trains through them. docs/rl.md has examples.
 """
 
 from __future__ import annotations

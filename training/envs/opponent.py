@@ -3,10 +3,11 @@
 An opponent is an agent spec (:mod:`agents.registry`: one of ours, ``kaggle-random`` /
 ``kaggle-negamax``, a ``.py`` file loaded as Kaggle loads it) or any callable ``agent(obs, config)``.
 Each move it is shown the observation and configuration Kaggle shows it
-(:func:`agents.kit.adapter.as_player`, the project's one adapter, with its overage bank) and its answer
-is ruled on by :func:`tournament.rules.rule_on`, the rules the referee's games and ``connectx play``
-apply: the column, or a forfeit (INVALID, TIMEOUT, ERROR). So a game in the environment is the
-referee's game with the learner's moves.
+(:func:`agents.kit.adapter.as_player`, the project's one adapter, with its overage bank): it is
+called as :func:`tournament.call.ask` calls an agent wherever one plays, the referee's games and
+``connectx play`` included, and its answer is ruled on by Kaggle's rules: the column, or a forfeit
+(INVALID, TIMEOUT, ERROR). So a game in the environment is the referee's game with the learner's
+moves.
 
 Where it runs: a spec plays in the tournament's sandbox (:mod:`tournament.sandbox`), a host process
 of its own for every game, forked by a zygote of the environment's own (made at the first game, with
@@ -31,10 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 from agents.engine.board import Board
 from agents.engine.solver import warm_up
-from agents.kit.adapter import Agent, as_player
+from agents.kit.adapter import Agent
 from agents.kit.clock import Clock
 from agents.registry import AgentSpec, SpecError, load_agent, parse_spec, uses_solver
-from tournament.rules import Ruling, rule_on
+from tournament.call import Timer, ask
+from tournament.rules import Ruling
 
 if TYPE_CHECKING:
     from tournament.sandbox import AgentProcess, Zygote
@@ -53,6 +55,11 @@ def kaggle_callable(spec: AgentSpec, seed: int | None) -> Callable[..., Any]:
 
     built: Callable[..., Any] = build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
     return built
+
+
+def _untimed() -> float:
+    """The timer of an untimed opponent: every call takes 0 s."""
+    return 0.0
 
 
 class _Hosts:
@@ -104,12 +111,18 @@ class Opponent:
     :meth:`close` ends the sandbox's processes (they also end with this process).
     ``clock`` is what the agent is shown (Kaggle's 2 s a move and 60 s bank by default); with
     ``timed`` its calls are ruled on with their measured time, so an agent that overdraws its bank
-    forfeits by TIMEOUT as in a tournament; without, no call is late (the environment's results then
-    never depend on the machine's load).
+    forfeits by TIMEOUT as in a tournament (``timer`` times them); without, no call is late (the
+    environment's results then never depend on the machine's load).
     """
 
     def __init__(
-        self, agent: str | Agent, *, clock: Clock | None = None, timed: bool = True, in_process: bool = False
+        self,
+        agent: str | Agent,
+        *,
+        clock: Clock | None = None,
+        timed: bool = True,
+        in_process: bool = False,
+        timer: Timer = time.perf_counter,
     ) -> None:
         self.spec: AgentSpec | None = None
         self._hosts: _Hosts | None = None
@@ -124,7 +137,7 @@ class Opponent:
         else:
             raise TypeError(f"an opponent is an agent spec or a callable agent(obs, config), got {agent!r}")
         self.clock = clock or Clock()
-        self.timed = timed
+        self.timer: Timer = timer if timed else _untimed
         self.bank = self.clock.overage
         self._agent: Agent | None = self.fixed
         if self.spec is not None and not in_process:
@@ -155,21 +168,14 @@ class Opponent:
         self.bank = self.clock.overage
 
     def move(self, board: Board) -> Ruling:
-        """The opponent's answer for ``board`` (its mark to move), ruled on by
-        :func:`tournament.rules.rule_on`: a column that may be played, or a
+        """The opponent's answer for ``board`` (its mark to move), called and ruled on as in a
+        tournament (:func:`tournament.call.ask`), its bank charged: a column that may be played, or a
         :class:`~tournament.record.Forfeit`. An exception the agent raises is its ERROR."""
         if self._agent is None:
             raise RuntimeError("Opponent.move before new_game")
-        clock = Clock(self.clock.act_timeout, self.bank)
-        began = time.perf_counter()
-        answer: object
-        try:
-            answer = as_player(self._agent).play(board.copy(), clock).column
-        except Exception as error:  # noqa: BLE001 - the agent's ERROR, as kaggle's Agent.act catches it
-            answer = error
-        seconds = time.perf_counter() - began if self.timed else 0.0
-        self.bank = max(0.0, self.bank - max(0.0, seconds - clock.act_timeout))
-        return rule_on(board.mark, board, answer, seconds=seconds, clock=clock)
+        made = ask(self._agent, board, Clock(self.clock.act_timeout, self.bank), timer=self.timer)
+        self.bank = made.bank
+        return made.ruling
 
     def close(self) -> None:
         """End the sandbox's processes, if any (a game after it starts them again)."""
