@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +81,14 @@ def test_a_zygote_asked_how_a_host_ended_with_hosts_on_their_way_still_answers_a
         assert play_episode(task, zygote=zygote).termination in (Termination.WIN, Termination.DRAW)
     finally:
         zygote.close()
+
+
+def test_a_zygote_that_something_else_reaped_closes_without_error():
+    zygote = sandbox.Zygote()
+    os.kill(zygote.pid, signal.SIGKILL)
+    os.waitpid(zygote.pid, 0)  # as a wait for any child would, before the zygote's owner closes it
+    zygote.close()  # no ChildProcessError: it is gone already
+    assert not zygote.pid
 
 
 # ---- why an action is INVALID: the detail of the forfeit ------------------------------------

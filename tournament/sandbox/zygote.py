@@ -121,17 +121,19 @@ class Zygote:
     def close(self) -> None:
         """End the zygote and reap it: closing its socket tells it to kill every process it has left
         and remove their cgroups, then exit; one that has not within :data:`CLOSING` seconds is
-        killed, and its hosts with it (``PR_SET_PDEATHSIG``)."""
+        killed, and its hosts with it (``PR_SET_PDEATHSIG``). A zygote that something else of this
+        process already reaped (a wait for any child) is gone: nothing is left to do."""
         self._control.close()
         if self.pid:
             deadline = time.monotonic() + CLOSING
-            while not os.waitpid(self.pid, os.WNOHANG)[0]:
-                if time.monotonic() > deadline:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(self.pid, signal.SIGKILL)
-                    os.waitpid(self.pid, 0)
-                    break
-                time.sleep(0.002)
+            with contextlib.suppress(ChildProcessError):
+                while not os.waitpid(self.pid, os.WNOHANG)[0]:
+                    if time.monotonic() > deadline:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(self.pid, signal.SIGKILL)
+                        os.waitpid(self.pid, 0)
+                        break
+                    time.sleep(0.002)
             self.pid = 0
 
 
