@@ -10,7 +10,6 @@ from typing import Any
 
 from reports.review import MoveLink
 from reports.stats.analysis import Analysis, JudgedMove
-from reports.stats.results import Results
 from reports.stats.sections import sides
 from tournament.record import GameRecord, Termination
 
@@ -109,13 +108,16 @@ def _ending(record: GameRecord) -> str:
     return f"{sides(record, record.offender)[0]} {record.termination}"
 
 
-def pairings(results: Results, deciding: Mapping[int, MoveLink] | None = None) -> list[Pairing]:
-    """The games of every pairing, self-play included, pairings in standings order; ``deciding``: the
-    move that decided a game, by game id (:attr:`reports.review.Review.deciding`)."""
+def pairings(
+    records: Sequence[GameRecord], order: Sequence[str], deciding: Mapping[int, MoveLink] | None = None
+) -> list[Pairing]:
+    """The games ``records`` (by game id) of every pairing, self-play included, pairings in ``order``
+    (the standings'; unrated entrants last); ``deciding``: the move that decided a game, by game id
+    (:attr:`reports.review.Review.deciding`)."""
     deciding = deciding or {}
-    rank = {name: k for k, name in enumerate(results.order)}
+    rank = {name: k for k, name in enumerate(order)}
     groups: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
-    for record in results.records:
+    for record in records:
         a, b = sorted((record.first, record.second), key=lambda name: rank.get(name, len(rank)))
         result = {1.0: "1-0", 0.5: "½-½", 0.0: "0-1"}[record.result]
         groups[a, b].append(
