@@ -10,7 +10,6 @@ from typing import Any
 
 from reports.review import MoveLink
 from reports.stats.analysis import Analysis, JudgedMove
-from reports.stats.sections import sides
 from tournament.record import GameRecord, Termination
 
 __all__ = ["GameRow", "Pairing", "pairings", "replay_data"]
@@ -105,7 +104,7 @@ def _ending(record: GameRecord) -> str:
     if record.termination == Termination.DRAW:
         return "draw (board full)"
     assert record.offender is not None  # neither won nor drawn: forfeited
-    return f"{sides(record, record.offender)[0]} {record.termination}"
+    return f"{(record.first, record.second)[record.offender - 1]} {record.termination}"
 
 
 def pairings(

@@ -23,6 +23,7 @@ import contextlib
 import io
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -120,6 +121,7 @@ def main() -> None:
             f"{stage}: {len(part)} steps, {len(backs)} back into a file already left "
             f"({helpers} of them into a small shared helper, {len(backs) - helpers} elsewhere)"
         )
+        print("  back into: " + ", ".join(f"{file} {n}" for file, n in Counter(backs).most_common()))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import pytest
 
 import reports.report
 from connectx.results import write_report
+from reports.render import documents
 from reports.stats import sections
 from reports.stats.analysis import Analysis
 from reports.stats.results import Results
@@ -21,8 +22,8 @@ SECTIONS = ("header", "review", "by_colour", "terminations", "time_use", "length
 
 @pytest.fixture
 def run(tmp_path):
-    records = synthetic_records(AGENTS, 2)
-    with Store.create(tmp_path / "run", settings_for(AGENTS, 2)) as store:
+    records = synthetic_records(AGENTS, 1)
+    with Store.create(tmp_path / "run", settings_for(AGENTS, 1)) as store:
         for record in records:
             store.add(record)
     Analysis(judged_moves(records, perfect=("beta",))).write(tmp_path / "run" / "moves.csv")
@@ -68,12 +69,14 @@ def _read_once_and_counted_once(counted, calls, opens):
         assert not any(isinstance(argument, Results) for argument in made[0]), name
 
 
-def test_the_command_line_reads_the_store_once_and_counts_each_statistic_once(run, reads, tmp_path):
+def test_the_command_line_reads_the_store_once_and_counts_once(run, reads, tmp_path, monkeypatch):
     counted, calls = reads
+    written = []  # the files themselves are the renderers' tests'
+    monkeypatch.setattr(documents, "write_all", lambda report, out, on_file: written.append(report) or {})
     with Store.open(run, read_only=True) as store:
         counted["open"] = 0
         report = write_report(store, run, tmp_path / "out")
-    assert report is not None and report.review is not None and (tmp_path / "out" / "report.md").is_file()
+    assert report is not None and report.review is not None and written == [report]
     _read_once_and_counted_once(counted, calls, opens=0)
 
 
@@ -92,3 +95,19 @@ def test_a_run_page_and_load_read_the_store_once(run, reads):
 
 def test_no_report_before_two_different_agents_have_met():
     assert reports.report.assemble([], settings_for(AGENTS, 1), name="x") is None
+
+
+@pytest.mark.parametrize("entrants", [("alpha", "beta"), ("beta", "alpha")])
+def test_the_header_s_sprt_line_is_the_match_s_own_from_the_pairs_counted_once(entrants):
+    from reports.stats.stopping import SprtStop
+
+    settings = settings_for(entrants, 4, sprt=(0.0, 10.0, 0.05, 0.05))
+    played = [r for r in synthetic_records(AGENTS, 4) if {r.first, r.second} == set(entrants)]
+    for games in (played[:1], played):  # no complete pair yet, then every pair
+        stop = SprtStop(settings)
+        stop.add(games)
+        verdict = f"{stop.decision} accepted" if stop.decision else "no decision"
+        live = f"{stop.sprt.describe()}: {stop.line}; {verdict}" if stop.counts.pairs else "no complete pair"
+        line = dict(reports.report.assemble(games, settings, name="sprt").header.rows())["SPRT"]
+        assert line == live or (live == "no complete pair" and line.endswith(": no complete pair yet"))
+        assert stop.counts.pairs == (len(games) // 2)
