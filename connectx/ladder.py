@@ -509,18 +509,17 @@ def _report(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from reports.render.documents import write_all
     from reports.render.ladder import markdown_list, notes, ordering_note, plot_history
     from reports.render.terminal import summary
-    from reports.report import build
+    from reports.report import assemble
     from reports.stats.ladder import disagreements, history
-    from reports.stats.results import Results
 
     ladder, roster, records, entries, kaggle = _rated(args, parser)
     if not records:
         parser.error(f"{args.ladder} holds no games yet: `connectx ladder add SPEC` plays some")
     out = Path(args.out or args.ladder)
-    report = build(Results(records, ladder.settings()), name=_title(ladder).lower())
     kind = f"ladder: {len(roster.members)} members, {len(roster.sessions)} additions (ladder.md lists them)"
-    header = dataclasses.replace(report.header, format=kind, games=f"{len(records)} played")
-    report = dataclasses.replace(report, header=header)
+    report = assemble(records, ladder.settings(), name=_title(ladder).lower(), kind=kind)
+    if report is None:
+        parser.error(f"{args.ladder} holds no game between two different members yet")
     print("\n".join(summary(report)))
     paths = write_all(report, out)
     text = [f"# {_title(ladder)}", "", markdown_list(entries), ordering_note(disagreements(entries)), ""]

@@ -58,29 +58,28 @@ def write_report(store: Store, run: Path, out: Path | None = None) -> Report | N
     given and ``run`` cannot be written (a read-only store or folder), only the terminal summary is
     printed, with a line saying how to write the files elsewhere.
     """
-    games = len(store.game_ids())
-    if not games:
+    records, settings = store.records(), store.settings()
+    if not records:
         print(f"no games stored in {run} yet")
         return None
-    settings = store.settings()
     # Shown before the reports' modules load (matplotlib, pandas: seconds on a busy machine).
-    rating = bar(desc=f"rating {plural(len(settings.entrants), 'agent')} on {plural(games, 'game')}",
+    rating = bar(desc=f"rating {plural(len(settings.entrants), 'agent')} on {plural(len(records), 'game')}",
                  bar_format="{desc} [{elapsed}]", leave=False)  # fmt: skip
     with rating, Ticking(rating):
         from reports.render.documents import ALL_FILES, write_all
         from reports.render.terminal import summary
-        from reports.report import build
+        from reports.report import assemble
         from reports.stats.analysis import MOVES_FILE, Analysis, AnalysisError
-        from reports.stats.results import Results
 
-        records = store.records()
         try:
             analysis = Analysis.read(out) if out is not None and (Path(out) / MOVES_FILE).is_file() else None
             analysis = analysis or Analysis.read(run)
         except AnalysisError as error:
             rating.write(f"no move analysis in the report: {error}", file=sys.stderr)
             analysis = None
-        report = build(Results(records, settings), name=Path(run).resolve().name, analysis=analysis)
+        report = assemble(records, settings, name=Path(run).resolve().name, analysis=analysis)
+    if report is None:
+        raise ValueError("no game between two different agents to report")
     print("\n".join(summary(report)))
     if out is None and not writable(store, run):
         print(f"{run} is read-only: no report files written there; `--out FOLDER` writes them elsewhere")

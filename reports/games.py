@@ -10,8 +10,6 @@ from typing import Any
 
 from reports.review import MoveLink
 from reports.stats.analysis import Analysis, JudgedMove
-from reports.stats.results import Results
-from reports.stats.sections import sides
 from tournament.record import GameRecord, Termination
 
 __all__ = ["GameRow", "Pairing", "pairings", "replay_data"]
@@ -106,16 +104,19 @@ def _ending(record: GameRecord) -> str:
     if record.termination == Termination.DRAW:
         return "draw (board full)"
     assert record.offender is not None  # neither won nor drawn: forfeited
-    return f"{sides(record, record.offender)[0]} {record.termination}"
+    return f"{(record.first, record.second)[record.offender - 1]} {record.termination}"
 
 
-def pairings(results: Results, deciding: Mapping[int, MoveLink] | None = None) -> list[Pairing]:
-    """The games of every pairing, self-play included, pairings in standings order; ``deciding``: the
-    move that decided a game, by game id (:attr:`reports.review.Review.deciding`)."""
+def pairings(
+    records: Sequence[GameRecord], order: Sequence[str], deciding: Mapping[int, MoveLink] | None = None
+) -> list[Pairing]:
+    """The games ``records`` (by game id) of every pairing, self-play included, pairings in ``order``
+    (the standings'; unrated entrants last); ``deciding``: the move that decided a game, by game id
+    (:attr:`reports.review.Review.deciding`)."""
     deciding = deciding or {}
-    rank = {name: k for k, name in enumerate(results.order)}
+    rank = {name: k for k, name in enumerate(order)}
     groups: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
-    for record in results.records:
+    for record in records:
         a, b = sorted((record.first, record.second), key=lambda name: rank.get(name, len(rank)))
         result = {1.0: "1-0", 0.5: "½-½", 0.0: "0-1"}[record.result]
         groups[a, b].append(

@@ -6,14 +6,15 @@ Units: seconds for times; dates are UTC.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from agents.kit.clock import DEFAULT_OVERAGE
 from reports.durations import format_seconds
-from reports.stats.results import Results
-from reports.stats.stopping import SprtStop
+from reports.stats.headtohead import Pentanomial
+from reports.stats.sprt import Sprt
+from reports.stats.tally import Matchup, oriented
 from tournament.record import GameRecord
 from tournament.schedule import HUMAN, Settings
 
@@ -59,9 +60,15 @@ class Header:
         return rows
 
 
-def header(results: Results, settings: Settings, name: str) -> Header:
-    """The :class:`Header` of ``results`` played under ``settings``, titled ``name``."""
-    records = results.records
+def header(
+    records: Sequence[GameRecord],
+    settings: Settings,
+    name: str,
+    pentanomials: Mapping[Matchup, Pentanomial],
+) -> Header:
+    """The :class:`Header` of the games ``records`` played under ``settings``, titled ``name``;
+    ``pentanomials``: their complete game pairs' counts per pairing
+    (:attr:`reports.stats.results.Results.pentanomials`), for an SPRT match's line."""
     starts = [_time(record.started_at) for record in records if record.started_at]
     dates = ""
     if starts:
@@ -106,7 +113,7 @@ def header(results: Results, settings: Settings, name: str) -> Header:
         workers=str(settings.workers) if settings.workers is not None else "not recorded",
         cores=str(settings.cores) if settings.cores is not None else "not recorded",
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        sprt=_sprt_line(results, settings),
+        sprt=_sprt_line(settings, pentanomials),
     )
 
 
@@ -136,13 +143,17 @@ def _busy_seconds(records: Sequence[GameRecord]) -> float:
     return total
 
 
-def _sprt_line(results: Results, settings: Settings) -> str:
-    """``elo0 0, elo1 10, ...: pairs 12 [...] LLR ...; H1 accepted`` for an SPRT match, else ""."""
+def _sprt_line(settings: Settings, pentanomials: Mapping[Matchup, Pentanomial]) -> str:
+    """``elo0 0, elo1 10, ...: pairs 12 [...] LLR ...; H1 accepted`` for an SPRT match, else "": the
+    test of :class:`reports.stats.stopping.SprtStop` on the pairs of its first entrant against the
+    second, already counted in ``pentanomials``."""
     if settings.sprt is None:
         return ""
-    stop = SprtStop(settings)
-    stop.add(results.records)
-    if not stop.counts.pairs:
-        return f"{stop.sprt.describe()}: no complete pair yet"
-    verdict = f"{stop.decision} accepted" if stop.decision else "no decision"
-    return f"{stop.sprt.describe()}: {stop.line}; {verdict}"
+    sprt = Sprt(*settings.sprt)
+    a, b = settings.entrants[:2]
+    counts = oriented(pentanomials, a, b) if (min(a, b), max(a, b)) in pentanomials else Pentanomial()
+    if not counts.pairs:
+        return f"{sprt.describe()}: no complete pair yet"
+    status = sprt.status(counts)
+    verdict = f"{status.decision} accepted" if status.decision else "no decision"
+    return f"{sprt.describe()}: {status.format()}; {verdict}"

@@ -1,5 +1,6 @@
-"""What a tournament report shows, gathered from a tournament's :class:`~reports.stats.results.Results`:
-:func:`build`, or :func:`load` from a tournament directory.
+"""What a tournament report shows: :func:`assemble` from a tournament's records and settings (every
+caller's one way), :func:`build` from their :class:`~reports.stats.results.Results`, or :func:`load`
+from a tournament directory.
 
 A :class:`Report` is plain data, already counted and formatted where a number needs words (Elo
 labels, results): every figure, table and section a report shows. :mod:`reports.render` reads
@@ -18,14 +19,15 @@ in :mod:`reports.stats.tally`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from reports.entrants import Entrant, entrant
 from reports.games import Pairing, pairings, replay_data
 from reports.header import Header, header
-from reports.review import Review, review
+from reports.review import Review, perfect_reference, review
 from reports.stats.analysis import Analysis
 from reports.stats.headtohead import WDL
 from reports.stats.progress import Checkpoint
@@ -38,7 +40,7 @@ from reports.stats.sections import (
     TerminationRow,
     TimeUse,
     by_colour,
-    forfeits,
+    count,
     lengths,
     terminations,
     time_use,
@@ -49,8 +51,9 @@ from reports.stats.tally import Matchup
 from reports.words import plural, signed
 from tournament.record import GameRecord
 from tournament.schedule import Settings
+from tournament.store import Store
 
-__all__ = ["Report", "build", "caption", "load", "notes", "scale"]
+__all__ = ["Report", "assemble", "build", "caption", "load", "notes", "scale"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,23 +97,56 @@ class Report:
 
 def load(directory: Path | str) -> Report:
     """The :class:`Report` of the tournament stored in ``directory``, titled by the directory's name,
-    with its move analysis (``moves.csv``) when it has one.
+    with its move analysis (``moves.csv``) when it has one: :func:`assemble` of the store, read once.
 
     Raises:
         tournament.store.StoreError: no tournament there.
         reports.stats.analysis.AnalysisError: a ``moves.csv`` that cannot be read.
         ValueError: no game between two different agents yet.
     """
+    with Store.open(Path(directory)) as store:
+        records, settings = store.records(), store.settings()
     name = Path(directory).resolve().name
-    return build(Results.load(directory), name=name, analysis=Analysis.read(directory))
+    report = assemble(records, settings, name=name, analysis=Analysis.read(directory))
+    if report is None:
+        raise ValueError("no game between two different agents to report")
+    return report
 
 
-def build(results: Results, *, name: str, analysis: Analysis | None = None) -> Report:
-    """The :class:`Report` of ``results`` (which must hold their settings); ``name`` titles it.
+def assemble(
+    records: Iterable[GameRecord],
+    settings: Settings,
+    *,
+    name: str,
+    analysis: Analysis | None = None,
+    kind: str | None = None,
+) -> Report | None:
+    """The :class:`Report` of the games ``records`` played under ``settings``, titled ``name``, or None
+    while no two different agents have met: the one assembly of a report, which ``connectx report``,
+    ``connectx run``, the web's run pages and ``connectx ladder report`` all read (:func:`build` of
+    the records' :class:`~reports.stats.results.Results`). ``kind``, when given, is what the header
+    says the run is (the ladder's members and additions) instead of its schedule.
 
-    With the run's move ``analysis``, the report shows it (:func:`reports.review.review`): when an
-    entrant played perfectly by it, also each agent's Elo relative to that entrant. The standings, the
-    figures and the progression keep the pool's scale.
+    Raises ValueError as :func:`build` does.
+    """
+    results = Results(records, settings)
+    if not results.h2h:
+        return None
+    return build(results, name=name, analysis=analysis, kind=kind)
+
+
+def build(
+    results: Results, *, name: str, analysis: Analysis | None = None, kind: str | None = None
+) -> Report:
+    """The :class:`Report` of ``results`` (which must hold their settings); ``name`` titles it, and
+    ``kind`` (see :func:`assemble`) replaces the header's format and scheduled games.
+
+    In stages: every statistic is computed once, from the counts of ``results`` and one more pass over
+    the games for the sections (:func:`reports.stats.sections.count`), the fits included (ratings,
+    standings, crosstable, progression, and with the move ``analysis`` each agent's accuracy and the
+    Elo relative to an entrant that played perfectly); then each section is made from the statistics
+    it needs. With the run's move ``analysis``, the report shows it (:func:`reports.review.review`);
+    the standings, the figures and the progression keep the pool's scale.
 
     Raises:
         ValueError: no game between two different agents, or ``results`` without settings; see
@@ -121,30 +157,42 @@ def build(results: Results, *, name: str, analysis: Analysis | None = None) -> R
     settings = results.settings
     if settings is None:
         raise ValueError("a report needs the tournament's settings")
-    moves = review(analysis, results) if analysis is not None and analysis.moves else None
-    entrants = [entrant(spec) for spec in settings.entrants]
+    # Statistics, each computed once.
+    records, order, standings = results.records, results.order, results.standings
+    crosstable, progress = results.crosstable, results.progress
+    counts = count(results.played)
+    moves = None
+    if analysis is not None and analysis.moves:
+        accuracy = analysis.accuracy(records)
+        reference = perfect_reference(accuracy, results.totals, results.forfeited)
+        versus = results.relative_to(reference) if reference is not None else {}
+        moves = review(analysis, records, accuracy, reference, versus)
+    # Sections, each from the statistics it needs.
+    top = header(records, settings, name, results.pentanomials)
+    if kind is not None:
+        top = replace(top, format=kind, games=f"{len(records)} played")
     return Report(
-        header=header(results, settings, name),
+        header=top,
         settings=settings,
-        entrants=entrants,
-        standings=results.standings,
+        entrants=[entrant(spec) for spec in settings.entrants],
+        standings=standings,
         ratings=results.ratings,
         scale=scale(results),
         notes=notes(results, moves),
         review=moves,
-        crosstable=results.crosstable,
+        crosstable=crosstable,
         h2h=results.h2h,
-        by_colour=by_colour(results),
-        terminations=terminations(results),
-        forfeits=forfeits(results),
-        time_use=time_use(results),
-        lengths=lengths(results),
-        progress=results.progress,
+        by_colour=by_colour(counts, order),
+        terminations=terminations(counts, order, results.forfeited, results.suffered),
+        forfeits=counts.forfeits,
+        time_use=time_use(counts, order),
+        lengths=lengths(counts, order),
+        progress=progress,
         caption=caption(results),
         tables=tables(results),
-        pairings=pairings(results, moves.deciding if moves is not None else None),
-        records=results.records,
-        replays=replay_data(results.records, analysis),
+        pairings=pairings(records, order, moves.deciding if moves is not None else None),
+        records=records,
+        replays=replay_data(records, analysis),
     )
 
 

@@ -9,13 +9,12 @@ Columns count from 1 and plies from 1 (the opening included), as in ``moves.csv`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reports.stats.analysis import AgentAccuracy, Analysis, JudgedMove, Verdict, outcome
 from reports.stats.ratings import Rating
-from reports.stats.results import Results
-from tournament.record import FORFEITS
+from tournament.record import FORFEITS, GameRecord, Termination
 
 __all__ = ["AccuracyLine", "MoveLink", "Review", "change", "link", "perfect_reference", "review"]
 
@@ -98,39 +97,51 @@ def link(move: JudgedMove) -> MoveLink:
     )  # fmt: skip
 
 
-def perfect_reference(accuracy: Sequence[AgentAccuracy], results: Results) -> str | None:
+def perfect_reference(
+    accuracy: Sequence[AgentAccuracy],
+    played: Mapping[str, object],
+    forfeited: Mapping[tuple[str, Termination], int],
+) -> str | None:
     """The entrant that stands for perfect play, to measure the others' Elo from: one that made no
     mistake in the analysis (its ``accuracy``, :meth:`~reports.stats.analysis.Analysis.accuracy`),
-    played the others and forfeited no game (a forfeit is no perfect play); of several, the one with
-    the most judged moves (the most evidence), then by name. None when there is none."""
+    played the others (is in ``played``, e.g. :attr:`reports.stats.results.Results.totals`) and
+    forfeited no game (``forfeited``, keyed ``(name, Termination)``: a forfeit is no perfect play); of
+    several, the one with the most judged moves (the most evidence), then by name. None when there is
+    none."""
     moves = {line.agent: line.moves for line in accuracy}
     perfect = [
         line.agent
         for line in accuracy
         if line.moves
         and not line.mistakes
-        and line.agent in results.totals
-        and not any(results.forfeited[line.agent, kind] for kind in FORFEITS)
+        and line.agent in played
+        and not any(forfeited[line.agent, kind] for kind in FORFEITS)
     ]
     return min(perfect, key=lambda agent: (-moves[agent], agent), default=None)
 
 
-def review(analysis: Analysis, results: Results) -> Review:
-    """The :class:`Review` of ``analysis``, the judged moves of the games of ``results``."""
-    records = results.records
-    accuracy = analysis.accuracy(records)
+def review(
+    analysis: Analysis,
+    records: Sequence[GameRecord],
+    accuracy: Sequence[AgentAccuracy],
+    reference: str | None,
+    versus: Mapping[str, Rating],
+) -> Review:
+    """The :class:`Review` of ``analysis``, the judged moves of the games ``records``, given what the
+    report counted of it once: each agent's ``accuracy`` (:meth:`~reports.stats.analysis.Analysis.accuracy`),
+    the agent that stands for perfect play (:func:`perfect_reference`) and each agent's Elo relative to
+    it (``versus``, :meth:`~reports.stats.results.Results.relative_to`; empty without one)."""
     deciding = {}
     for record in records:
         move = analysis.decisive(record)
         if move is not None:
             deciding[record.game_id] = link(move)
     judged = set(analysis.by_game)
-    reference = perfect_reference(accuracy, results)
     return Review(
         accuracy=[AccuracyLine(a, [link(m) for m in analysis.worst(a.agent, WORST)]) for a in accuracy],
         deciding=deciding,
         perfect=[line.agent for line in accuracy if line.moves and not line.mistakes],
         reference=reference,
-        versus=results.relative_to(reference) if reference is not None else {},
+        versus=dict(versus),
         games=sum(record.game_id in judged for record in records),
     )

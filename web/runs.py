@@ -6,7 +6,7 @@ run``'s, ``sprt``'s, ``play``'s, ``import``'s or the board page's. Every store i
 (:meth:`tournament.store.Store.open`), so a run being played is never blocked or changed; whether a
 run is being played is read from the kernel's table of locks (:func:`tournament.store.locks.held`).
 
-Everything shown is :mod:`reports`': the report (:func:`reports.report.build`, its move analysis read
+Everything shown is :mod:`reports`': the report (:func:`reports.report.assemble`, its move analysis read
 from ``moves.csv``), the standings of a run in progress (:class:`reports.stats.results.Results`), its
 latest games (:func:`reports.games.pairings`). A run's records and report are read once for each
 state of its files (the store, its write-ahead log, ``moves.csv``), and kept for the runs last asked.
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.games import pairings
-from reports.report import Report, build
+from reports.report import Report, assemble
 from reports.stats.analysis import MOVES_FILE, Analysis
 from reports.stats.results import Results
 from tournament.record import GameRecord
@@ -170,11 +170,11 @@ class Runs:
         :class:`reports.stats.analysis.AnalysisError` for a ``moves.csv`` that cannot be read."""
         loaded = self._load(path)
         if "report" not in loaded.kept:
-            results = Results(loaded.records, loaded.settings)
             analysis = Analysis.read(path)
-            loaded.kept["report"] = build(results, name=path.name, analysis=analysis) if results.h2h else None
-        report: Report | None = loaded.kept["report"]
-        return report
+            report = assemble(loaded.records, loaded.settings, name=path.name, analysis=analysis)
+            loaded.kept["report"] = report
+        kept: Report | None = loaded.kept["report"]
+        return kept
 
     def progress(self, path: Path) -> Progress:
         """The progress of the run in ``path`` (see :class:`Progress`)."""
@@ -205,7 +205,7 @@ class Runs:
                         "forfeits": f"{row.invalid}/{row.timeouts}/{row.errors}",
                     }
                 )  # fmt: skip
-        games = [game for pairing in pairings(results) for game in pairing.games]
+        games = [game for pairing in pairings(results.records, results.order) for game in pairing.games]
         latest = [
             {
                 "game": g.game_id,

@@ -2,25 +2,27 @@
 (:mod:`reports.stats.standings`): results by colour, terminations (every forfeit with its message),
 time use and game lengths.
 
-Each section is plain data built from :class:`reports.stats.results.Results`, in standings order. Units:
-seconds for times, plies (moves, the opening included) for lengths. Self-play games count nowhere.
+:func:`count` walks the games between two entrants once and keeps what every section needs
+(:class:`Counts`); each section is then plain data made from those counts, in standings order (the
+rated entrants, best first). Units: seconds for times, plies (moves, the opening included) for
+lengths. Self-play games count nowhere.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from reports.stats.headtohead import WDL
-from reports.stats.results import Results
 from tournament.record import FORFEITS, GameRecord, Termination
 
 __all__ = [
-    "ColourRow", "ForfeitRow", "LengthRow", "TerminationRow", "TimeUse",
-    "by_colour", "forfeits", "lengths", "sides", "terminations", "time_use",
+    "ColourRow", "Counts", "ForfeitRow", "LengthRow", "TerminationRow", "TimeUse",
+    "by_colour", "count", "lengths", "sides", "terminations", "time_use",
 ]  # fmt: skip
 
 
@@ -94,16 +96,81 @@ def sides(record: GameRecord, mark: int) -> tuple[str, str]:
     return (record.first, record.second) if mark == 1 else (record.second, record.first)
 
 
-def by_colour(results: Results) -> list[ColourRow]:
-    """Every agent's results by colour, over all its games and against each opponent, in standings order."""
-    order = results.order
-    tally: dict[tuple[str, str, int], WDL] = defaultdict(WDL)
-    for record in results.played:
+def _calls(record: GameRecord) -> list[tuple[int, float]]:
+    """``(mark, seconds)`` of every agent call: calls alternate from the side to move after the opening."""
+    start = len(record.opening)
+    return [((start + k) % 2 + 1, seconds) for k, seconds in enumerate(record.move_times)]
+
+
+@dataclass(slots=True)
+class Counts:
+    """What the sections count, from one pass over the games (:func:`count`).
+
+    Attributes:
+        colour: wins, draws, losses of ``(agent, opponent, mark)``; opponent ``""`` for all of its games.
+        games: games played by each agent.
+        connected: games won (``(agent, True)``) and lost (``(agent, False)``) by N in a row.
+        draws: games drawn by each agent.
+        forfeits: every forfeited game, by game id.
+        times: seconds of each of an agent's calls, the opening excluded.
+        bank: the most overage bank an agent drew in one game (seconds) and that game's id.
+        plies: ``(first, second, plies)`` of every game, by game id.
+    """
+
+    colour: defaultdict[tuple[str, str, int], WDL] = field(default_factory=lambda: defaultdict(WDL))
+    games: Counter[str] = field(default_factory=Counter)
+    connected: Counter[tuple[str, bool]] = field(default_factory=Counter)
+    draws: Counter[str] = field(default_factory=Counter)
+    forfeits: list[ForfeitRow] = field(default_factory=list)
+    times: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    bank: defaultdict[str, tuple[float, int | None]] = field(
+        default_factory=lambda: defaultdict(lambda: (0.0, None))
+    )
+    plies: list[tuple[str, str, int]] = field(default_factory=list)
+
+
+def count(played: Iterable[GameRecord]) -> Counts:
+    """The :class:`Counts` of ``played``, games between two different entrants by game id, in one pass."""
+    counts = Counts()
+    for record in played:
         for mark in (1, 2):
             agent, opponent = sides(record, mark)
             result = WDL.from_result(record.score_of(agent))
-            tally[agent, "", mark] += result
-            tally[agent, opponent, mark] += result
+            counts.colour[agent, "", mark] += result
+            counts.colour[agent, opponent, mark] += result
+            counts.games[agent] += 1
+        if record.termination == Termination.DRAW:
+            counts.draws[record.first] += 1
+            counts.draws[record.second] += 1
+        elif record.termination == Termination.WIN:
+            winner, loser = sides(record, 1 if record.result == 1.0 else 2)
+            counts.connected[winner, True] += 1
+            counts.connected[loser, False] += 1
+        if record.offender is not None:
+            counts.forfeits.append(
+                ForfeitRow(
+                    record.game_id,
+                    *sides(record, record.offender),
+                    str(record.termination),
+                    len(record.moves),
+                    record.detail,
+                )  # fmt: skip
+            )
+        overage: defaultdict[str, float] = defaultdict(float)
+        for mark, seconds in _calls(record):
+            agent = sides(record, mark)[0]
+            counts.times[agent].append(seconds)
+            overage[agent] += max(0.0, seconds - record.task.act_timeout)
+        for agent, used in overage.items():
+            if used > counts.bank[agent][0]:
+                counts.bank[agent] = (used, record.game_id)
+        counts.plies.append((record.first, record.second, len(record.moves)))
+    return counts
+
+
+def by_colour(counts: Counts, order: Sequence[str]) -> list[ColourRow]:
+    """Every agent's results by colour, over all its games and against each opponent, in ``order``."""
+    tally = counts.colour
     rows = []
     for agent in order:
         for opponent in ["", *(name for name in order if name != agent)]:
@@ -112,93 +179,55 @@ def by_colour(results: Results) -> list[ColourRow]:
     return rows
 
 
-def terminations(results: Results) -> list[TerminationRow]:
-    """How every agent's games ended, in standings order."""
-    games: Counter[str] = Counter()
-    connected: Counter[tuple[str, bool]] = Counter()
-    draws: Counter[str] = Counter()
-    for record in results.played:
-        games[record.first] += 1
-        games[record.second] += 1
-        if record.termination == Termination.DRAW:
-            draws[record.first] += 1
-            draws[record.second] += 1
-        elif record.termination == Termination.WIN:
-            winner, loser = sides(record, 1 if record.result == 1.0 else 2)
-            connected[winner, True] += 1
-            connected[loser, False] += 1
+def terminations(
+    counts: Counts,
+    order: Sequence[str],
+    forfeited: Mapping[tuple[str, Termination], int],
+    suffered: Mapping[tuple[str, Termination], int],
+) -> list[TerminationRow]:
+    """How every agent's games ended, in ``order``; ``forfeited`` and ``suffered``: the games each
+    agent forfeited and its opponents forfeited to it, keyed ``(name, Termination)``
+    (:attr:`reports.stats.results.Results.forfeited`)."""
     return [
         TerminationRow(
             agent,
-            games[agent],
-            connected[agent, True],
-            connected[agent, False],
-            draws[agent],
-            {str(kind): results.suffered[agent, kind] for kind in FORFEITS},
-            {str(kind): results.forfeited[agent, kind] for kind in FORFEITS},
+            counts.games[agent],
+            counts.connected[agent, True],
+            counts.connected[agent, False],
+            counts.draws[agent],
+            {str(kind): suffered[agent, kind] for kind in FORFEITS},
+            {str(kind): forfeited[agent, kind] for kind in FORFEITS},
         )
-        for agent in results.order
+        for agent in order
     ]
 
 
-def forfeits(results: Results) -> list[ForfeitRow]:
-    """Every forfeited game, by game id."""
-    return [
-        ForfeitRow(
-            record.game_id,
-            *sides(record, record.offender),
-            str(record.termination),
-            len(record.moves),
-            record.detail,
-        )  # fmt: skip
-        for record in results.played
-        if record.offender is not None
-    ]
-
-
-def _calls(record: GameRecord) -> list[tuple[int, float]]:
-    """``(mark, seconds)`` of every agent call: calls alternate from the side to move after the opening."""
-    start = len(record.opening)
-    return [((start + k) % 2 + 1, seconds) for k, seconds in enumerate(record.move_times)]
-
-
-def time_use(results: Results) -> list[TimeUse]:
-    """Every agent's time per call and most overage bank drawn in a game, in standings order."""
-    times: dict[str, list[float]] = defaultdict(list)
-    bank: dict[str, tuple[float, int | None]] = defaultdict(lambda: (0.0, None))
-    for record in results.played:
-        overage: defaultdict[str, float] = defaultdict(float)
-        for mark, seconds in _calls(record):
-            agent = sides(record, mark)[0]
-            times[agent].append(seconds)
-            overage[agent] += max(0.0, seconds - record.task.act_timeout)
-        for agent, used in overage.items():
-            if used > bank[agent][0]:
-                bank[agent] = (used, record.game_id)
+def time_use(counts: Counts, order: Sequence[str]) -> list[TimeUse]:
+    """Every agent's time per call and most overage bank drawn in a game, in ``order``."""
     rows = []
-    for agent in results.order:
-        values = np.asarray(times[agent]) if times[agent] else np.full(1, np.nan)
+    for agent in order:
+        times = counts.times[agent]
+        values = np.asarray(times) if times else np.full(1, np.nan)
         rows.append(
             TimeUse(
                 agent,
-                len(times[agent]),
+                len(times),
                 float(np.median(values)),
                 float(np.percentile(values, 95)),
                 float(values.max()),
-                *bank[agent],
+                *counts.bank[agent],
             )
         )
     return rows
 
 
-def lengths(results: Results) -> list[LengthRow]:
-    """Game lengths over all games, then per pairing in standings order."""
-    records = results.played
-    groups: dict[str, list[int]] = {"all games": [len(record.moves) for record in records]}
-    rank = {name: k for k, name in enumerate(results.order)}
-    for record in sorted(records, key=lambda r: sorted((rank[r.first], rank[r.second]))):
-        a, b = sorted((record.first, record.second), key=rank.__getitem__)
-        groups.setdefault(f"{a} v {b}", []).append(len(record.moves))
+def lengths(counts: Counts, order: Sequence[str]) -> list[LengthRow]:
+    """Game lengths over all games, then per pairing in ``order``."""
+    groups: dict[str, list[int]] = {"all games": [plies for _, _, plies in counts.plies]}
+    rank = {name: k for k, name in enumerate(order)}
+    for first, second, plies in sorted(counts.plies, key=lambda game: sorted((rank[game[0]], rank[game[1]]))):
+        a, b = sorted((first, second), key=rank.__getitem__)
+        groups.setdefault(f"{a} v {b}", []).append(plies)
     return [
         LengthRow(
             label, len(plies), min(plies), statistics.median(plies), statistics.fmean(plies), max(plies)
