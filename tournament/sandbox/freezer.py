@@ -43,10 +43,12 @@ __all__ = [
     "SignalFreezer",
     "freezer",
     "place",
+    "read_file",
     "remove",
     "root",
     "sweep",
     "tree",
+    "write_file",
 ]
 
 PARENT = "connectx-hosts"
@@ -82,12 +84,15 @@ def _own_cgroup(lines: str) -> str | None:
     return None
 
 
-def _read(path: str) -> str:
+def read_file(path: str) -> str:
+    """The text of ``path`` (a file of ``/proc`` or of a cgroup); raises OSError."""
     with open(path, encoding="utf-8") as file:
         return file.read()
 
 
-def _write(path: str, text: str) -> None:
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` to the cgroup file ``path`` in one ``write`` (the kernel acts on each write);
+    raises OSError, as the kernel refuses."""
     fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
         os.write(fd, text.encode())
@@ -102,7 +107,10 @@ def root() -> str | None:
     with a child process, which leaves nothing behind); else None (no cgroup v2 hierarchy, a
     read-only one, or not root). Computed once in a process (the runner, before it forks)."""
     try:
-        mount, own = _cgroup2_mount(_read("/proc/self/mountinfo")), _own_cgroup(_read("/proc/self/cgroup"))
+        mount, own = (
+            _cgroup2_mount(read_file("/proc/self/mountinfo")),
+            _own_cgroup(read_file("/proc/self/cgroup")),
+        )
     except OSError:
         return None
     if mount is None or own is None or own.endswith(" (deleted)"):
@@ -152,7 +160,7 @@ def place(pid: int, base: str | None = None) -> bool:
     for _ in range(2):  # again if a sweep removed it, empty, before the process was in it
         try:
             os.makedirs(folder, exist_ok=True)  # one a process of the same number left, empty by now
-            _write(os.path.join(folder, "cgroup.procs"), str(pid))
+            write_file(os.path.join(folder, "cgroup.procs"), str(pid))
             return True
         except FileNotFoundError:
             continue
@@ -206,7 +214,9 @@ def tree(pid: int) -> list[int]:
             continue
         for task in tasks:
             try:
-                found.extend(int(child) for child in _read(f"/proc/{parent}/task/{task}/children").split())
+                found.extend(
+                    int(child) for child in read_file(f"/proc/{parent}/task/{task}/children").split()
+                )
             except (OSError, ValueError):
                 continue
     return list(dict.fromkeys(found))
@@ -215,7 +225,7 @@ def tree(pid: int) -> list[int]:
 def _state(pid: int) -> str:
     """Process ``pid``'s state (``proc(5)``: R, S, T ...), "X" once it is gone."""
     try:
-        return _read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()[0]
+        return read_file(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "X"
 
@@ -298,10 +308,10 @@ class CgroupFreezer:
         if self._freeze < 0:
             return
         try:
-            _write(os.path.join(self._folder, "cgroup.kill"), "1")  # Linux 5.14
+            write_file(os.path.join(self._folder, "cgroup.kill"), "1")  # Linux 5.14
         except FileNotFoundError:
             with contextlib.suppress(OSError):
-                for pid in _read(os.path.join(self._folder, "cgroup.procs")).split():
+                for pid in read_file(os.path.join(self._folder, "cgroup.procs")).split():
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(int(pid), signal.SIGKILL)
 
