@@ -6,7 +6,6 @@ ended process stays a zombie, and Ctrl-C stops it within 5 s while agents are th
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import signal
@@ -23,7 +22,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from agents.engine.board import Board
-from tests.test_web_browser import start
+from tests.test_web_browser import processes, start
 from web.app import create_app
 from web.tables import Table
 
@@ -210,14 +209,7 @@ def _kib(pid: int, field: str) -> int:
 def _tree(pid: int) -> dict[int, tuple[int, str]]:
     """Every process below ``pid``: its parent and state (``proc(5)``)."""
     found: dict[int, tuple[int, str]] = {}
-    table = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
-            except OSError:
-                continue
-            table[int(entry)] = (int(fields[1]), fields[0])
+    table = processes()
     todo = [pid]
     while todo:
         parent = todo.pop()
