@@ -34,6 +34,7 @@ import os
 import select
 import signal
 import time
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 __all__ = [
@@ -42,12 +43,14 @@ __all__ = [
     "Freezer",
     "SignalFreezer",
     "freezer",
+    "hosts_folder",
     "place",
     "read_file",
     "remove",
     "root",
     "sweep",
     "tree",
+    "trial_child",
     "write_file",
 ]
 
@@ -106,11 +109,20 @@ def root() -> str | None:
     cgroup (made here), when this process may freeze processes in cgroups of its own there (tried
     with a child process, which leaves nothing behind); else None (no cgroup v2 hierarchy, a
     read-only one, or not root). Computed once in a process (the runner, before it forks)."""
+    folder = hosts_folder(_cgroup2_mount, _own_cgroup)
+    return folder if folder is not None and _works(folder) else None
+
+
+def hosts_folder(
+    find_mount: Callable[[str], str | None], find_own: Callable[[str], str | None]
+) -> str | None:
+    """:data:`PARENT` in this process's own cgroup of a hierarchy, made here: ``find_mount`` finds
+    where the hierarchy is mounted in the text of ``/proc/self/mountinfo``, ``find_own`` this
+    process's cgroup in it in the text of ``/proc/self/cgroup``. None when either finds nothing, the
+    cgroup was deleted, or the folder cannot be made."""
     try:
-        mount, own = (
-            _cgroup2_mount(read_file("/proc/self/mountinfo")),
-            _own_cgroup(read_file("/proc/self/cgroup")),
-        )
+        mount = find_mount(read_file("/proc/self/mountinfo"))
+        own = find_own(read_file("/proc/self/cgroup"))
     except OSError:
         return None
     if mount is None or own is None or own.endswith(" (deleted)"):
@@ -120,11 +132,13 @@ def root() -> str | None:
         os.makedirs(folder, exist_ok=True)
     except OSError:
         return None
-    return folder if _works(folder) else None
+    return folder
 
 
-def _works(folder: str) -> bool:
-    """Whether a child process placed in a cgroup of its own in ``folder`` can be frozen there."""
+@contextlib.contextmanager
+def trial_child(base: str) -> Iterator[int]:
+    """A child process to try the cgroups of ``base`` on, which leaves nothing behind: it waits until
+    the block ends; then it is killed and reaped, and its cgroup ``base/host-PID`` removed if made."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -133,17 +147,24 @@ def _works(folder: str) -> bool:
         os._exit(0)
     os.close(read)
     try:
-        if not place(pid, folder):
-            return False
-        CgroupFreezer(pid, folder).freeze()
-        return True
-    except OSError:
-        return False
+        yield pid
     finally:
         os.close(write)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        remove(pid, folder)
+        remove(pid, base, 1.0)
+
+
+def _works(folder: str) -> bool:
+    """Whether a child process placed in a cgroup of its own in ``folder`` can be frozen there."""
+    with trial_child(folder) as pid:
+        try:
+            if not place(pid, folder):
+                return False
+            CgroupFreezer(pid, folder).freeze()
+            return True
+        except OSError:
+            return False
 
 
 def _folder(pid: int, base: str) -> str:

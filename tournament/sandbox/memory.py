@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import signal
 
 from tournament.sandbox import freezer
 from tournament.sandbox.freezer import read_file, write_file
@@ -75,21 +74,8 @@ def root() -> tuple[int, str] | None:
     v2 = freezer.root()
     if v2 is not None and _enable(v2) and _works(2, v2):
         return 2, v2
-    try:
-        mount, own = (
-            _v1_mount(read_file("/proc/self/mountinfo")),
-            _v1_own(read_file("/proc/self/cgroup")),
-        )
-    except OSError:
-        return None
-    if mount is None or own is None:
-        return None
-    folder = os.path.join(mount, own.lstrip("/"), freezer.PARENT)
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError:
-        return None
-    return (1, folder) if _works(1, folder) else None
+    folder = freezer.hosts_folder(_v1_mount, _v1_own)
+    return (1, folder) if folder is not None and _works(1, folder) else None
 
 
 def _enable(folder: str) -> bool:
@@ -107,21 +93,8 @@ def _enable(folder: str) -> bool:
 
 def _works(version: int, base: str) -> bool:
     """Whether a child process in a memory cgroup of its own in ``base`` can be limited there."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(write)
-        os.read(read, 1)  # until the parent is done
-        os._exit(0)
-    os.close(read)
-    try:
-        placed = freezer.place(pid, base)
-        return placed and _limit(version, os.path.join(base, f"host-{pid}"), 64)
-    finally:
-        os.close(write)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        freezer.remove(pid, base, 1.0)
+    with freezer.trial_child(base) as pid:
+        return freezer.place(pid, base) and _limit(version, os.path.join(base, f"host-{pid}"), 64)
 
 
 def _limit(version: int, folder: str, megabytes: int) -> bool:
