@@ -14,10 +14,6 @@
 Bad input -- no ladder in DIR, a spec that does not load, an impossible option, a board other than
 the ladder's -- is one line and exit status 2, with nothing stored changed. The games are played by
 :mod:`tournament.ladder`; the ratings are :mod:`reports.stats.ladder`'s.
-
-The command line is :mod:`connectx.ladder.command` (its options in :mod:`connectx.ladder.arguments`);
-what ``init``, ``add`` and ``remove`` do is :mod:`connectx.ladder.actions`, what they print as they
-play :mod:`connectx.ladder.progress`, and the rating list and reports :mod:`connectx.ladder.lists`.
 """
 
 from connectx.ladder.command import add_commands
