@@ -64,18 +64,17 @@ def test_uniform_plays_the_fewest_met_first_then_in_joining_order():
         choose(None, "new", ["a"], 1, rule="closest")
 
 
+def _game(game_id: int, first: str, second: str, result: float, pair_id: int | None = None):
+    """A game without moves that ``first`` scored ``result`` in (a pair of its own unless ``pair_id``)."""
+    termination = Termination.DRAW if result == 0.5 else Termination.WIN
+    pair_id = game_id if pair_id is None else pair_id
+    return game_record(game_id=game_id, pair_id=pair_id, first=first, second=second, moves=(), move_times=(),
+                       result=result, termination=termination)  # fmt: skip
+
+
 def test_the_outlook_of_a_newcomer_without_games_starts_it_in_the_middle_of_the_field():
     records = [
-        game_record(
-            game_id=k,
-            pair_id=k // 2,
-            first=a,
-            second=b,
-            moves=(),
-            move_times=(),
-            result=result,
-            termination=Termination.WIN,
-        )  # fmt: skip
+        _game(k, a, b, result, pair_id=k // 2)
         for k, (a, b, result) in enumerate(
             [("x", "y", 1.0), ("y", "x", 1.0), ("x", "z", 1.0), ("z", "x", 0.0)] * 3
         )
@@ -86,12 +85,6 @@ def test_the_outlook_of_a_newcomer_without_games_starts_it_in_the_middle_of_the_
     assert min(others) < view.elo[view.index("new")] < max(others)
     assert abs(view.target.sum()) < 1e-12 and view.target[view.index("new")] > 0
     assert np.all(np.linalg.eigvalsh(view.covariance) > -1e-6)  # a covariance
-
-
-def _game(game_id: int, first: str, second: str, result: float):
-    termination = Termination.DRAW if result == 0.5 else Termination.WIN
-    return game_record(game_id=game_id, pair_id=game_id, first=first, second=second, moves=(), move_times=(),
-                       result=result, termination=termination)  # fmt: skip
 
 
 def test_the_kaggle_replay_starts_at_600_moves_winners_up_pulls_draws_together_and_shrinks_sigma():
@@ -137,16 +130,7 @@ def test_the_history_has_a_checkpoint_an_addition_at_most_twelve_the_last_all_ga
     from tournament.ladder import Roster, Session
 
     records = [
-        game_record(
-            game_id=k,
-            pair_id=k // 2,
-            first=a,
-            second=b,
-            moves=(),
-            move_times=(),
-            result=float(k % 3 != 0),
-            termination=Termination.WIN,
-        )  # fmt: skip
+        _game(k, a, b, float(k % 3 != 0), pair_id=k // 2)
         for k, (a, b) in enumerate(
             [("x", "y"), ("y", "x"), ("y", "z"), ("z", "y"), ("x", "z"), ("z", "x")] * 10
         )

@@ -1,7 +1,6 @@
 """The ``lms`` agent (linear features evaluation, 1-ply search) and its LMS trainer."""
 
 import pickle
-import random
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from agents.kit.adapter import as_player, observation
 from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.weights import save
-from tests.boards import random_board
+from tests.boards import assert_plays_legal_ints
 from training.learners.lms import LMSLearner
 
 CLOCK = Clock(act_timeout=1.0, overage=1.0)
@@ -21,13 +20,7 @@ CLOCK = Clock(act_timeout=1.0, overage=1.0)
 
 @pytest.mark.parametrize("config", [(6, 7, 4), (5, 4, 3), (7, 9, 5)])
 def test_shipped_agent_plays_a_legal_int_on_any_board(config):
-    agent, rng = lms.make_agent(), random.Random(sum(config))
-    for _ in range(10):
-        board = random_board(rng, *config)
-        if not board.is_game_over():
-            move = agent(*observation(board, CLOCK))
-            assert type(move) is int and board.can_play(move)
-            assert agent.last_move.stage == "one_ply"
+    assert_plays_legal_ints(lms.make_agent(), config, "one_ply", CLOCK)
 
 
 def test_weights_file_is_used(tmp_path):

@@ -14,7 +14,7 @@ from agents.kit.adapter import as_player, observation
 from agents.kit.clock import Clock
 from agents.kit.player import play_game
 from agents.weights import layers, save
-from tests.boards import random_board
+from tests.boards import assert_plays_legal_ints, random_board
 
 CLOCK = Clock(act_timeout=1.0, overage=1.0)
 
@@ -23,13 +23,7 @@ CLOCK = Clock(act_timeout=1.0, overage=1.0)
     ("config", "stage"), [((6, 7, 4), "one_ply"), ((5, 4, 3), "fallback"), ((7, 9, 5), "fallback")]
 )
 def test_shipped_agent_plays_a_legal_int_on_any_board(config, stage):
-    agent, rng = value_net.make_agent(), random.Random(sum(config))
-    for _ in range(10):
-        board = random_board(rng, *config)
-        if not board.is_game_over():
-            move = agent(*observation(board, CLOCK))
-            assert type(move) is int and board.can_play(move)
-            assert agent.last_move.stage == stage
+    assert_plays_legal_ints(value_net.make_agent(), config, stage, CLOCK)
 
 
 def test_weights_file_is_used_on_its_own_board_only(tmp_path):

@@ -73,18 +73,25 @@ def stop(server: subprocess.Popen[str]) -> int:
         pytest.fail("connectx serve did not stop within 20 s of Ctrl-C")
 
 
-def descendants(pid: int) -> set[int]:
-    """Every living process below ``pid`` (from /proc)."""
-    parents: dict[int, list[int]] = {}
+def processes() -> dict[int, tuple[int, str]]:
+    """Every process of the machine: its parent and state (``proc(5)``: ``Z`` a zombie)."""
+    table = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
+                fields = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
             except OSError:
                 continue
-            fields = stat.rpartition(")")[2].split()
-            if fields[0] != "Z":
-                parents.setdefault(int(fields[1]), []).append(int(entry))
+            table[int(entry)] = (int(fields[1]), fields[0])
+    return table
+
+
+def descendants(pid: int) -> set[int]:
+    """Every living process below ``pid`` (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for child, (ppid, state) in processes().items():
+        if state != "Z":
+            parents.setdefault(ppid, []).append(child)
     found, todo = set(), [pid]
     while todo:
         for child in parents.get(todo.pop(), []):
@@ -104,16 +111,7 @@ def parent(pid: int) -> int:
 def zombies(pid: int) -> set[int]:
     """The children of ``pid`` and of its descendants that have ended and are not reaped."""
     below = {pid, *descendants(pid)}
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
-            except OSError:
-                continue
-            if fields[0] == "Z" and int(fields[1]) in below:
-                found.add(int(entry))
-    return found
+    return {child for child, (ppid, state) in processes().items() if state == "Z" and ppid in below}
 
 
 def alive(pid: int) -> bool:

@@ -6,14 +6,11 @@ ended process stays a zombie, and Ctrl-C stops it within 5 s while agents are th
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import selectors
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -25,10 +22,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from agents.engine.board import Board
+from tests.test_web_browser import processes, start
 from web.app import create_app
 from web.tables import Table
-
-ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
 import gc, sys
@@ -193,24 +189,6 @@ def test_the_probe_finds_the_objects_of_a_process_a_host_is_forked_from(tmp_path
     assert reply.forfeit is not None and "web.tables.Table" in reply.forfeit.detail
 
 
-def _start(root: Path, tmp: Path) -> tuple[subprocess.Popen[str], str]:
-    """``connectx serve root --port 0`` with the temporary folder ``tmp``: the process and its URL."""
-    env = {**os.environ, "TMPDIR": str(tmp)}
-    command = [sys.executable, "-m", "connectx", "serve", str(root), "--port", "0"]
-    server = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    assert server.stdout is not None
-    with selectors.DefaultSelector() as selector:
-        selector.register(server.stdout, selectors.EVENT_READ)
-        if not selector.select(timeout=60):
-            server.kill()
-            pytest.fail("connectx serve printed no address within 60 s")
-    match = re.search(r"at (http://\S+/) ", server.stdout.readline())
-    assert match
-    return server, match.group(1)
-
-
 def _post(url: str, body: dict, timeout: float = 60) -> tuple[int, dict]:
     ask = urllib.request.Request(
         url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
@@ -231,14 +209,7 @@ def _kib(pid: int, field: str) -> int:
 def _tree(pid: int) -> dict[int, tuple[int, str]]:
     """Every process below ``pid``: its parent and state (``proc(5)``)."""
     found: dict[int, tuple[int, str]] = {}
-    table = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
-            except OSError:
-                continue
-            table[int(entry)] = (int(fields[1]), fields[0])
+    table = processes()
     todo = [pid]
     while todo:
         parent = todo.pop()
@@ -255,7 +226,7 @@ def served(tmp_path_factory):
     root, tmp = tmp_path_factory.mktemp("served"), tmp_path_factory.mktemp("tmp")
     (root / "probe.py").write_text(PROBE)
     (root / "never.py").write_text("import time\n\ndef agent(obs, config):\n    time.sleep(3600)\n")
-    server, url = _start(root, tmp)
+    server, url = start(root, tmp)
     yield server, url
     if server.poll() is None:
         server.kill()

@@ -30,7 +30,6 @@ import select
 import signal
 import socket
 import threading
-import time
 
 from tournament import sandbox
 
@@ -124,14 +123,7 @@ class ForkServer:
         with self._lock:
             self._control.close()
         if self.pid:
-            deadline = time.monotonic() + 2 * CLOSING
-            while not os.waitpid(self.pid, os.WNOHANG)[0]:
-                if time.monotonic() > deadline:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(self.pid, signal.SIGKILL)
-                    os.waitpid(self.pid, 0)
-                    break
-                time.sleep(0.005)
+            sandbox.reap(self.pid, 2 * CLOSING, 0.005)
             self.pid = 0
 
 

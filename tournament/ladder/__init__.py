@@ -13,7 +13,8 @@ them in as a :class:`Rater`). An add that is interrupted resumes where it stoppe
 games it would have played.
 """
 
-from tournament.ladder.driver import Added, Ladder, Planned, Rater, Rules, same_board, validate
+from tournament.ladder.admission import same_board, validate
+from tournament.ladder.driver import Added, Ladder, Planned, Rater, Rules
 from tournament.ladder.matchmaking import RULES, Outlook
 from tournament.ladder.roster import Candidate, LadderError, Member, Roster, Session, identify
 

@@ -43,17 +43,16 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from tournament.driver import Backend, Event, Summary, Tournament
+from tournament.ladder.admission import same_board
 from tournament.ladder.matchmaking import Outlook, choose
 from tournament.ladder.roster import GAMES, Candidate, LadderError, Member, Roster, Session, keep_files
-from tournament.limits import Limits
 from tournament.openings import pair_openings
 from tournament.record import GameRecord
-from tournament.runner import run_games
 from tournament.schedule import GameTask, Settings, pair_seed
 from tournament.store import Store, StoreError
 from tournament.store.locks import held
 
-__all__ = ["Added", "Ladder", "Planned", "Rater", "Rules", "reach", "same_board", "validate"]
+__all__ = ["Added", "Ladder", "Planned", "Rater", "Rules", "reach"]
 
 
 class Rater(Protocol):
@@ -365,28 +364,6 @@ class _Play:
         return tasks
 
 
-def validate(candidate: Candidate, settings: Settings, limits: Limits = Limits()) -> None:  # noqa: B008
-    """Play a file agent ``candidate`` against itself once on the board and time control of
-    ``settings``, as Kaggle's validation episode does (not stored); our agents need none
-    (:func:`~agents.registry.parse_spec` built them). Raises :class:`LadderError` when the game ends
-    in a forfeit: the file does not load, raises, times out or plays an illegal move."""
-    if candidate.spec not in candidate.files:
-        return
-    s = settings
-    task = GameTask(game_id=0, pair_id=0, first=candidate.spec, second=candidate.spec, rows=s.rows,
-                    columns=s.columns, inarow=s.inarow, act_timeout=s.act_timeout, hang_limit=s.hang_limit,
-                    seed=s.seed)  # fmt: skip
-    for result in run_games([task], 1, limits):
-        if not isinstance(result, GameRecord):
-            raise LadderError(f"{candidate.spec}: its validation game failed in the referee: {result}")
-        if result.offender is not None:
-            detail = (result.detail.strip().splitlines() or [""])[-1]
-            raise LadderError(
-                f"{candidate.spec} does not play: its validation game against itself ended by "
-                f"{result.termination.value} ({detail})"
-            )
-
-
 def _opponent(record: GameRecord, name: str) -> str:
     """The entrant that played ``name`` in ``record``."""
     return record.second if record.first == name else record.first
@@ -406,13 +383,3 @@ def _first_members(candidates: Sequence[Candidate], added: str, toolkit: str) ->
         roster = roster.with_member(member)
         members.append(member)
     return members
-
-
-def same_board(stored: Settings, asked: Settings, directory: Path) -> None:
-    """Raise :class:`LadderError` unless ``asked`` has the board of the ladder in ``directory``."""
-    board = (asked.rows, asked.columns, asked.inarow)
-    if (stored.rows, stored.columns, stored.inarow) != board:
-        raise LadderError(
-            f"{directory} holds a ladder of {stored.rows}x{stored.columns} boards, {stored.inarow} in a "
-            f"row; not {asked.rows}x{asked.columns}, {asked.inarow} in a row"
-        )

@@ -18,8 +18,8 @@ The additions are *sessions*: the round robin that seeded the ladder (``seed``) 
 ended (its stop rule decided). An ``add`` interrupted before it ended is resumed by the next
 ``add`` of the same member (:mod:`tournament.ladder.driver`).
 
-The file is written whole to a temporary name, flushed and renamed over the old one, so a process
-killed while writing it leaves the old file or the new one, never half of one.
+The file, like each copy, is written by :func:`agents.files.replace_atomically`: a process killed
+while writing it, or a power cut, leaves the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.files import replace_atomically
 from agents.registry import BUILTIN, AgentSpec, files_of, parse_spec, with_paths
 
 __all__ = [
@@ -167,16 +168,8 @@ class Roster:
             "members": [dataclasses.asdict(member) for member in self.members],
             "sessions": [dataclasses.asdict(session) for session in self.sessions],
         }
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with open(temporary, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=1)
-                file.write("\n")
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, path)
-        finally:
-            temporary.unlink(missing_ok=True)
+        text = json.dumps(data, indent=1) + "\n"
+        replace_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
 
     @property
     def ids(self) -> list[str]:
@@ -376,10 +369,9 @@ def _copy(source: Path, target: Path) -> None:
     if target.is_file():
         return
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
+
+    def write(temporary: Path) -> None:
         shutil.copyfile(source, temporary)
         os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+
+    replace_atomically(target, write)

@@ -63,6 +63,7 @@ from tournament.sandbox.processes import (
     children,
     kill_descendants,
     protect_runner,
+    reap,
 )
 from tournament.sandbox.users import (
     AGENT_UID_BASE,
@@ -91,4 +92,5 @@ __all__ = [
     "kill_descendants",
     "protect_directory",
     "protect_runner",
+    "reap",
 ]

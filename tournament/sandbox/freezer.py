@@ -34,6 +34,7 @@ import os
 import select
 import signal
 import time
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 __all__ = [
@@ -42,11 +43,15 @@ __all__ = [
     "Freezer",
     "SignalFreezer",
     "freezer",
+    "hosts_folder",
     "place",
+    "read_file",
     "remove",
     "root",
     "sweep",
     "tree",
+    "trial_child",
+    "write_file",
 ]
 
 PARENT = "connectx-hosts"
@@ -82,12 +87,15 @@ def _own_cgroup(lines: str) -> str | None:
     return None
 
 
-def _read(path: str) -> str:
+def read_file(path: str) -> str:
+    """The text of ``path`` (a file of ``/proc`` or of a cgroup); raises OSError."""
     with open(path, encoding="utf-8") as file:
         return file.read()
 
 
-def _write(path: str, text: str) -> None:
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` to the cgroup file ``path`` in one ``write`` (the kernel acts on each write);
+    raises OSError, as the kernel refuses."""
     fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
         os.write(fd, text.encode())
@@ -101,8 +109,20 @@ def root() -> str | None:
     cgroup (made here), when this process may freeze processes in cgroups of its own there (tried
     with a child process, which leaves nothing behind); else None (no cgroup v2 hierarchy, a
     read-only one, or not root). Computed once in a process (the runner, before it forks)."""
+    folder = hosts_folder(_cgroup2_mount, _own_cgroup)
+    return folder if folder is not None and _works(folder) else None
+
+
+def hosts_folder(
+    find_mount: Callable[[str], str | None], find_own: Callable[[str], str | None]
+) -> str | None:
+    """:data:`PARENT` in this process's own cgroup of a hierarchy, made here: ``find_mount`` finds
+    where the hierarchy is mounted in the text of ``/proc/self/mountinfo``, ``find_own`` this
+    process's cgroup in it in the text of ``/proc/self/cgroup``. None when either finds nothing, the
+    cgroup was deleted, or the folder cannot be made."""
     try:
-        mount, own = _cgroup2_mount(_read("/proc/self/mountinfo")), _own_cgroup(_read("/proc/self/cgroup"))
+        mount = find_mount(read_file("/proc/self/mountinfo"))
+        own = find_own(read_file("/proc/self/cgroup"))
     except OSError:
         return None
     if mount is None or own is None or own.endswith(" (deleted)"):
@@ -112,11 +132,13 @@ def root() -> str | None:
         os.makedirs(folder, exist_ok=True)
     except OSError:
         return None
-    return folder if _works(folder) else None
+    return folder
 
 
-def _works(folder: str) -> bool:
-    """Whether a child process placed in a cgroup of its own in ``folder`` can be frozen there."""
+@contextlib.contextmanager
+def trial_child(base: str) -> Iterator[int]:
+    """A child process to try the cgroups of ``base`` on, which leaves nothing behind: it waits until
+    the block ends; then it is killed and reaped, and its cgroup ``base/host-PID`` removed if made."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -125,17 +147,24 @@ def _works(folder: str) -> bool:
         os._exit(0)
     os.close(read)
     try:
-        if not place(pid, folder):
-            return False
-        CgroupFreezer(pid, folder).freeze()
-        return True
-    except OSError:
-        return False
+        yield pid
     finally:
         os.close(write)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        remove(pid, folder)
+        remove(pid, base, 1.0)
+
+
+def _works(folder: str) -> bool:
+    """Whether a child process placed in a cgroup of its own in ``folder`` can be frozen there."""
+    with trial_child(folder) as pid:
+        try:
+            if not place(pid, folder):
+                return False
+            CgroupFreezer(pid, folder).freeze()
+            return True
+        except OSError:
+            return False
 
 
 def _folder(pid: int, base: str) -> str:
@@ -152,7 +181,7 @@ def place(pid: int, base: str | None = None) -> bool:
     for _ in range(2):  # again if a sweep removed it, empty, before the process was in it
         try:
             os.makedirs(folder, exist_ok=True)  # one a process of the same number left, empty by now
-            _write(os.path.join(folder, "cgroup.procs"), str(pid))
+            write_file(os.path.join(folder, "cgroup.procs"), str(pid))
             return True
         except FileNotFoundError:
             continue
@@ -206,7 +235,9 @@ def tree(pid: int) -> list[int]:
             continue
         for task in tasks:
             try:
-                found.extend(int(child) for child in _read(f"/proc/{parent}/task/{task}/children").split())
+                found.extend(
+                    int(child) for child in read_file(f"/proc/{parent}/task/{task}/children").split()
+                )
             except (OSError, ValueError):
                 continue
     return list(dict.fromkeys(found))
@@ -215,7 +246,7 @@ def tree(pid: int) -> list[int]:
 def _state(pid: int) -> str:
     """Process ``pid``'s state (``proc(5)``: R, S, T ...), "X" once it is gone."""
     try:
-        return _read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()[0]
+        return read_file(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "X"
 
@@ -298,10 +329,10 @@ class CgroupFreezer:
         if self._freeze < 0:
             return
         try:
-            _write(os.path.join(self._folder, "cgroup.kill"), "1")  # Linux 5.14
+            write_file(os.path.join(self._folder, "cgroup.kill"), "1")  # Linux 5.14
         except FileNotFoundError:
             with contextlib.suppress(OSError):
-                for pid in _read(os.path.join(self._folder, "cgroup.procs")).split():
+                for pid in read_file(os.path.join(self._folder, "cgroup.procs")).split():
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(int(pid), signal.SIGKILL)
 

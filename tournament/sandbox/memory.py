@@ -32,10 +32,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import signal
-import time
 
 from tournament.sandbox import freezer
+from tournament.sandbox.freezer import read_file, write_file
 
 __all__ = ["limit", "out_of_memory", "place", "remove", "root", "sweep"]
 
@@ -67,19 +66,6 @@ def _v1_own(lines: str) -> str | None:
     return None
 
 
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as file:
-        return file.read()
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
 @functools.cache
 def root() -> tuple[int, str] | None:
     """The cgroup version (2 or 1) and folder that hold the hosts' memory cgroups, when this process
@@ -88,18 +74,8 @@ def root() -> tuple[int, str] | None:
     v2 = freezer.root()
     if v2 is not None and _enable(v2) and _works(2, v2):
         return 2, v2
-    try:
-        mount, own = _v1_mount(_read("/proc/self/mountinfo")), _v1_own(_read("/proc/self/cgroup"))
-    except OSError:
-        return None
-    if mount is None or own is None:
-        return None
-    folder = os.path.join(mount, own.lstrip("/"), freezer.PARENT)
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError:
-        return None
-    return (1, folder) if _works(1, folder) else None
+    folder = freezer.hosts_folder(_v1_mount, _v1_own)
+    return (1, folder) if folder is not None and _works(1, folder) else None
 
 
 def _enable(folder: str) -> bool:
@@ -108,8 +84,8 @@ def _enable(folder: str) -> bool:
     and is not the root, say)."""
     for step in (os.path.dirname(folder), folder):
         try:
-            if "memory" not in _read(os.path.join(step, "cgroup.subtree_control")).split():
-                _write(os.path.join(step, "cgroup.subtree_control"), "+memory")
+            if "memory" not in read_file(os.path.join(step, "cgroup.subtree_control")).split():
+                write_file(os.path.join(step, "cgroup.subtree_control"), "+memory")
         except OSError:
             return False
     return True
@@ -117,31 +93,8 @@ def _enable(folder: str) -> bool:
 
 def _works(version: int, base: str) -> bool:
     """Whether a child process in a memory cgroup of its own in ``base`` can be limited there."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(write)
-        os.read(read, 1)  # until the parent is done
-        os._exit(0)
-    os.close(read)
-    try:
-        placed = freezer.place(pid, base) if version == 2 else _place(pid, base)
-        return placed and _limit(version, os.path.join(base, f"host-{pid}"), 64)
-    finally:
-        os.close(write)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        _remove(os.path.join(base, f"host-{pid}"), 1.0)
-
-
-def _place(pid: int, base: str) -> bool:
-    folder = os.path.join(base, f"host-{pid}")
-    try:
-        os.makedirs(folder, exist_ok=True)
-        _write(os.path.join(folder, "cgroup.procs"), str(pid))
-    except OSError:
-        return False
-    return True
+    with freezer.trial_child(base) as pid:
+        return freezer.place(pid, base) and _limit(version, os.path.join(base, f"host-{pid}"), 64)
 
 
 def _limit(version: int, folder: str, megabytes: int) -> bool:
@@ -152,11 +105,11 @@ def _limit(version: int, folder: str, megabytes: int) -> bool:
         else ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
     )
     try:
-        _write(os.path.join(folder, names[0]), size)
+        write_file(os.path.join(folder, names[0]), size)
     except OSError:
         return False
     with contextlib.suppress(OSError):  # no swap accounting: nothing to limit
-        _write(os.path.join(folder, names[1]), "0" if version == 2 else size)
+        write_file(os.path.join(folder, names[1]), "0" if version == 2 else size)
     return True
 
 
@@ -167,7 +120,7 @@ def place(pid: int) -> bool:
     found = root()
     if found is None:
         return False
-    return found[0] == 2 or _place(pid, found[1])
+    return found[0] == 2 or freezer.place(pid, found[1])
 
 
 def limit(pid: int, megabytes: int) -> bool:
@@ -187,24 +140,12 @@ def out_of_memory(pid: int) -> bool:
     version, base = found
     name = "memory.events" if version == 2 else "memory.oom_control"
     try:
-        counts = dict(line.split() for line in _read(os.path.join(base, f"host-{pid}", name)).splitlines())
+        counts = dict(
+            line.split() for line in read_file(os.path.join(base, f"host-{pid}", name)).splitlines()
+        )
     except (OSError, ValueError):
         return False
     return int(counts.get("oom_kill", "0")) > 0
-
-
-def _remove(folder: str, wait: float) -> None:
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            os.rmdir(folder)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            if time.monotonic() >= deadline:
-                return
-            time.sleep(0.005)
 
 
 def remove(pid: int, wait: float = 0.0) -> None:
@@ -212,7 +153,7 @@ def remove(pid: int, wait: float = 0.0) -> None:
     :func:`tournament.sandbox.freezer.remove`), waiting up to ``wait`` seconds."""
     found = root()
     if found is not None and found[0] == 1:
-        _remove(os.path.join(found[1], f"host-{pid}"), wait)
+        freezer.remove(pid, found[1], wait)
 
 
 def sweep() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Collection
 
 from tournament.sandbox.confinement import PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_PDEATHSIG, prctl
@@ -63,6 +64,20 @@ def kill_descendants(spare: Collection[int] = ()) -> None:
         for pid in pids:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+
+def reap(pid: int, within: float, poll: float) -> None:
+    """Wait up to ``within`` seconds (looking every ``poll`` seconds) for the child ``pid`` to exit,
+    kill it with ``SIGKILL`` if it has not, and reap it. Raises ChildProcessError when ``pid`` is not
+    a child of this process (or was reaped already)."""
+    deadline = time.monotonic() + within
+    while not os.waitpid(pid, os.WNOHANG)[0]:
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return
+        time.sleep(poll)
 
 
 def _resource_tracker() -> int:

@@ -17,7 +17,6 @@ import os
 import select
 import signal
 import socket
-import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
@@ -30,7 +29,7 @@ from tournament.sandbox.confinement import (
     prctl,
 )
 from tournament.sandbox.host import ending, fork_host
-from tournament.sandbox.processes import become_subreaper, kill_descendants
+from tournament.sandbox.processes import become_subreaper, kill_descendants, reap
 from tournament.sandbox.rules import Shared
 from tournament.sandbox.users import isolating
 
@@ -125,15 +124,8 @@ class Zygote:
         process already reaped (a wait for any child) is gone: nothing is left to do."""
         self._control.close()
         if self.pid:
-            deadline = time.monotonic() + CLOSING
-            with contextlib.suppress(ChildProcessError):
-                while not os.waitpid(self.pid, os.WNOHANG)[0]:
-                    if time.monotonic() > deadline:
-                        with contextlib.suppress(ProcessLookupError):
-                            os.kill(self.pid, signal.SIGKILL)
-                        os.waitpid(self.pid, 0)
-                        break
-                    time.sleep(0.002)
+            with contextlib.suppress(ChildProcessError):  # reaped already: gone
+                reap(self.pid, CLOSING, 0.002)
             self.pid = 0
 
 
