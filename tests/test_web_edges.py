@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -220,10 +221,8 @@ def _tree(pid: int) -> dict[int, tuple[int, str]]:
     return found
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """A ``connectx serve`` of a DIR holding :data:`PROBE` and an agent that never returns."""
-    root, tmp = tmp_path_factory.mktemp("served"), tmp_path_factory.mktemp("tmp")
+def _serving(root: Path, tmp: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """A ``connectx serve`` of ``root``, made to hold :data:`PROBE` and an agent that never returns."""
     (root / "probe.py").write_text(PROBE)
     (root / "never.py").write_text("import time\n\ndef agent(obs, config):\n    time.sleep(3600)\n")
     server, url = start(root, tmp)
@@ -231,6 +230,20 @@ def served(tmp_path_factory):
     if server.poll() is None:
         server.kill()
         server.wait()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The server the module's tests share (:func:`_serving`)."""
+    yield from _serving(tmp_path_factory.mktemp("served"), tmp_path_factory.mktemp("tmp"))
+
+
+@pytest.fixture
+def served_alone(tmp_path):
+    """A server of the test's own (:func:`_serving`), for a test that stops it."""
+    (tmp_path / "served").mkdir()
+    (tmp_path / "tmp").mkdir()
+    yield from _serving(tmp_path / "served", tmp_path / "tmp")
 
 
 def test_a_host_of_the_board_holds_nothing_of_the_server_and_leaves_no_zombie(served):
@@ -294,8 +307,8 @@ def test_a_300_mib_body_is_refused_while_it_is_read(served):
     assert _kib(server.pid, "VmHWM") - before < 64 * 1024  # the server's peak memory grew by < 64 MiB
 
 
-def test_ctrl_c_stops_the_server_within_5_s_while_agents_think(served):
-    server, url = served
+def test_ctrl_c_stops_the_server_within_5_s_while_agents_think(served_alone):
+    server, url = served_alone
     tables = [_post(url + "api/tables", {})[1]["table"] for _ in range(3)]
     moves = [
         threading.Thread(
