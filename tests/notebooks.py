@@ -48,12 +48,22 @@ def kernel_manager(folder: Path, *, hosted: bool = False) -> KernelManager:
     return KernelManager(kernel_name=name, kernel_spec_manager=specs)
 
 
-def execute(notebook: Path, folder: Path, *, hosted: bool = False, timeout: int = 300) -> Any:
+def execute(
+    notebook: Path,
+    folder: Path,
+    *,
+    hosted: bool = False,
+    probes: dict[str, str] | None = None,
+    timeout: int = 300,
+) -> Any:
     """The notebook at ``notebook`` executed, every cell in order, by a kernel whose working directory is
-    ``folder`` (:func:`kernel_manager`): its ``NotebookNode`` with the outputs. Raises nbclient's
+    ``folder`` (:func:`kernel_manager`), then each of ``probes`` (code by cell id, run as cells after
+    the notebook's, in the same kernel): its ``NotebookNode`` with the outputs. Raises nbclient's
     ``CellExecutionError`` at a cell that raises, ``CellTimeoutError`` at one that runs over ``timeout``
     seconds."""
     book = nbformat.read(notebook, as_version=4)
+    for name, code in (probes or {}).items():
+        book.cells.append(nbformat.v4.new_code_cell(code, id=name))
     with tempfile.TemporaryDirectory(prefix="kernels-") as specs:
         manager = kernel_manager(Path(specs), hosted=hosted)
         client = NotebookClient(

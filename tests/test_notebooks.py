@@ -1,0 +1,194 @@
+"""The notebooks of ``examples/``, executed as CI executes them: nbclient on an ipykernel kernel of this
+interpreter (:mod:`tests.notebooks`), asserting on what their cells return; and a tournament cell
+interrupted in a real kernel.
+
+The quickstart runs once, as in a hosted notebook's container (:mod:`tests.hosted`: root, but
+namespaces, mounts and cgroup writes refused) where this machine lets the test make one; there its
+isolation line names what fell back. Each other notebook runs once, here.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests import hosted
+from tests.notebooks import EXAMPLES, descendants, execute, kernel_manager, outputs, text
+
+NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
+QUICKSTART = EXAMPLES / "quickstart.ipynb"
+
+
+def test_the_examples_are_stored_without_outputs():
+    assert QUICKSTART in NOTEBOOKS
+    for path in NOTEBOOKS:
+        book = nbformat.read(path, as_version=4)
+        nbformat.validate(book)
+        for cell in book.cells:
+            if cell.cell_type == "code":
+                assert (cell.outputs, cell.execution_count) == ([], None), (path.name, cell.id)
+        assert "widgets" not in book.metadata, path.name  # no widget state saved either
+
+
+PROBES = {
+    "probe-frames": """
+import json
+json.dumps({
+    "agents": sorted(result.standings.agent), "games": len(result.games),
+    "losing": [[agent, int(before), int(after)]
+               for agent, before, after in zip(losing.agent, losing.value_before, losing.value_after)],
+})""",
+    "probe-board": """
+import json, time
+board._message(board, {"type": "play", "column": 3}, None)  # what a click on column 4 sends
+deadline = time.monotonic() + 120
+while len(board.moves) < 2 and not board.detail and time.monotonic() < deadline:
+    time.sleep(0.05)
+json.dumps({"moves": board.moves, "status": board.status, "detail": board.detail, "over": board.over})""",
+}
+"""Code run in the quickstart's kernel after its cells: what its cells made, as JSON."""
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory):
+    """The quickstart executed once, with :data:`PROBES` after it, where namespaces are refused when
+    this machine can refuse them (:func:`tests.hosted.supported`), else here: its outputs by cell id
+    (a probe's as its JSON, decoded), and its working directory as ``"folder"``."""
+    folder = tmp_path_factory.mktemp("quickstart")
+    cells = outputs(execute(QUICKSTART, folder, hosted=hosted.supported(), probes=PROBES))
+    for name in PROBES:
+        cells[name] = json.loads(ast.literal_eval(text(cells[name])))
+    cells["folder"] = folder
+    return cells
+
+
+def test_the_quickstart_plays_its_cell_agent_against_the_built_ins(quickstart):
+    shown = quickstart["tournament"]
+    assert "isolation: " in text(shown)
+    assert any("application/vnd.jupyter.widget-view+json" in output.get("data", {}) for output in shown)
+    html = text(shown, "text/html")
+    assert 'class="cx-inline"' in html and "<svg" in html  # the standings and the figures, inline
+    for agent in ("my_agent", "negamax", "one_step", "random"):
+        assert agent in html
+    frames = quickstart["probe-frames"]
+    assert frames["agents"] == ["my_agent", "negamax", "one_step", "random"]
+    assert frames["games"] == 24  # 6 pairings, 2 game pairs each
+    assert "<table" in text(quickstart["standings"], "text/html")
+
+
+def test_the_quickstart_finds_the_moves_that_lost_and_replays_one(quickstart):
+    losing = quickstart["probe-frames"]["losing"]
+    assert losing  # negamax plays perfectly: my_agent loses, and one of its moves lost
+    assert all(agent == "my_agent" and before >= 0 > after for agent, before, after in losing)
+    html = text(quickstart["replay"], "text/html")
+    assert "cx-player" in html and "<script" in html
+
+
+def test_the_quickstart_board_plays_the_cell_agent(quickstart):
+    (shown,) = quickstart["board"]
+    assert "application/vnd.jupyter.widget-view+json" in shown["data"]
+    board = quickstart["probe-board"]
+    assert board["detail"] == "" and not board["over"]
+    assert board["moves"][0] == 3 and len(board["moves"]) == 2  # the agent answered from its sandbox
+    assert 0 <= board["moves"][1] < 7
+
+
+def test_the_quickstart_builds_a_submission_that_passes_the_check(quickstart):
+    said = text(quickstart["build"])
+    assert "main.py: PASS" in said, said
+    source = (quickstart["folder"] / "main.py").read_text(encoding="utf-8")
+    assert "def my_agent(obs, config)" in source and "import connectx" not in source
+
+
+@pytest.mark.skipif(not hosted.supported(), reason="the hosted container needs root on x86-64")
+def test_where_namespaces_are_refused_the_isolation_line_names_the_fallbacks(quickstart):
+    (line,) = [line for line in text(quickstart["tournament"]).splitlines() if line.startswith("isolation: ")]
+    assert "own users" in line  # root still gives each host a user of its own
+    for fallback in (
+        "no network namespace",
+        "no IPC namespace",
+        "no pid namespace",
+        "no mounts of their own",
+        "no memory cgroup",
+        "no cgroup v2 of theirs",
+    ):
+        assert fallback in line, fallback
+    for refused in ("own network", "own IPC", "own pids", "own mounts", "frozen between moves (cgroup v2)"):
+        assert refused not in line.split(" (")[0], refused
+
+
+# A tournament kept in `out`, as a user writes it: 3 agents, 3 game pairs a pairing, 18 games.
+TOURNAMENT = (
+    "import connectx\nresult = connectx.tournament(['leftmost', 'one_step', 'random'], games=3, out='out')"
+)
+GAMES = 18
+
+
+def stored(database: Path) -> dict[int, str]:
+    """The games stored in ``database`` so far: each game's id and when it started."""
+    if not database.exists():
+        return {}
+    with sqlite3.connect(database) as connection:
+        return dict(connection.execute("SELECT game_id, started_at FROM games").fetchall())
+
+
+def run_cell(client, code: str, timeout: float = 300) -> tuple[dict, list[dict]]:
+    """Execute ``code`` in the kernel of ``client``; wait until the kernel is idle again: its reply's
+    content and the messages it published meanwhile (streams, results, errors)."""
+    message = client.execute(code)
+    while (reply := client.get_shell_msg(timeout=timeout))["parent_header"].get("msg_id") != message:
+        pass
+    published = []
+    while True:
+        output = client.get_iopub_msg(timeout=timeout)
+        if output["parent_header"].get("msg_id") != message:
+            continue
+        if output["msg_type"] == "status" and output["content"]["execution_state"] == "idle":
+            return reply["content"], published
+        published.append(output)
+
+
+def test_an_interrupted_tournament_cell_keeps_its_games_and_resumes(tmp_path):
+    manager = kernel_manager(tmp_path / "specs")
+    manager.start_kernel(cwd=str(tmp_path))
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        kernel = manager.provisioner.process.pid
+        database = tmp_path / "out" / "tournament.db"
+        message = client.execute(TOURNAMENT)
+        deadline = time.monotonic() + 300
+        while len(stored(database)) < 3:
+            assert time.monotonic() < deadline, "no 3 games stored within 300 s"
+            time.sleep(0.05)
+        assert descendants(kernel)  # the games are being played, in processes of the kernel's
+        manager.interrupt_kernel()
+        interrupted = time.monotonic()
+        while (reply := client.get_shell_msg(timeout=120))["parent_header"].get("msg_id") != message:
+            pass
+        first = stored(database)
+        assert 3 <= len(first) < GAMES
+        assert descendants(kernel) == []  # the cell's reply came after every game process ended
+        assert reply["content"]["status"] == "error"
+        assert reply["content"]["ename"] in ("Interrupted", "KeyboardInterrupt"), reply["content"]
+        assert time.monotonic() - interrupted < 30
+
+        content, published = run_cell(client, TOURNAMENT)
+        assert content["status"] == "ok", content
+        every = stored(database)
+        assert len(every) == GAMES
+        assert {game: every[game] for game in first} == first  # the games kept were not played again
+        again = set(every) - set(first)
+        assert len(again) == GAMES - len(first)
+        assert min(every[game] for game in again) > max(first.values())
+        assert descendants(kernel) == []
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
