@@ -9,15 +9,10 @@ needs nothing installed. Source: https://nbclient.readthedocs.io, https://jupyte
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 HOSTED = ROOT / "tests" / "hosted.py"
 
-__all__ = ["EXAMPLES", "descendants", "execute", "jupyterlab", "kernel_manager", "outputs", "text"]
+__all__ = ["EXAMPLES", "descendants", "execute", "kernel_manager", "outputs", "text"]
 
 
 def kernel_manager(folder: Path, *, hosted: bool = False) -> KernelManager:
@@ -110,66 +105,3 @@ def descendants(pid: int) -> list[int]:
         found += children
         frontier += children
     return found
-
-
-SETTINGS = {
-    "@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True},
-    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
-}
-"""JupyterLab's user settings in :func:`jupyterlab`: a notebook opens with its kernel started, not a
-dialog that asks which; no question about fetching Jupyter's news, no call to the network for it."""
-
-
-@contextlib.contextmanager
-def jupyterlab(root: Path, home: Path, *, timeout: float = 120) -> Iterator[str]:
-    """A JupyterLab server of this interpreter on 127.0.0.1 (a free port, a random token, no browser)
-    serving ``root``, its settings, workspaces and runtime files in ``home``: yields its address with
-    the token (``http://127.0.0.1:PORT/lab?token=...``); stopped (SIGTERM, then SIGKILL) after. Its
-    log goes to ``home/server.log``. Raises ``RuntimeError`` when it does not start within
-    ``timeout`` seconds."""
-    token = secrets.token_hex(16)
-    runtime = home / "runtime"
-    for name, values in SETTINGS.items():
-        path = home / "settings" / f"{name}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values), encoding="utf-8")
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_DATA_DIR": str(home / "data"),
-        "JUPYTER_RUNTIME_DIR": str(runtime),
-        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-    }
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-        "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
-    with open(home / "server.log", "w", encoding="utf-8") as log:
-        server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + timeout
-        while (info := _server_info(runtime)) is None:
-            if server.poll() is not None or time.monotonic() > deadline:
-                said = (home / "server.log").read_text(encoding="utf-8")
-                raise RuntimeError(f"JupyterLab did not start within {timeout:.0f} s:\n{said}")
-            time.sleep(0.2)
-        yield f"http://127.0.0.1:{info['port']}/lab?token={token}"
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def _server_info(runtime: Path) -> dict[str, Any] | None:
-    """What a Jupyter server wrote of itself in ``runtime`` (``jpserver-PID.json``: its port, its
-    URL), once it is there whole; else None."""
-    for path in runtime.glob("jpserver-*.json"):
-        with contextlib.suppress(OSError, ValueError):
-            return dict(json.loads(path.read_text(encoding="utf-8")))
-    return None

@@ -1,0 +1,75 @@
+"""The quickstart in JupyterLab, as a user runs it: one JupyterLab server on 127.0.0.1 for the module
+(:func:`benchmarks.jupyter.jupyterlab`), the notebook opened in headless Chromium (pytest-playwright's
+``browser``, Debian's Chromium as ``tests/conftest.py`` launches it) and run with Run > Run All Cells.
+
+The tests then look at what the page shows: the standings table, the board widget (a click gets the
+agent's reply), an inline replay stepped, and no error in the console. They skip, saying why, where
+no Chromium is on PATH.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from benchmarks.browser import find_chromium, watch
+from benchmarks.jupyter import jupyterlab, run_all
+from tests.notebooks import EXAMPLES
+
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None, reason="no Chromium on PATH (apt-get install -y chromium; .ci/run does)"
+)
+
+BOARD = ".connectx-board"
+REPLAY = ".cx-player"
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    """The quickstart open in JupyterLab with every cell run; ``page.errors`` collects the console's
+    errors from the moment it opened."""
+    root, home = tmp_path_factory.mktemp("lab"), tmp_path_factory.mktemp("lab-home")
+    shutil.copy(EXAMPLES / "quickstart.ipynb", root)
+    with jupyterlab(root, home) as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.errors = watch(page)
+        run_all(page, url, "quickstart.ipynb")
+        yield page
+        page.close()
+
+
+def test_run_all_draws_the_standings_and_the_board(page):
+    agents = page.locator(".cx-inline table.cx-standings tbody tr td:nth-child(2)").all_inner_texts()
+    assert sorted(agent.strip() for agent in agents) == ["my_agent", "negamax", "one_step", "random"]
+    assert page.locator(".cx-inline svg").count() >= 2  # the Elo figure and the crosstable
+    assert page.locator(f"{BOARD} .connectx-grid .cell").count() == 42
+    assert page.locator(f"{BOARD} .connectx-scores .score").count() == 7  # every column's score
+    assert page.errors == []
+
+
+def test_a_click_on_the_board_gets_the_agents_reply(page):
+    board = page.locator(BOARD)
+    board.scroll_into_view_if_needed()
+    assert board.get_attribute("data-position") == ""
+    board.locator(".connectx-grid .cell[data-row='5'][data-column='3']").click()
+    page.wait_for_function(
+        f"document.querySelector('{BOARD}').dataset.position.length === 2", timeout=120_000
+    )
+    assert board.get_attribute("data-position").startswith("4")  # the click, then the agent's column
+    assert board.locator(".connectx-grid .cell.p1, .connectx-grid .cell.p2").count() == 2
+    assert page.errors == []
+
+
+def test_the_inline_replay_steps(page):
+    replay = page.locator(REPLAY)
+    replay.scroll_into_view_if_needed()
+    label = replay.locator("[id$='ply-label']")
+    before = label.inner_text()
+    replay.locator("[id$='end']").click()
+    end = label.inner_text()
+    replay.locator("[id$='prev']").click()
+    assert label.inner_text() != end
+    assert before != end and end.startswith("ply ")
+    assert replay.locator("[id$='judgement']").inner_text() != ""  # each move's verdict, once judged
+    assert page.errors == []
