@@ -14,8 +14,9 @@ What a notebook page asks of them, beyond the report:
 * Several on one page: each fragment has an id of its own (``cx-`` and 12 random hex digits), which
   prefixes its player's element ids and scopes its styles (every rule nested in ``#id``, the SVG
   figures' own rule too), and its script defines no global.
-* Small: a result carries no replay, a replay only its own game's data; a 100-game round robin of five
-  agents makes a result of about 100 KB (``tests/test_inline.py`` bounds it at 1 MB).
+* Small: a result carries no replay, a replay only its own game's data. A result grows with the agents,
+  not the games: 49 KB for a 100-game round robin of five agents, 133 KB for 182 games of fourteen
+  (``tests/test_inline.py`` bounds a 100-game result at 1 MB); a replay is about 22 KB.
 * Legible in a dark theme: the colours follow JupyterLab's theme variables, and the player's light
   backgrounds turn dark under JupyterLab's and VS Code's dark themes.
 """
@@ -43,7 +44,7 @@ class UnknownGame(KeyError):
 def result_html(report: Report) -> str:
     """The result of a tournament as an inline HTML fragment: the title line, the standings with
     their notes (as report.html shows them), the Elo figure beside them and the crosstable figure
-    under them, both inline SVG. About 100 KB for five agents; it grows with the agents, not the games.
+    under them, both inline SVG (no replay: see :func:`replay_html`).
     """
     scope = _scope()
     svg = {
