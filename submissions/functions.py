@@ -1,0 +1,390 @@
+"""A function written in a notebook cell (or any module) as a single-file submission, by its source.
+
+Kaggle's loader executes the file in an empty namespace and plays its **last callable**
+(``kaggle_environments.agent.get_last_callable``), so :func:`build_function` writes, top to bottom:
+
+1. the imports the function and its helpers name -- a module bound to a name becomes
+   ``import numpy as np``, a function or class of a module ``from math import sqrt as sqrt`` --
+   numpy and the standard library only (``sys.stdlib_module_names``), as Kaggle's image holds them
+   and a submission is one file; anything else is a :class:`~submissions.inline.BuildError` naming
+   the module;
+2. the values it refers to as constants, by source: numbers, strings, bytes, ``None``, and tuples,
+   lists, sets and dicts of those; numpy arrays (and numpy scalars) are embedded as ``np.save``
+   bytes, zlib-compressed and base64-encoded, at most :data:`MAX_DATA` bytes of them in a file;
+3. the source of every helper function and class it refers to, recursively (from the function's
+   globals and closure: a closure's variables become the file's module-level names);
+4. the function itself, last.
+
+The source of a function comes from ``inspect.getsource``, which reads it through ``linecache``:
+IPython registers each cell's text there under a name such as ``<ipython-input-3-...>`` or
+``/tmp/ipykernel_12/123.py``, so a function defined in a cell has its source. A class's source is
+found through the code of its methods (``inspect.getsource`` of a class defined in a cell fails on
+Python 3.11: ``__main__`` has no file). The names a piece of source refers to are the global loads
+of its compiled code (``LOAD_GLOBAL``/``LOAD_NAME``, nested code included), so attribute names and
+local variables are never mistaken for them.
+
+What cannot be written as source -- an open file, a lock, an object of any other class, a lambda that
+shares its line with another, a function whose ``nonlocal`` needs its enclosing function -- is a
+:class:`~submissions.inline.BuildError`: one sentence naming the object. Values are written as they
+are when the file is built (a global the function changes starts at its current value).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import dis
+import hashlib
+import inspect
+import io
+import linecache
+import sys
+import textwrap
+import types
+import zlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from submissions.build import BODY_MARKER, DISTRIBUTION, Submission, build_time, project_version
+from submissions.inline import BuildError
+
+__all__ = ["MAX_DATA", "build_function"]
+
+MAX_DATA = 4 * 2**20
+"""Bytes of embedded arrays (base64 text) a built file may hold: with its code it stays under the 5 MB
+above which uploads are reported to fail (:data:`submissions.verdict.SIZE_WARNING`)."""
+
+ARRAY_LINE = 88
+"""Characters of base64 a line of the file holds."""
+
+ARRAY_LOADER = "_connectx_array"
+"""The name of the function in the file that turns embedded text back into an array."""
+
+_LOADER_SOURCE = f'''def {ARRAY_LOADER}(text):
+    """The numpy array embedded as ``text`` (np.save bytes, zlib, base64), written by connectx build."""
+    import base64
+    import io
+    import zlib
+
+    import numpy
+
+    data = zlib.decompress(base64.b64decode(text))
+    return numpy.load(io.BytesIO(data), allow_pickle=False)
+'''
+
+_SCALARS = (int, float, complex, bool, str, bytes, type(None))
+
+
+def _allowed(module: str) -> bool:
+    """Whether a submission may import ``module``: numpy or the standard library."""
+    root = module.partition(".")[0]
+    return root == "numpy" or root in sys.stdlib_module_names
+
+
+def _loaded_names(source: str, where: str) -> list[str]:
+    """The global names ``source`` (a module-level ``def``, ``class`` or assignment) loads, in order of
+    first use; :class:`BuildError` when it does not compile on its own."""
+    try:
+        code = compile(source, where, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise BuildError(
+            f"the source of {where} does not compile on its own ({error.msg}, line {error.lineno}): "
+            "define it at the top level of a cell"
+        ) from None
+    names: dict[str, None] = {}
+
+    def walk(code: types.CodeType) -> None:
+        for instruction in dis.get_instructions(code):
+            name = str(instruction.argval)
+            if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and not name.startswith("__"):
+                names.setdefault(name, None)  # a class body's __name__ is its own module's
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                walk(const)
+
+    walk(code)
+    return list(names)
+
+
+def _function_source(function: types.FunctionType, name: str) -> str:
+    """The source that defines ``function`` under ``name`` at module level: its ``def`` (dedented,
+    with its decorators), then ``name = <its name>`` when they differ; a lambda as ``name = lambda
+    ...`` when it is the only lambda on its lines."""
+    try:
+        text = textwrap.dedent(inspect.getsource(function))
+    except (OSError, TypeError):
+        raise BuildError(
+            f"the source of {function.__qualname__} cannot be found (it was not defined in a file or a "
+            "notebook cell)"
+        ) from None
+    if function.__name__ != "<lambda>":
+        return text if name == function.__name__ else f"{text.rstrip()}\n{name} = {function.__name__}\n"
+    try:
+        lambdas = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Lambda)]
+    except SyntaxError:  # a lambda inside a longer expression cut at its lines
+        lambdas = []
+    if len(lambdas) != 1:
+        raise BuildError(
+            f"the lambda {name} cannot be isolated from the source around it: define it with def"
+        )
+    return f"{name} = {ast.get_source_segment(text, lambdas[0])}\n"
+
+
+def _class_source(cls: type) -> str:
+    """The ``class`` statement of ``cls``, found in ``linecache`` through its methods' code."""
+    for code in (method.__code__ for method in _methods(cls)):
+        lines = linecache.getlines(code.co_filename)
+        try:
+            tree = ast.parse("".join(lines))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                if first <= code.co_firstlineno <= (node.end_lineno or 0):
+                    return textwrap.dedent("".join(lines[first - 1 : node.end_lineno]))
+    try:
+        return textwrap.dedent(inspect.getsource(cls))
+    except (OSError, TypeError):
+        raise BuildError(f"the source of class {cls.__qualname__} cannot be found") from None
+
+
+def _methods(cls: type) -> Iterator[types.FunctionType]:
+    """The functions of ``cls``'s body: methods, static and class methods, properties' getters."""
+    for value in vars(cls).values():
+        value = getattr(value, "__func__", value)  # staticmethod, classmethod
+        value = getattr(value, "fget", value)  # property
+        if isinstance(value, types.FunctionType):
+            yield value
+
+
+def _class_globals(cls: type) -> dict[str, Any]:
+    """The globals the methods of ``cls`` see (its module's, or the cell's namespace)."""
+    for method in _methods(cls):
+        return method.__globals__
+    return vars(sys.modules.get(cls.__module__, types.ModuleType(cls.__module__)))
+
+
+def _lookup(module: str, qualname: str) -> Any:
+    """The object at ``module``'s ``qualname`` (None when there is none)."""
+    found: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+class _Writer:
+    """The file's parts for one agent function, gathered depth first (module docstring)."""
+
+    def __init__(self, root: types.FunctionType) -> None:
+        self.home = root.__module__
+        self.imports: dict[str, str] = {}  # name -> import statement
+        self.blocks: list[str] = []  # constants and definitions, each after what it needs
+        self.bound: dict[str, Any] = {}  # name -> the object it stands for
+        self.data: list[tuple[str, int]] = []  # (array's name, bytes embedded)
+        self.modules: dict[str, None] = {}
+
+    def bind(self, name: str, value: Any, user: str) -> bool:
+        """Claim ``name`` for ``value``: False when it is bound to it already; :class:`BuildError` when
+        it stands for something else (two helpers' globals, or a global and a closure variable)."""
+        if name in self.bound:
+            if self.bound[name] is value:
+                return False
+            raise BuildError(
+                f"the name {name!r} stands for two different objects ({user} uses one of them): rename one"
+            )
+        self.bound[name] = value
+        return True
+
+    def value(self, name: str, value: Any, user: str) -> None:
+        """Write ``name = value`` in the file the way its kind allows (module docstring)."""
+        if isinstance(value, types.ModuleType):
+            self._module(name, value, user)
+        elif isinstance(value, types.FunctionType | type) and value.__module__ in (self.home, "__main__"):
+            if self.bind(name, value, user):
+                self.function(name, value) if isinstance(value, types.FunctionType) else self._class(
+                    name, value
+                )
+        elif callable(value) and not isinstance(value, np.ndarray | np.generic):
+            self._imported(name, value, user)
+        elif self.bind(name, value, user):
+            self.blocks.append(f"{name} = {self._expression(value, name, user, set())}\n")
+
+    def _module(self, name: str, module: types.ModuleType, user: str) -> None:
+        if not _allowed(module.__name__):
+            raise BuildError(
+                f"{user} uses the module {module.__name__!r} (as {name}), which a submission cannot "
+                "import: Kaggle loads one file, with numpy and the standard library only"
+            )
+        if self.bind(name, module, user):
+            plain = name == module.__name__
+            self.imports[name] = f"import {module.__name__}" + ("" if plain else f" as {name}")
+            self.modules[module.__name__] = None
+
+    def _imported(self, name: str, value: Any, user: str) -> None:
+        module = getattr(value, "__module__", None) or ("numpy" if isinstance(value, np.ufunc) else "")
+        qualname = getattr(value, "__qualname__", None) or getattr(value, "__name__", "")
+        if not module or not qualname or _lookup(module, qualname) is not value or "." in qualname:
+            kind = f"{type(value).__module__}.{type(value).__qualname__}"
+            raise BuildError(f"{user} refers to {name}, a {kind} object, which cannot be written as source")
+        if not _allowed(module):
+            raise BuildError(
+                f"{user} uses {name} from the module {module!r}, which a submission cannot import: Kaggle "
+                "loads one file, with numpy and the standard library only; define it in the notebook"
+            )
+        if self.bind(name, value, user):
+            self.imports[name] = f"from {module} import {qualname}" + (
+                "" if name == qualname else f" as {name}"
+            )
+            self.modules[module] = None
+
+    def function(self, name: str, function: types.FunctionType) -> None:
+        """Write ``function`` as ``name``: what it refers to first, then its source."""
+        source = _function_source(function, name)
+        where = function.__qualname__
+        if function.__name__ not in ("<lambda>", name):
+            self.bind(function.__name__, function, where)
+        try:
+            nodes = list(ast.walk(ast.parse(source)))
+        except SyntaxError:
+            nodes = []  # _loaded_names says why
+        if any(isinstance(node, ast.Nonlocal) for node in nodes):
+            raise BuildError(
+                f"{where} assigns a variable of the function around it (nonlocal), which a single file "
+                "cannot keep: make it a global, or an attribute"
+            )
+        cells = dict(zip(function.__code__.co_freevars, function.__closure__ or (), strict=True))
+        for ref in _loaded_names(source, where):
+            if ref in cells:
+                try:
+                    value = cells[ref].cell_contents
+                except ValueError:
+                    raise BuildError(f"{where} refers to {ref}, which has no value yet") from None
+            elif ref in function.__globals__:
+                value = function.__globals__[ref]
+            else:
+                continue  # a builtin, or a name the function itself would not find either
+            self.value(ref, value, where)
+        self.blocks.append(source)
+
+    def _class(self, name: str, cls: type) -> None:
+        source = _class_source(cls)
+        if name != cls.__name__:
+            self.bind(cls.__name__, cls, cls.__qualname__)
+            source = f"{source.rstrip()}\n{name} = {cls.__name__}\n"
+        scope = _class_globals(cls)
+        for ref in _loaded_names(source, cls.__qualname__):
+            if ref in scope and scope[ref] is not cls:
+                self.value(ref, scope[ref], f"class {cls.__qualname__}")
+        self.blocks.append(source)
+
+    def _expression(self, value: Any, name: str, user: str, seen: set[int]) -> str:
+        """Source that evaluates to ``value`` (module docstring); :class:`BuildError` naming ``name``."""
+        if isinstance(value, np.ndarray | np.generic):
+            return self._array(value, name, user)
+        if type(value) in _SCALARS:
+            text = repr(value)
+            return text if text not in ("nan", "inf", "-inf") else f"float({text!r})"
+        if type(value) in (tuple, list, set, frozenset, dict):
+            if id(value) in seen:
+                raise BuildError(f"{user} refers to {name}, which contains itself")
+            seen = seen | {id(value)}
+            if isinstance(value, dict):
+                items = ", ".join(
+                    f"{self._expression(k, name, user, seen)}: {self._expression(v, name, user, seen)}"
+                    for k, v in value.items()
+                )
+                return "{" + items + "}"
+            parts = [self._expression(item, name, user, seen) for item in value]
+            if isinstance(value, tuple):
+                return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+            if isinstance(value, list):
+                return "[" + ", ".join(parts) + "]"
+            return f"{type(value).__name__}([" + ", ".join(parts) + "])"
+        what = "an open file" if isinstance(value, io.IOBase) else f"a {type(value).__module__}."
+        what += "" if isinstance(value, io.IOBase) else f"{type(value).__qualname__} object"
+        raise BuildError(f"{user} refers to {name}, {what}, which cannot be written as source")
+
+    def _array(self, value: np.ndarray | np.generic, name: str, user: str) -> str:
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            raise BuildError(
+                f"{user} refers to {name}, a numpy array of Python objects, which cannot be embedded"
+            )
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        text = base64.b64encode(zlib.compress(buffer.getvalue(), 9)).decode("ascii")
+        total = sum(size for _, size in self.data) + len(text)
+        if total > MAX_DATA:
+            raise BuildError(
+                f"{user} refers to {name}, whose arrays take {total / 2**20:.1f} MB in the file, over the "
+                f"{MAX_DATA / 2**20:g} MB a submission may embed (uploads over 5 MB are reported to fail): "
+                "make them smaller (float32, fewer weights)"
+            )
+        self.data.append((name, len(text)))
+        if ARRAY_LOADER not in self.bound:
+            self.bound[ARRAY_LOADER] = None
+            self.blocks.insert(0, _LOADER_SOURCE)
+        lines = "".join(f'\n    "{text[i : i + ARRAY_LINE]}"' for i in range(0, len(text), ARRAY_LINE))
+        scalar = "[()]" if isinstance(value, np.generic) else ""
+        return f"{ARRAY_LOADER}({lines}\n){scalar}"
+
+
+def build_function(agent: Callable[..., Any]) -> Submission:
+    """The single-file submission of ``agent``, a function ``agent(obs, config) -> int`` defined in a
+    notebook cell or a module (module docstring). Its ``spec`` names the function, ``modules`` the
+    modules the file imports, ``data`` each embedded array's name and bytes. Raises
+    :class:`~submissions.inline.BuildError` (a ``ValueError``, one sentence naming the object) for
+    what cannot be written as source, ``TypeError`` for an agent that is not a function.
+    """
+    if not isinstance(agent, types.FunctionType):
+        raise TypeError(
+            f"a submission is written from a function's source; {agent!r} is a {type(agent).__name__}: "
+            "give a function def agent(obs, config)"
+        )
+    name = "agent" if agent.__name__ == "<lambda>" else agent.__name__
+    writer = _Writer(agent)
+    writer.bind(name, agent, agent.__qualname__)
+    writer.function(name, agent)
+    imports = "\n".join(sorted(writer.imports.values()))
+    parts = [
+        f'"""ConnectX agent {agent.__qualname__} as a single file for Kaggle, written from its source by '
+        f'connectx build.\n\nKaggle plays the last callable defined here: {name}, at the end."""\n',
+        *([imports + "\n"] if imports else []),
+        *writer.blocks,
+    ]
+    body = "\n\n".join(part.rstrip("\n") + "\n" for part in parts)
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    spec = f"{agent.__qualname__} (a function from {agent.__module__})"
+    text = _header(spec, tuple(writer.modules), writer.data, digest) + "\n" + body
+    try:
+        compile(text, "<built submission>", "exec", dont_inherit=True)
+    except SyntaxError as error:  # e.g. two helpers' sources that clash
+        raise BuildError(
+            f"the file written from {agent.__qualname__} does not compile: {error.msg}"
+        ) from None
+    return Submission(
+        text=text, spec=spec, entry=name, params={}, modules=tuple(writer.modules),
+        data=tuple(writer.data), body_sha256=digest,
+    )  # fmt: skip
+
+
+def _header(spec: str, modules: tuple[str, ...], data: list[tuple[str, int]], digest: str) -> str:
+    """The header comments :func:`submissions.build.provenance` reads, ending with the body marker."""
+    data_text = ", ".join(f"{name} ({size} bytes)" for name, size in data) or "none"
+    return "\n".join(
+        [
+            "# ConnectX single-file Kaggle submission, generated by `connectx build`; do not edit.",
+            f"# Agent spec: {spec}",
+            f"# Project: {DISTRIBUTION} {project_version()}",
+            f"# Built: {build_time()}",
+            f"# Body sha256: {digest}",
+            f"# Modules: {', '.join(modules) or 'none'}",
+            f"# Data: {data_text}",
+            "# Kaggle executes this file at the first move and plays its last callable, at the end.",
+            "# The body sha256 is of everything below the next line.",
+            BODY_MARKER,
+        ]
+    )
