@@ -15,40 +15,31 @@ Kaggle's loader executes the file in an empty namespace and plays its **last cal
    globals and closure: a closure's variables become the file's module-level names);
 4. the function itself, last.
 
-The source of a function comes from ``inspect.getsource``, which reads it through ``linecache``:
-IPython registers each cell's text there under a name such as ``<ipython-input-3-...>`` or
-``/tmp/ipykernel_12/123.py``, so a function defined in a cell has its source. A class's source is
-found through the code of its methods (``inspect.getsource`` of a class defined in a cell fails on
-Python 3.11: ``__main__`` has no file). The names a piece of source refers to are the global loads
-of its compiled code (``LOAD_GLOBAL``/``LOAD_NAME``, nested code included), so attribute names and
-local variables are never mistaken for them.
+Its source, and the names it refers to, come from :mod:`submissions.sources`.
 
-What cannot be written as source -- an open file, a lock, an object of any other class, a lambda that
-shares its line with another, a function whose ``nonlocal`` needs its enclosing function -- is a
+What cannot be written as source or run from one file -- an open file, a lock, an object of any other
+class, a lambda that shares its line with another, a function whose ``nonlocal`` needs its enclosing
+function, an ``import`` of a module other than numpy and the standard library in its body -- is a
 :class:`~submissions.inline.BuildError`: one sentence naming the object. Values are written as they
 are when the file is built (a global the function changes starts at its current value).
 """
 
 from __future__ import annotations
 
-import ast
 import base64
-import dis
 import hashlib
-import inspect
 import io
-import linecache
 import sys
-import textwrap
 import types
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from submissions.build import BODY_MARKER, DISTRIBUTION, Submission, build_time, project_version
 from submissions.inline import BuildError
+from submissions.sources import allowed, class_globals, class_source, function_source, loaded_names, screen
 
 __all__ = ["MAX_DATA", "build_function"]
 
@@ -75,96 +66,6 @@ _LOADER_SOURCE = f'''def {ARRAY_LOADER}(text):
 '''
 
 _SCALARS = (int, float, complex, bool, str, bytes, type(None))
-
-
-def _allowed(module: str) -> bool:
-    """Whether a submission may import ``module``: numpy or the standard library."""
-    root = module.partition(".")[0]
-    return root == "numpy" or root in sys.stdlib_module_names
-
-
-def _loaded_names(source: str, where: str) -> list[str]:
-    """The global names ``source`` (a module-level ``def``, ``class`` or assignment) loads, in order of
-    first use; :class:`BuildError` when it does not compile on its own."""
-    try:
-        code = compile(source, where, "exec", dont_inherit=True)
-    except SyntaxError as error:
-        raise BuildError(
-            f"the source of {where} does not compile on its own ({error.msg}, line {error.lineno}): "
-            "define it at the top level of a cell"
-        ) from None
-    names: dict[str, None] = {}
-
-    def walk(code: types.CodeType) -> None:
-        for instruction in dis.get_instructions(code):
-            name = str(instruction.argval)
-            if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and not name.startswith("__"):
-                names.setdefault(name, None)  # a class body's __name__ is its own module's
-        for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                walk(const)
-
-    walk(code)
-    return list(names)
-
-
-def _function_source(function: types.FunctionType, name: str) -> str:
-    """The source that defines ``function`` under ``name`` at module level: its ``def`` (dedented,
-    with its decorators), then ``name = <its name>`` when they differ; a lambda as ``name = lambda
-    ...`` when it is the only lambda on its lines."""
-    try:
-        text = textwrap.dedent(inspect.getsource(function))
-    except (OSError, TypeError):
-        raise BuildError(
-            f"the source of {function.__qualname__} cannot be found (it was not defined in a file or a "
-            "notebook cell)"
-        ) from None
-    if function.__name__ != "<lambda>":
-        return text if name == function.__name__ else f"{text.rstrip()}\n{name} = {function.__name__}\n"
-    try:
-        lambdas = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Lambda)]
-    except SyntaxError:  # a lambda inside a longer expression cut at its lines
-        lambdas = []
-    if len(lambdas) != 1:
-        raise BuildError(
-            f"the lambda {name} cannot be isolated from the source around it: define it with def"
-        )
-    return f"{name} = {ast.get_source_segment(text, lambdas[0])}\n"
-
-
-def _class_source(cls: type) -> str:
-    """The ``class`` statement of ``cls``, found in ``linecache`` through its methods' code."""
-    for code in (method.__code__ for method in _methods(cls)):
-        lines = linecache.getlines(code.co_filename)
-        try:
-            tree = ast.parse("".join(lines))
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                if first <= code.co_firstlineno <= (node.end_lineno or 0):
-                    return textwrap.dedent("".join(lines[first - 1 : node.end_lineno]))
-    try:
-        return textwrap.dedent(inspect.getsource(cls))
-    except (OSError, TypeError):
-        raise BuildError(f"the source of class {cls.__qualname__} cannot be found") from None
-
-
-def _methods(cls: type) -> Iterator[types.FunctionType]:
-    """The functions of ``cls``'s body: methods, static and class methods, properties' getters."""
-    for value in vars(cls).values():
-        value = getattr(value, "__func__", value)  # staticmethod, classmethod
-        value = getattr(value, "fget", value)  # property
-        if isinstance(value, types.FunctionType):
-            yield value
-
-
-def _class_globals(cls: type) -> dict[str, Any]:
-    """The globals the methods of ``cls`` see (its module's, or the cell's namespace)."""
-    for method in _methods(cls):
-        return method.__globals__
-    return vars(sys.modules.get(cls.__module__, types.ModuleType(cls.__module__)))
 
 
 def _lookup(module: str, qualname: str) -> Any:
@@ -213,7 +114,7 @@ class _Writer:
             self.blocks.append(f"{name} = {self._expression(value, name, user, set())}\n")
 
     def _module(self, name: str, module: types.ModuleType, user: str) -> None:
-        if not _allowed(module.__name__):
+        if not allowed(module.__name__):
             raise BuildError(
                 f"{user} uses the module {module.__name__!r} (as {name}), which a submission cannot "
                 "import: Kaggle loads one file, with numpy and the standard library only"
@@ -229,7 +130,7 @@ class _Writer:
         if not module or not qualname or _lookup(module, qualname) is not value or "." in qualname:
             kind = f"{type(value).__module__}.{type(value).__qualname__}"
             raise BuildError(f"{user} refers to {name}, a {kind} object, which cannot be written as source")
-        if not _allowed(module):
+        if not allowed(module):
             raise BuildError(
                 f"{user} uses {name} from the module {module!r}, which a submission cannot import: Kaggle "
                 "loads one file, with numpy and the standard library only; define it in the notebook"
@@ -242,21 +143,13 @@ class _Writer:
 
     def function(self, name: str, function: types.FunctionType) -> None:
         """Write ``function`` as ``name``: what it refers to first, then its source."""
-        source = _function_source(function, name)
+        source = function_source(function, name)
         where = function.__qualname__
         if function.__name__ not in ("<lambda>", name):
             self.bind(function.__name__, function, where)
-        try:
-            nodes = list(ast.walk(ast.parse(source)))
-        except SyntaxError:
-            nodes = []  # _loaded_names says why
-        if any(isinstance(node, ast.Nonlocal) for node in nodes):
-            raise BuildError(
-                f"{where} assigns a variable of the function around it (nonlocal), which a single file "
-                "cannot keep: make it a global, or an attribute"
-            )
+        screen(source, where)
         cells = dict(zip(function.__code__.co_freevars, function.__closure__ or (), strict=True))
-        for ref in _loaded_names(source, where):
+        for ref in loaded_names(source, where):
             if ref in cells:
                 try:
                     value = cells[ref].cell_contents
@@ -270,12 +163,13 @@ class _Writer:
         self.blocks.append(source)
 
     def _class(self, name: str, cls: type) -> None:
-        source = _class_source(cls)
+        source = class_source(cls)
         if name != cls.__name__:
             self.bind(cls.__name__, cls, cls.__qualname__)
             source = f"{source.rstrip()}\n{name} = {cls.__name__}\n"
-        scope = _class_globals(cls)
-        for ref in _loaded_names(source, cls.__qualname__):
+        screen(source, f"class {cls.__qualname__}")
+        scope = class_globals(cls)
+        for ref in loaded_names(source, cls.__qualname__):
             if ref in scope and scope[ref] is not cls:
                 self.value(ref, scope[ref], f"class {cls.__qualname__}")
         self.blocks.append(source)

@@ -159,6 +159,10 @@ def test_a_lambda_alone_on_its_line_is_written_and_one_sharing_it_is_refused(tmp
             "agent uses approx from the module '_pytest.",  # its module moves between pytest versions
         ),
         (
+            "def agent(obs, config):\n    import pytest\n    return 0\n",
+            "agent imports the module 'pytest', which a submission cannot import",
+        ),
+        (
             f"LOG = open({__file__!r})\ndef agent(obs, config):\n    LOG.read()\n    return 0\n",
             "agent refers to LOG, an open file, which cannot be written as source",
         ),
@@ -173,7 +177,7 @@ def test_a_lambda_alone_on_its_line_is_written_and_one_sharing_it_is_refused(tmp
             "make.<locals>.agent assigns a variable of the function around it (nonlocal)",
         ),
     ],
-    ids=["module", "function", "open-file", "lock", "nonlocal"],
+    ids=["module", "function", "import", "open-file", "lock", "nonlocal"],
 )
 def test_what_cannot_be_written_as_source_is_one_sentence_naming_it(source, message, tmp_path):
     namespace = cell(source)

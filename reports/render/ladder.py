@@ -16,7 +16,15 @@ from reports.stats.kaggle import KaggleParameters
 from reports.stats.ladder import Entry
 from reports.stats.progress import Checkpoint
 
-__all__ = ["format_list", "markdown_list", "notes", "ordering_note", "plot_history"]
+__all__ = [
+    "format_list",
+    "list_frame",
+    "standings_frame",
+    "markdown_list",
+    "notes",
+    "ordering_note",
+    "plot_history",
+]
 
 
 def _rows(entries: Sequence[Entry]) -> list[dict[str, Any]]:
@@ -51,11 +59,48 @@ def _rows(entries: Sequence[Entry]) -> list[dict[str, Any]]:
     return rows
 
 
+def list_frame(entries: Sequence[Entry]) -> pd.DataFrame:
+    """The rating list as shown, best first: one row a member of text cells (:func:`_rows`)."""
+    return pd.DataFrame(_rows(entries))
+
+
+def standings_frame(entries: Sequence[Entry]) -> pd.DataFrame:
+    """The rating list as numbers, best first: one row a member (index ``member``, ``name@version``)
+    with ``elo``, ``low`` and ``high`` (its 95 % interval, Elo; NaN unrated, ±inf unbounded),
+    ``games``, ``wins``, ``draws``, ``losses``, ``score`` (fraction of points), the Kaggle-style
+    ``mu`` and ``sigma``, ``versions`` of its name, and ``added`` / ``retired`` (ISO 8601 UTC,
+    ``retired`` None while it plays)."""
+    nan = float("nan")
+    rows = []
+    for entry in entries:
+        rating, wdl, skill = entry.rating, entry.wdl, entry.skill
+        rows.append(
+            {
+                "member": entry.member.id,
+                "elo": rating.elo if rating else nan,
+                "low": rating.low if rating else nan,
+                "high": rating.high if rating else nan,
+                "games": wdl.games,
+                "wins": wdl.wins,
+                "draws": wdl.draws,
+                "losses": wdl.losses,
+                "score": wdl.points / wdl.games if wdl.games else nan,
+                "mu": skill.mu if skill else nan,
+                "sigma": skill.sigma if skill else nan,
+                "versions": entry.versions,
+                "added": entry.member.added,
+                "retired": entry.member.retired,
+            }
+        )
+    columns = ["member", "elo", "low", "high", "games", "wins", "draws", "losses", "score", "mu", "sigma"]
+    return pd.DataFrame(rows, columns=[*columns, "versions", "added", "retired"]).set_index("member")
+
+
 def format_list(entries: Sequence[Entry]) -> str:
     """The rating list as a fixed-width text table, best first (:func:`_rows`)."""
     if not entries:
         return "no members yet"
-    table: str = pd.DataFrame(_rows(entries)).to_string(index=False)
+    table: str = list_frame(entries).to_string(index=False)
     return table
 
 
