@@ -66,18 +66,19 @@ def build(agent: Agent, path: str | os.PathLike[str] = "main.py") -> Path:
 
     ``agent``: one of our agent specs (``"negamax"``, ``"minimax:depth=4"``), whose modules and data
     are inlined verbatim; or a function ``agent(obs, config) -> int`` defined in a notebook cell or a
-    module, written from its source with the helpers, classes, imports (numpy and the standard
-    library only), closure values and constants it refers to, numpy arrays embedded (at most
-    :data:`submissions.functions.MAX_DATA` bytes), the function last, as Kaggle's loader plays the last
-    callable of the file. The file is not checked: :func:`check` does that. What the user can act on
-    (a data file not embedded) is a ``UserWarning``.
+    module (or a callable object of a class defined in the notebook), written from its source with
+    the helpers, classes, imports (numpy and the standard library only), closure values and
+    constants it refers to -- numbers, strings, containers, objects of the notebook's classes, numpy
+    arrays embedded (at most :data:`submissions.functions.MAX_DATA` bytes) -- the agent last, as
+    Kaggle's loader plays the last callable of the file. The file is not checked: :func:`check` does
+    that. What the user can act on (a data file not embedded) is a ``UserWarning``.
 
     Raises :class:`~submissions.inline.BuildError` (a ``ValueError``, one sentence) for what cannot be
     one file -- a module other than numpy and the standard library, an open file, a lock, an object of
     another class, a lambda whose source cannot be isolated, a ``.py`` file (it already is a
     submission) or a kaggle-environments built-in -- or a ``path`` that is not a file in an existing
     directory; :class:`agents.registry.SpecError` (a ``ValueError``) for an unknown spec;
-    ``TypeError`` for an agent of another kind (a callable object: wrap it in a function);
+    ``TypeError`` for an agent of another kind (``functools.partial``: wrap it in a function);
     ``OSError`` when the file cannot be written.
 
     Example::

@@ -39,7 +39,7 @@ import numpy as np
 
 from submissions.build import BODY_MARKER, DISTRIBUTION, Submission, build_time, project_version
 from submissions.inline import BuildError
-from submissions.sources import allowed, class_globals, class_source, function_source, loaded_names, screen
+from submissions.sources import allowed, class_source, function_source, loaded_names, methods, screen
 
 __all__ = ["MAX_DATA", "build_function"]
 
@@ -65,6 +65,16 @@ _LOADER_SOURCE = f'''def {ARRAY_LOADER}(text):
     return numpy.load(io.BytesIO(data), allow_pickle=False)
 '''
 
+OBJECT_MAKER = "_connectx_object"
+"""The name of the function in the file that makes an object of the user's class from its attributes."""
+
+_OBJECT_SOURCE = f'''def {OBJECT_MAKER}(cls, attributes):
+    """An object of ``cls`` with ``attributes``, made as pickle makes it (no __init__), by connectx build."""
+    made = cls.__new__(cls)
+    made.__dict__.update(attributes)
+    return made
+'''
+
 _SCALARS = (int, float, complex, bool, str, bytes, type(None))
 
 
@@ -79,13 +89,14 @@ def _lookup(module: str, qualname: str) -> Any:
 class _Writer:
     """The file's parts for one agent function, gathered depth first (module docstring)."""
 
-    def __init__(self, root: types.FunctionType) -> None:
-        self.home = root.__module__
+    def __init__(self, home: str) -> None:
+        self.home = home  # the agent's module: its functions and classes are written by source
         self.imports: dict[str, str] = {}  # name -> import statement
         self.blocks: list[str] = []  # constants and definitions, each after what it needs
         self.bound: dict[str, Any] = {}  # name -> the object it stands for
         self.data: list[tuple[str, int]] = []  # (array's name, bytes embedded)
         self.modules: dict[str, None] = {}
+        self.scopes: list[tuple[str, dict[str, Any]]] = []  # (file, globals) of each function written
 
     def bind(self, name: str, value: Any, user: str) -> bool:
         """Claim ``name`` for ``value``: False when it is bound to it already; :class:`BuildError` when
@@ -103,15 +114,33 @@ class _Writer:
         """Write ``name = value`` in the file the way its kind allows (module docstring)."""
         if isinstance(value, types.ModuleType):
             self._module(name, value, user)
-        elif isinstance(value, types.FunctionType | type) and value.__module__ in (self.home, "__main__"):
+        elif isinstance(value, types.FunctionType | type) and self._ours(value):
             if self.bind(name, value, user):
                 self.function(name, value) if isinstance(value, types.FunctionType) else self._class(
                     name, value
                 )
-        elif callable(value) and not isinstance(value, np.ndarray | np.generic):
+        elif isinstance(wrapped := getattr(value, "__wrapped__", None), types.FunctionType) and self._ours(
+            wrapped
+        ):
+            if self.bind(name, value, user):  # a decorated function: its source has the decorators
+                self.function(name, wrapped)
+        elif (
+            callable(value) and not self._ours(type(value)) and not isinstance(value, np.ndarray | np.generic)
+        ):
             self._imported(name, value, user)
         elif self.bind(name, value, user):
             self.blocks.append(f"{name} = {self._expression(value, name, user, set())}\n")
+
+    def _ours(self, value: types.FunctionType | type) -> bool:
+        """Whether ``value`` is the user's code, written by its source: defined in a cell or the
+        agent's own module."""
+        return value.__module__ in (self.home, "__main__")
+
+    def _helper(self, name: str, source: str) -> None:
+        """Put the file's own helper function ``name`` first in the file (once)."""
+        if name not in self.bound:
+            self.bound[name] = None
+            self.blocks.insert(0, source)
 
     def _module(self, name: str, module: types.ModuleType, user: str) -> None:
         if not allowed(module.__name__):
@@ -148,6 +177,7 @@ class _Writer:
         if function.__name__ not in ("<lambda>", name):
             self.bind(function.__name__, function, where)
         screen(source, where)
+        self.scopes.append((function.__code__.co_filename, function.__globals__))
         cells = dict(zip(function.__code__.co_freevars, function.__closure__ or (), strict=True))
         for ref in loaded_names(source, where):
             if ref in cells:
@@ -163,12 +193,12 @@ class _Writer:
         self.blocks.append(source)
 
     def _class(self, name: str, cls: type) -> None:
-        source = class_source(cls)
+        self.scopes += [(method.__code__.co_filename, method.__globals__) for method in methods(cls)]
+        source, scope = class_source(cls, self.scopes[::-1])
         if name != cls.__name__:
             self.bind(cls.__name__, cls, cls.__qualname__)
             source = f"{source.rstrip()}\n{name} = {cls.__name__}\n"
         screen(source, f"class {cls.__qualname__}")
-        scope = class_globals(cls)
         for ref in loaded_names(source, cls.__qualname__):
             if ref in scope and scope[ref] is not cls:
                 self.value(ref, scope[ref], f"class {cls.__qualname__}")
@@ -197,6 +227,14 @@ class _Writer:
             if isinstance(value, list):
                 return "[" + ", ".join(parts) + "]"
             return f"{type(value).__name__}([" + ", ".join(parts) + "])"
+        if self._ours(type(value)) and isinstance(getattr(value, "__dict__", None), dict):
+            if id(value) in seen:
+                raise BuildError(f"{user} refers to {name}, which contains itself")
+            cls = type(value)
+            self.value(cls.__name__, cls, user)
+            self._helper(OBJECT_MAKER, _OBJECT_SOURCE)
+            attributes = self._expression(vars(value), name, user, seen | {id(value)})
+            return f"{OBJECT_MAKER}({cls.__name__}, {attributes})"
         what = "an open file" if isinstance(value, io.IOBase) else f"a {type(value).__module__}."
         what += "" if isinstance(value, io.IOBase) else f"{type(value).__qualname__} object"
         raise BuildError(f"{user} refers to {name}, {what}, which cannot be written as source")
@@ -218,9 +256,7 @@ class _Writer:
                 "make them smaller (float32, fewer weights)"
             )
         self.data.append((name, len(text)))
-        if ARRAY_LOADER not in self.bound:
-            self.bound[ARRAY_LOADER] = None
-            self.blocks.insert(0, _LOADER_SOURCE)
+        self._helper(ARRAY_LOADER, _LOADER_SOURCE)
         lines = "".join(f'\n    "{text[i : i + ARRAY_LINE]}"' for i in range(0, len(text), ARRAY_LINE))
         scalar = "[()]" if isinstance(value, np.generic) else ""
         return f"{ARRAY_LOADER}({lines}\n){scalar}"
@@ -228,39 +264,45 @@ class _Writer:
 
 def build_function(agent: Callable[..., Any]) -> Submission:
     """The single-file submission of ``agent``, a function ``agent(obs, config) -> int`` defined in a
-    notebook cell or a module (module docstring). Its ``spec`` names the function, ``modules`` the
-    modules the file imports, ``data`` each embedded array's name and bytes. Raises
-    :class:`~submissions.inline.BuildError` (a ``ValueError``, one sentence naming the object) for
-    what cannot be written as source, ``TypeError`` for an agent that is not a function.
+    notebook cell or a module, or a callable object of a class defined in the notebook (written as
+    its class's source and its attributes, made as pickle makes it, without ``__init__``), as the
+    module docstring says. Its ``spec`` names the agent, ``modules`` the modules the file imports,
+    ``data`` each embedded array's name and bytes. Raises :class:`~submissions.inline.BuildError` (a
+    ``ValueError``, one sentence naming the object) for what cannot be written as source,
+    ``TypeError`` for another kind of agent.
     """
-    if not isinstance(agent, types.FunctionType):
+    if isinstance(agent, types.FunctionType):
+        name = "agent" if agent.__name__ == "<lambda>" else agent.__name__
+        writer = _Writer(agent.__module__)
+        writer.bind(name, agent, agent.__qualname__)
+        writer.function(name, agent)
+        label = f"{agent.__qualname__} (a function from {agent.__module__})"
+    elif type(agent).__module__ == "__main__" and isinstance(getattr(agent, "__dict__", None), dict):
+        name = "agent"
+        writer = _Writer("__main__")
+        label = f"a {type(agent).__qualname__} object (from __main__)"
+        writer.value(name, agent, label)
+    else:
         raise TypeError(
-            f"a submission is written from a function's source; {agent!r} is a {type(agent).__name__}: "
-            "give a function def agent(obs, config)"
+            f"a submission is written from source; {agent!r} is a {type(agent).__name__}: give a "
+            "function def agent(obs, config), or an object of a class defined in the notebook"
         )
-    name = "agent" if agent.__name__ == "<lambda>" else agent.__name__
-    writer = _Writer(agent)
-    writer.bind(name, agent, agent.__qualname__)
-    writer.function(name, agent)
     imports = "\n".join(sorted(writer.imports.values()))
     parts = [
-        f'"""ConnectX agent {agent.__qualname__} as a single file for Kaggle, written from its source by '
+        f'"""ConnectX agent {label} as a single file for Kaggle, written from its source by '
         f'connectx build.\n\nKaggle plays the last callable defined here: {name}, at the end."""\n',
         *([imports + "\n"] if imports else []),
         *writer.blocks,
     ]
     body = "\n\n".join(part.rstrip("\n") + "\n" for part in parts)
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
-    spec = f"{agent.__qualname__} (a function from {agent.__module__})"
-    text = _header(spec, tuple(writer.modules), writer.data, digest) + "\n" + body
+    text = _header(label, tuple(writer.modules), writer.data, digest) + "\n" + body
     try:
         compile(text, "<built submission>", "exec", dont_inherit=True)
     except SyntaxError as error:  # e.g. two helpers' sources that clash
-        raise BuildError(
-            f"the file written from {agent.__qualname__} does not compile: {error.msg}"
-        ) from None
+        raise BuildError(f"the file written from {label} does not compile: {error.msg}") from None
     return Submission(
-        text=text, spec=spec, entry=name, params={}, modules=tuple(writer.modules),
+        text=text, spec=label, entry=name, params={}, modules=tuple(writer.modules),
         data=tuple(writer.data), body_sha256=digest,
     )  # fmt: skip
 

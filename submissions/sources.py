@@ -17,12 +17,12 @@ import linecache
 import sys
 import textwrap
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from submissions.inline import BuildError
 
-__all__ = ["allowed", "class_globals", "class_source", "function_source", "loaded_names", "screen"]
+__all__ = ["allowed", "class_globals", "class_source", "function_source", "loaded_names", "methods", "screen"]
 
 
 def allowed(module: str) -> bool:
@@ -104,26 +104,56 @@ def function_source(function: types.FunctionType, name: str) -> str:
     return f"{name} = {ast.get_source_segment(text, lambdas[0])}\n"
 
 
-def class_source(cls: type) -> str:
-    """The ``class`` statement of ``cls``, found in ``linecache`` through its methods' code."""
-    for code in (method.__code__ for method in _methods(cls)):
-        lines = linecache.getlines(code.co_filename)
-        try:
-            tree = ast.parse("".join(lines))
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                if first <= code.co_firstlineno <= (node.end_lineno or 0):
-                    return textwrap.dedent("".join(lines[first - 1 : node.end_lineno]))
+def class_source(cls: type, hints: Sequence[tuple[str, dict[str, Any]]] = ()) -> tuple[str, dict[str, Any]]:
+    """The ``class`` statement of ``cls`` and the globals its code sees, found in ``linecache``:
+    through its methods' code; else, for a class whose methods are all generated (a dataclass), in
+    the file of a function whose namespace binds the class's name to it (``hints``: (filename,
+    globals) of the functions written), or in the one cell that defines a class of that name.
+    :class:`BuildError` when it is not found, or is defined otherwise in several cells."""
+    for method in methods(cls):
+        code = method.__code__
+        found = _class_in(code.co_filename, cls.__name__, code.co_firstlineno)
+        if found:
+            return found, method.__globals__
+    scopes = [(filename, scope) for filename, scope in hints if scope.get(cls.__name__) is cls]
+    for filename, scope in scopes:
+        found = _class_in(filename, cls.__name__)
+        if found:
+            return found, scope
+    cells = {_class_in(name, cls.__name__) for name in list(linecache.cache) if _is_cell(name)} - {None}
+    if len(cells) == 1 and scopes:
+        return cells.pop() or "", scopes[0][1]
     try:
-        return textwrap.dedent(inspect.getsource(cls))
+        return textwrap.dedent(inspect.getsource(cls)), class_globals(cls)
     except (OSError, TypeError):
-        raise BuildError(f"the source of class {cls.__qualname__} cannot be found") from None
+        several = f" ({len(cells)} cells define a class of that name)" if len(cells) > 1 else ""
+        raise BuildError(f"the source of class {cls.__qualname__} cannot be found{several}") from None
 
 
-def _methods(cls: type) -> Iterator[types.FunctionType]:
+def _is_cell(filename: str) -> bool:
+    """Whether ``filename`` names a notebook cell's text in ``linecache`` (IPython's names)."""
+    return filename.startswith("<ipython-input-") or "/ipykernel_" in filename
+
+
+def _class_in(filename: str, name: str, line: int | None = None) -> str | None:
+    """The source of the class statement ``name`` in ``filename``'s lines in ``linecache``: the one
+    holding ``line``, or else the last at the top level; None when there is none."""
+    lines = linecache.getlines(filename)
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    nodes = ast.walk(tree) if line is not None else iter(tree.body)
+    found = None
+    for node in nodes:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if line is None or first <= line <= (node.end_lineno or 0):
+                found = textwrap.dedent("".join(lines[first - 1 : node.end_lineno]))
+    return found
+
+
+def methods(cls: type) -> Iterator[types.FunctionType]:
     """The functions of ``cls``'s body: methods, static and class methods, properties' getters."""
     for value in vars(cls).values():
         value = getattr(value, "__func__", value)  # staticmethod, classmethod
@@ -134,6 +164,6 @@ def _methods(cls: type) -> Iterator[types.FunctionType]:
 
 def class_globals(cls: type) -> dict[str, Any]:
     """The globals the methods of ``cls`` see (its module's, or the cell's namespace)."""
-    for method in _methods(cls):
+    for method in methods(cls):
         return method.__globals__
     return vars(sys.modules.get(cls.__module__, types.ModuleType(cls.__module__)))

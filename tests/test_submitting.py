@@ -3,6 +3,7 @@ Kaggle's loader plays as the function does, and what cannot be written as source
 
 from __future__ import annotations
 
+import functools
 import linecache
 import random
 import subprocess
@@ -128,6 +129,47 @@ print(path.read_text().splitlines()[1])
     plays_alike(tmp_path / "main.py", cell(CELL)["my_agent"])
 
 
+OBJECTS = """
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+@dataclass
+class Settings:
+    centre: int = 3
+
+@functools.lru_cache(maxsize=None)
+def distance(column, centre):
+    return abs(column - centre)
+
+class Player:
+    def __init__(self, weights):
+        self.weights = weights
+        self.settings = Settings()
+        self.moves = 0
+
+    def __call__(self, obs, config):
+        self.moves += 1
+        legal = [c for c in range(config.columns) if obs.board[c] == 0]
+        return max(legal, key=lambda c: self.weights[c] - distance(c, self.settings.centre))
+
+player = Player(np.linspace(0.0, 1.0, 7))
+"""
+
+
+def test_a_callable_object_of_the_notebook_with_a_dataclass_and_a_decorated_helper_is_written(tmp_path):
+    namespace = cell(OBJECTS, "/tmp/ipykernel_4242/1234.py")
+    path = build(namespace["player"], tmp_path / "main.py")
+    text = path.read_text()
+    assert (
+        "@dataclass\nclass Settings:" in text and "@functools.lru_cache(maxsize=None)\ndef distance" in text
+    )
+    assert "\nagent = _connectx_object(Player, {'weights': _connectx_array(\n" in text
+    assert text.rstrip().endswith("'settings': _connectx_object(Settings, {'centre': 3}), 'moves': 0})")
+    plays_alike(path, namespace["player"])
+
+
 def test_a_lambda_alone_on_its_line_is_written_and_one_sharing_it_is_refused(tmp_path):
     namespace = cell(
         """
@@ -214,11 +256,8 @@ def test_a_spec_builds_as_connectx_build_does_and_files_and_kaggles_agents_are_r
         build("nosuchagent", tmp_path / "again.py")
     with pytest.raises(BuildError, match="not a file in an existing directory"):
         build("leftmost", tmp_path / "no" / "main.py")
-    with pytest.raises(TypeError, match="is a Tally: give a function def agent"):
-        build(
-            cell("class Tally:\n    def __call__(self, obs, config):\n        return 0\n")["Tally"](),
-            tmp_path / "again.py",
-        )
+    with pytest.raises(TypeError, match="is a partial: give a function def agent"):
+        build(functools.partial(max), tmp_path / "again.py")
     with pytest.raises(TypeError, match="an agent is a spec string, a file path or a function, not int"):
         build(3, tmp_path / "again.py")  # type: ignore[arg-type]
     assert not (tmp_path / "again.py").exists()
