@@ -6,8 +6,6 @@ from __future__ import annotations
 import functools
 import linecache
 import random
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -113,19 +111,23 @@ def test_the_built_file_passes_the_check_as_kaggle_loads_it(tmp_path):
     assert all(game.plies >= 7 for game in result.report.games)  # games were played to an end
 
 
-def test_a_function_of_a_real_ipython_shell_is_found_through_its_cell(tmp_path):
-    script = f"""
-from IPython.core.interactiveshell import InteractiveShell
-from connectx.submitting import build
-shell = InteractiveShell.instance()
-result = shell.run_cell('''{CELL}''')
-assert result.success, result.error_in_exec
-path = build(shell.user_ns["my_agent"], {str(tmp_path / "main.py")!r})
-print(path.read_text().splitlines()[1])
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "# Agent spec: make.<locals>.my_agent (a function from __main__)"
+def test_functions_and_classes_of_a_real_kernels_cells_are_found_in_its_cells(tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "from dataclasses import dataclass\n\n@dataclass\nclass Settings:\n    centre: int = 3\n",
+        CELL
+        + "S = Settings()\ndef both(obs, config):\n    return my_agent(obs, config) if S.centre else 0\n",
+        "import connectx.submitting\nprint(both.__code__.co_filename)\n"
+        "connectx.submitting.build(both, 'main.py')",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    NotebookClient(notebook, timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    printed = notebook.cells[2].outputs[0]["text"]
+    assert "/ipykernel_" in printed  # ipykernel's names for a cell's text in linecache
+    text = (tmp_path / "main.py").read_text()
+    assert "@dataclass\nclass Settings:" in text and "S = _connectx_object(Settings, {'centre': 3})" in text
     plays_alike(tmp_path / "main.py", cell(CELL)["my_agent"])
 
 
