@@ -31,6 +31,7 @@ from agents.kit.clock import DEFAULT_ACT_TIMEOUT
 from agents.registry import DEFAULT_ENTRANTS
 from tournament.driver import Backend, Started, Summary
 from tournament.ladder import (
+    RULES,
     Added,
     Candidate,
     LadderError,
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
     from reports.stats.kaggle import KaggleParameters
     from reports.stats.ladder import Entry
 
-__all__ = ["DEFAULT_MAX_PAIRS", "DEFAULT_UNTIL", "LADDER_OPENINGS", "Ladder", "Rated", "Written"]
+__all__ = ["DEFAULT_MAX_PAIRS", "DEFAULT_UNTIL", "LADDER_OPENINGS", "Ladder", "Rated", "Written", "scale"]
 
 DEFAULT_UNTIL = 60.0
 """Elo: by default an add stops once the newcomer's 95 % interval is within ±60."""
@@ -67,8 +68,7 @@ Agent = str | os.PathLike[str]
 """An agent a ladder takes: a spec (``"negamax"``, ``"minimax:depth=4"``) or a ``.py`` file."""
 Progress = bool | Callable[[Any], None]
 """``True``: a progress bar (a notebook's in a notebook); ``False``: nothing; a callable: called with
-each event of the play (:class:`tournament.driver.Started`, each game's record, an add's
-:class:`tournament.ladder.Planned`, a failed game)."""
+each event (:class:`tournament.driver.Started`, a game's record, :class:`tournament.ladder.Planned`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +109,10 @@ def _backend(backend: str, workers: int | None, address: str | None) -> Backend:
 
 
 class Ladder:
-    """The ladder in the folder ``path`` (``ladder/`` by default): its members' copies, its roster and
-    one store of every game (:mod:`tournament.ladder`). Nothing is read until a method asks; a folder
-    without a ladder is one until :meth:`init` seeds it. Methods raise
-    :class:`tournament.ladder.LadderError` (a ``ValueError``, one line) for a folder without a ladder,
-    one another command is using, or bad input, with nothing stored changed."""
+    """The ladder in the folder ``path`` (``ladder/`` by default; :meth:`init` starts one there): its
+    members' copies, its roster and one store of every game (:mod:`tournament.ladder`). Methods raise
+    :class:`tournament.ladder.LadderError` (a ``ValueError``, one line) for a folder without a
+    ladder, one another command is using, or bad input, with nothing stored changed."""
 
     def __init__(self, path: str | os.PathLike[str] = "ladder") -> None:
         self.path = Path(path)
@@ -234,6 +233,8 @@ class Ladder:
             raise LadderError("--name names one SPEC; add the others by commands of their own")
         if pairs is not None and pairs < 1:
             raise LadderError(f"pairs must be >= 1, got {pairs}")
+        if matchmaking not in RULES:
+            raise LadderError(f"matchmaking is one of {', '.join(RULES)}, not {matchmaking!r}")
         until = until if until is not None or pairs is not None else DEFAULT_UNTIL
         rules = Rules(pairs or DEFAULT_MAX_PAIRS, until, matchmaking)
         ladder = self._games()
@@ -300,9 +301,8 @@ class Ladder:
         ``out`` (default: the ladder's folder); the scale as :meth:`rated`. Raises ``LadderError``
         for a ladder without games between two members."""
         from reports.render.documents import write_all
-        from reports.render.ladder import markdown_list, notes, ordering_note, plot_history
+        from reports.render.ladder import write_page
         from reports.report import assemble
-        from reports.stats.ladder import disagreements, history
 
         rated = self.rated(anchor=anchor, sigma=sigma, beta=beta, tau=tau)
         roster, records = rated.roster, rated.records
@@ -317,22 +317,8 @@ class Ladder:
         if report is None:
             raise LadderError(f"{self.path} holds no game between two different members yet")
         paths = write_all(report, folder)
-        text = [
-            f"# {title}",
-            "",
-            markdown_list(rated.entries),
-            ordering_note(disagreements(rated.entries)),
-            "",
-        ]
-        text += [f"{line}  " for line in notes(rated.entries, rated.kaggle, scale(anchor))]
-        text += ["", f"![The ratings as members joined]({HISTORY})", ""]
-        (folder / "ladder.md").write_text("\n".join(text), encoding="utf-8")
-        plot_history(
-            history(records, roster), folder / HISTORY, title=f"{title}: the ratings as members joined"
-        )
-        return Written(
-            report, len(records), folder, (*(p.name for p in paths.values()), "ladder.md", HISTORY)
-        )
+        page = write_page(folder, title, rated.entries, records, roster, rated.kaggle, scale(anchor))
+        return Written(report, len(records), folder, (*(p.name for p in paths.values()), *page))
 
     def _repr_html_(self) -> str:
         from reports.render.ladder import list_frame
@@ -344,10 +330,6 @@ class Ladder:
         members = f"{len(rated.roster.members)} members, {len(rated.records)} games"
         table: str = list_frame(rated.entries).to_html(index=False, na_rep="")
         return f"<div><p><b>{self.path.resolve().name}</b>: {members}</p>{table}</div>"
-
-
-HISTORY = "history.png"
-"""The figure of the ratings as members joined, in the ladder (``show``) or the reports' folder."""
 
 
 def scale(anchor: tuple[str, float] | None) -> str:

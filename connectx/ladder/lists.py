@@ -9,11 +9,11 @@ import os
 from pathlib import Path
 
 from connectx.ladder.arguments import LIMITS
-from connectx.ladders import HISTORY, Ladder, Rated, scale
+from connectx.ladders import Ladder, Rated, scale
 from connectx.options import check_ranges
 from tournament.ladder import LadderError
 
-__all__ = ["HISTORY", "rated", "show_args", "show_list", "write_reports"]
+__all__ = ["rated", "show_args", "show_list", "write_reports"]
 
 
 def show_args(args: argparse.Namespace) -> argparse.Namespace:
@@ -33,7 +33,7 @@ def rated(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Rated:
 def show_list(args: argparse.Namespace, parser: argparse.ArgumentParser, *, plot: bool = True) -> int:
     """``connectx ladder [show]``: the rating list and its notes; with ``plot``, ``history.png`` in the
     ladder (the ratings as members joined), when the ladder's folder can be written."""
-    from reports.render.ladder import format_list, notes, ordering_note, plot_history
+    from reports.render.ladder import HISTORY, format_list, notes, ordering_note, plot_history
     from reports.stats.ladder import disagreements, history
 
     listed = rated(args, parser)

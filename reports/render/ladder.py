@@ -13,8 +13,13 @@ import pandas as pd
 from reports.render.markdown_parts import table
 from reports.render.plots import progress_figure
 from reports.stats.kaggle import KaggleParameters
-from reports.stats.ladder import Entry
+from reports.stats.ladder import Entry, disagreements, history
 from reports.stats.progress import Checkpoint
+from tournament.ladder import Roster
+from tournament.record import GameRecord
+
+HISTORY = "history.png"
+"""The figure of the ratings as members joined, in the ladder (``show``) or the reports' folder."""
 
 __all__ = [
     "format_list",
@@ -148,3 +153,23 @@ def plot_history(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) -
     member, its Elo and interval against the ladder's games played, each point an addition."""
     figure = progress_figure(checkpoints, title=title, scale="each point: after a member joined")
     figure.savefig(path, format="png", dpi=120)
+
+
+def write_page(
+    folder: Path,
+    title: str,
+    entries: Sequence[Entry],
+    records: Sequence[GameRecord],
+    roster: Roster,
+    kaggle: KaggleParameters,
+    scale: str,
+) -> tuple[str, str]:
+    """Write the ladder's page into ``folder``: ``ladder.md`` (the rating list ``entries``, titled
+    ``title``, with its notes; ``scale`` says what the Elo's zero is) and :data:`HISTORY` (the
+    ratings of ``records`` as the members of ``roster`` joined); their names."""
+    text = [f"# {title}", "", markdown_list(entries), ordering_note(disagreements(entries)), ""]
+    text += [f"{line}  " for line in notes(entries, kaggle, scale)]
+    text += ["", f"![The ratings as members joined]({HISTORY})", ""]
+    (folder / "ladder.md").write_text("\n".join(text), encoding="utf-8")
+    plot_history(history(records, roster), folder / HISTORY, title=f"{title}: the ratings as members joined")
+    return "ladder.md", HISTORY
