@@ -197,9 +197,9 @@ def _shown(path: Path, games: int, progress: bool) -> Iterator[Callable[[dict], 
         yield lambda event: None
         return
     description = f"checking {path.name}: starting"
-    notebook = sys.modules.get("tqdm.notebook")
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # in a kernel with ipywidgets, tqdm.notebook's
 
+    notebook = sys.modules.get("tqdm.notebook")
     if notebook is not None and issubclass(tqdm, notebook.tqdm_notebook):
         shown = tqdm(desc=description, bar_format="{desc} [{elapsed}]", leave=False)
     else:
