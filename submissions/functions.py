@@ -129,7 +129,13 @@ class _Writer:
         ):
             self._imported(name, value, user)
         elif self.bind(name, value, user):
-            self.blocks.append(f"{name} = {self._expression(value, name, user, set())}\n")
+            text = self._expression(value, name, user, set())
+            if len(text) > MAX_DATA:  # a long list of numbers, say; an array is compressed
+                raise BuildError(
+                    f"{user} refers to {name}, which takes {len(text) / 2**20:.1f} MB as source, over the "
+                    f"{MAX_DATA / 2**20:g} MB a submission may embed: make it a numpy array"
+                )
+            self.blocks.append(f"{name} = {text}\n")
 
     def _ours(self, value: types.FunctionType | type) -> bool:
         """Whether ``value`` is the user's code, written by its source: defined in a cell or the

@@ -235,16 +235,21 @@ def test_what_cannot_be_written_as_source_is_one_sentence_naming_it(source, mess
     assert not (tmp_path / "main.py").exists()
 
 
-def test_arrays_over_the_bound_are_refused_by_name(tmp_path, monkeypatch):
-    monkeypatch.setattr(functions, "MAX_DATA", 1000)
+def test_data_over_the_bound_is_refused_by_name(tmp_path, monkeypatch):
+    monkeypatch.setattr(functions, "MAX_DATA", 2000)
     namespace = cell(
-        "import numpy as np\nTABLE = np.random.default_rng(1).random(1000)\n"
-        "def agent(obs, config):\n    return int(TABLE.argmax() % 7)\n"
+        "import numpy as np\nTABLE = np.random.default_rng(1).random(1000)\nSMALL = np.zeros(7)\n"
+        "LIST = [0.123456789] * 1000\n"
+        "def agent(obs, config):\n    return int((TABLE.argmax() + SMALL[0]) % 7)\n"
+        "def listed(obs, config):\n    return len(LIST) % 7\n"
     )
-    with pytest.raises(
-        BuildError, match=r"^agent refers to TABLE, whose arrays take 0\.0 MB in the file, over"
-    ):
+    with pytest.raises(BuildError, match=r"^agent refers to TABLE, whose arrays take 0\.0 MB in the file"):
         build(namespace["agent"], tmp_path / "main.py")
+    with pytest.raises(BuildError, match=r"^listed refers to LIST, which takes 0\.0 MB as source, over"):
+        build(namespace["listed"], tmp_path / "main.py")
+    monkeypatch.setattr(functions, "MAX_DATA", 20_000)
+    text = build(namespace["agent"], tmp_path / "main.py").read_text()
+    assert "# Data: TABLE (" in text and "SMALL (" in text  # both embedded, within the bound
 
 
 def test_a_spec_builds_as_connectx_build_does_and_files_and_kaggles_agents_are_refused(tmp_path):
