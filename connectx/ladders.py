@@ -250,7 +250,7 @@ class Ladder:
     def remove(self, name: str) -> Member:
         """Retire the member ``name`` (``name@version``, or ``name`` when it has one version): it plays
         no more; its games stay rated. Returns it, retired. Raises ``LadderError`` for no such member,
-        one retired already, or a folder without a ladder."""
+        one retired already, or a folder without a ladder. Example: ``ladder.remove("leftmost")``."""
         return Games(self.path).retire(name)
 
     def rated(
@@ -265,7 +265,7 @@ class Ladder:
         rated members 0 unless ``anchor`` (member, Elo) holds one member at that Elo, and a
         Kaggle-style μ ± σ with ``sigma``, ``beta`` and ``tau`` (assumptions, in Elo-like points).
         Raises ``LadderError`` for a folder without a ladder, ``ValueError`` for a bad parameter or
-        an anchor that is no member."""
+        an anchor that is no member. Example: ``ladder.rated(anchor=("random", 0.0)).entries[0]``."""
         from reports.stats.kaggle import KaggleParameters
         from reports.stats.ladder import rating_list
 
@@ -282,7 +282,7 @@ class Ladder:
         ``elo``, ``low`` and ``high`` (its 95 % interval, Elo; NaN unrated, ±inf unbounded),
         ``games``, ``wins``, ``draws``, ``losses``, ``score`` (fraction of points), the Kaggle-style
         ``mu`` and ``sigma``, ``versions`` of its name, and ``added`` / ``retired`` (ISO 8601 UTC,
-        ``retired`` None while it plays)."""
+        ``retired`` None while it plays). Example: ``ladder.standings.loc["negamax@1", "elo"]``."""
         from reports.render.ladder import standings_frame
 
         return standings_frame(self.rated().entries)
@@ -299,7 +299,7 @@ class Ladder:
         """Write the reports ``connectx run`` writes (``report.html`` and the rest), of every game, with
         ``ladder.md`` (the rating list) and ``history.png`` (the ratings as members joined), into
         ``out`` (default: the ladder's folder); the scale as :meth:`rated`. Raises ``LadderError``
-        for a ladder without games between two members."""
+        for a ladder without games between two members. Example: ``ladder.report("out").folder``."""
         from reports.render.documents import write_all
         from reports.render.ladder import write_page
         from reports.report import assemble

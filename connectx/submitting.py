@@ -98,7 +98,8 @@ class CheckResult:
     the check's games, and it met the time policy). ``report`` holds everything
     (:class:`submissions.report.CheckReport`: the games, move times in seconds, the overage bank
     each game used, warnings, Kaggle's tracebacks). ``repr`` is the report ``connectx check``
-    prints; a notebook shows it as HTML, the verdict first."""
+    prints; a notebook shows it as HTML, the verdict first. Example: ``result = connectx.check(path)``,
+    then ``result.passed``, ``result.headline``, ``result.report.times.slowest`` (seconds)."""
 
     report: CheckReport
 
