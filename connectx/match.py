@@ -282,7 +282,7 @@ def _play(args: argparse.Namespace, tournament: Tournament) -> int:
     finally:
         progress.close()
     if args.analyze:
-        from connectx.analyze import analyze_run
+        from connectx.analyzing import analyze_run
 
         why = analyze_run(tournament.store, args.out)
         if why is not None:

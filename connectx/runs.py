@@ -175,7 +175,7 @@ def play(tournament: Tournament, stop: Stop | None, on_event: Callable[[Event], 
         if tournament.backend.name == "local" and any(
             uses_solver(spec) for spec in tournament.settings.entrants
         ):
-            from connectx.solve import compile_solver
+            from connectx.solving import compile_solver
 
             compile_solver()  # after the first lines, and before the bar, whose clock it would stop
         return tournament.play(stop, on_event)

@@ -1,0 +1,293 @@
+"""A tournament, an SPRT or a move analysis run in a process of its own, for the Python API.
+
+Why not in the caller's process: the runner forks its game processes and makes the process that
+runs it non-dumpable and a child subreaper (:mod:`tournament.runner`, :mod:`tournament.sandbox`),
+and a Jupyter kernel has threads of its own (its heartbeat, iopub and control channels) that a fork
+would copy in whatever state they hold. So :func:`run` starts ``python -m connectx.background``, a
+fresh interpreter in a session of its own (no lock or thread of the caller is copied; a Ctrl-C or a
+kernel interrupt of the caller's process group does not reach it), hands it a :class:`Job`, and
+reads its :data:`Message`\\ s back through a pipe while the child plays (:func:`connectx.runs.play`,
+as ``connectx run`` does) or judges (:func:`connectx.analyzing.analyze_run`). The store in the job's
+folder holds the outcome; the caller reads it from there.
+
+Stopping: ``KeyboardInterrupt`` in the caller (Ctrl-C, a kernel's interrupt) sends the child SIGINT,
+as Ctrl-C does to ``connectx run``: it stops the games in flight, keeps every game stored, ends its
+processes and exits; :func:`run` waits for that, then raises :class:`Interrupted`. The child also
+gets SIGTERM if the caller dies (Linux's ``PR_SET_PDEATHSIG``), which stops it the same way.
+
+The command line does not come through here: its process is its own, with no thread to copy, and a
+second interpreter would delay its first line by the imports of a run (``python -m
+benchmarks.notebook`` measures both paths).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Literal
+
+from tournament.driver import Backend
+from tournament.schedule import Settings
+
+__all__ = [
+    "Begun", "Ended", "Failed", "Interrupted", "Job", "Message", "Played", "Refused", "run",
+]  # fmt: skip
+
+POLL = 0.2
+"""Seconds between two looks at the child while no message comes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What the child does: ``kind`` ``"play"`` the tournament of ``settings`` in ``out`` with
+    ``backend`` (as :func:`connectx.runs.opened`: ``overwrite``, ``allow_broken``), then with
+    ``analyze`` judge its moves; or ``"analyze"`` the games stored in ``out`` with ``workers``
+    processes. ``path`` is the caller's ``sys.path``, for agents pickled by reference."""
+
+    kind: Literal["play", "analyze"]
+    out: Path
+    settings: Settings | None = None
+    backend: Backend = field(default_factory=Backend)
+    overwrite: bool = False
+    allow_broken: bool = False
+    analyze: bool = False
+    workers: int | None = None
+    path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Begun:
+    """Play begins (:class:`tournament.driver.Started`), on this machine's ``isolation``
+    (:func:`tournament.sandbox.describe_isolation`); ``sprt``: an SPRT's live line, else None."""
+
+    scheduled: int
+    stored: int
+    todo: int
+    isolation: str
+    sprt: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A game was stored; ``sprt``: the SPRT's line after it, else None."""
+
+    sprt: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The referee failed on a game (not stored: a later run plays it again); ``text`` says which."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The job could not be done, in one sentence (:class:`connectx.runs.RunError`,
+    :class:`tournament.store.StoreError`); nothing was played after it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """The job is over: ``played`` games stored now, ``failed`` failed in the referee, ``stored`` in
+    the store in all; ``interrupted`` when it was stopped; ``note``: why the moves were not judged."""
+
+    played: int = 0
+    failed: int = 0
+    stored: int = 0
+    interrupted: bool = False
+    note: str | None = None
+
+
+Message = Begun | Played | Failed | Refused | Ended
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was interrupted (Ctrl-C, a kernel's interrupt) and has stopped cleanly: its processes
+    are gone and every finished game is stored. ``stored`` counts them; ``result`` (set by
+    :mod:`connectx.tournaments`) is the :class:`~connectx.tournament_result.Result` of those games."""
+
+    def __init__(self, message: str, stored: int) -> None:
+        super().__init__(message)
+        self.stored = stored
+        self.result: object = None
+
+
+def run(job: Job, on_message: Callable[[Message], None]) -> Ended | Refused:
+    """Do ``job`` in a child process (module docstring), telling ``on_message`` of each
+    :class:`Begun`, :class:`Played` and :class:`Failed`; return how it ended.
+
+    Raises :class:`Interrupted` after a ``KeyboardInterrupt`` here (the child stopped, the games
+    stored kept), or RuntimeError when the child died without saying why (its last lines of stderr).
+    """
+    read, write = os.pipe()
+    with tempfile.TemporaryFile() as log:
+        try:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "connectx.background", str(write), str(os.getpid())],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log, pass_fds=(write,),
+                start_new_session=True,
+            )  # fmt: skip
+        finally:
+            os.close(write)
+        with Connection(read, writable=False) as pipe:
+            assert child.stdin is not None
+            child.stdin.write(pickle.dumps(job))
+            child.stdin.close()
+            final, stopped = _follow(child, pipe, on_message)
+        if final is None:
+            log.seek(0)
+            tail = log.read().decode(errors="replace").strip().splitlines()[-5:]
+            if stopped:
+                raise Interrupted("interrupted before the run started", 0)
+            raise RuntimeError(
+                f"the run's process exited with status {child.returncode}: " + " / ".join(tail)
+            )
+    if stopped or (isinstance(final, Ended) and final.interrupted):
+        stored = final.stored if isinstance(final, Ended) else 0
+        raise Interrupted(f"interrupted: {stored} games stored in {job.out}", stored)
+    return final
+
+
+def _follow(
+    child: subprocess.Popen[bytes], pipe: Connection, on_message: Callable[[Message], None]
+) -> tuple[Ended | Refused | None, bool]:
+    """Read the child's messages until it exits: its last one (None if it sent none) and whether
+    a ``KeyboardInterrupt`` here stopped it. Interrupts after the first are waited through: the child
+    is stopping already."""
+    final: Ended | Refused | None = None
+    stopped = False
+    while True:
+        try:
+            try:
+                if not pipe.poll(POLL):
+                    if child.poll() is not None and not pipe.poll(0):
+                        break
+                    continue
+                message = pipe.recv()
+            except (EOFError, OSError):
+                break
+            if isinstance(message, Ended | Refused):
+                final = message
+            else:
+                on_message(message)
+        except KeyboardInterrupt:
+            if not stopped:
+                stopped = True
+                with contextlib.suppress(ProcessLookupError):
+                    child.send_signal(signal.SIGINT)
+    while True:
+        try:
+            child.wait()
+            return final, stopped
+        except KeyboardInterrupt:
+            stopped = True
+
+
+def main() -> int:
+    """The child (``python -m connectx.background WRITE_FD PARENT_PID``): read a pickled :class:`Job`
+    from stdin, do it, send its messages through the pipe ``WRITE_FD``; exit status 0 or 130."""
+    _die_with(int(sys.argv[2]))
+    job: Job = pickle.load(sys.stdin.buffer)
+    sys.path.extend(entry for entry in job.path if entry not in sys.path)
+    with Connection(int(sys.argv[1]), readable=False) as pipe:
+        try:
+            pipe.send(_play(job, pipe.send) if job.kind == "play" else _analyze(job))
+        except KeyboardInterrupt:  # before or after the games: nothing to keep but the store
+            with contextlib.suppress(OSError):
+                pipe.send(Ended(interrupted=True, stored=_stored(job.out)))
+            return 130
+    return 0
+
+
+def _die_with(parent: int) -> None:
+    """Get SIGTERM when the process ``parent`` dies (Linux's ``prctl(PR_SET_PDEATHSIG)``)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before
+        sys.exit(143)
+
+
+def _stored(out: Path) -> int:
+    """How many games the store in ``out`` holds (0 without one)."""
+    from tournament.store import Store, StoreError
+
+    try:
+        with Store.open(out, read_only=True) as store:
+            return len(store.game_ids())
+    except StoreError:
+        return 0
+
+
+def _play(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
+    """Play ``job``'s tournament as ``connectx run`` does, telling ``send`` of its progress."""
+    from connectx.runs import RunError, opened, play
+    from reports.stats.stopping import SprtStop
+    from tournament.driver import Event, Started
+    from tournament.record import GameRecord
+    from tournament.store import StoreError
+
+    assert job.settings is not None
+    try:
+        with opened(job.out, job.settings, job.backend, overwrite=job.overwrite,
+                    allow_broken=job.allow_broken) as tournament:  # fmt: skip
+            from tournament.sandbox import describe_isolation  # here: it imports the referee
+
+            isolation = describe_isolation()
+            sprt = SprtStop(tournament.settings) if tournament.settings.sprt else None
+
+            def told(event: Event) -> None:
+                line = None if sprt is None else sprt.line
+                if isinstance(event, Started):
+                    send(Begun(event.scheduled, event.stored, event.todo, isolation, line))
+                elif isinstance(event, GameRecord):
+                    send(Played(line))
+                else:
+                    send(Failed(str(event)))
+
+            try:
+                summary = play(tournament, sprt, told)
+            except KeyboardInterrupt:
+                return Ended(interrupted=True, stored=len(tournament.store.game_ids()))
+            note = None
+            if job.analyze:
+                from connectx.analyzing import analyze_run
+
+                note = analyze_run(tournament.store, job.out)
+            return Ended(summary.played, summary.failed, summary.stored, note=note)
+    except (RunError, StoreError) as error:
+        return Refused(str(error))
+
+
+def _analyze(job: Job) -> Ended | Refused:
+    """Judge the moves of the games stored in ``job.out`` (``connectx analyze``)."""
+    from connectx.analyzing import analyze_run
+    from tournament.store import Store, StoreError
+
+    try:
+        with Store.open(job.out) as store:
+            stored = len(store.game_ids())
+            if not stored:
+                return Refused(f"no games stored in {job.out} yet")
+            why = analyze_run(store, job.out, workers=job.workers)
+    except StoreError as error:
+        return Refused(str(error))
+    return Refused(why) if why is not None else Ended(stored=stored)
+
+
+if __name__ == "__main__":  # the messages' classes are this module's, not __main__'s
+    from connectx.background import main as child
+
+    sys.exit(child())
