@@ -34,13 +34,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tournament.driver import Backend
 from tournament.schedule import Settings
 
+if TYPE_CHECKING:
+    from reports.stats.stopping import SprtStop
+
 __all__ = [
-    "Begun", "Ended", "Failed", "Interrupted", "Job", "Message", "Played", "Refused", "run",
+    "Begun", "Ended", "Failed", "Interrupted", "Job", "Judged", "Message", "Played", "Refused", "run",
 ]  # fmt: skip
 
 POLL = 0.2
@@ -85,6 +88,14 @@ class Played:
 
 
 @dataclass(frozen=True, slots=True)
+class Judged:
+    """``done`` of ``total`` games have had their moves judged."""
+
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
 class Failed:
     """The referee failed on a game (not stored: a later run plays it again); ``text`` says which."""
 
@@ -111,7 +122,7 @@ class Ended:
     note: str | None = None
 
 
-Message = Begun | Played | Failed | Refused | Ended
+Message = Begun | Played | Judged | Failed | Refused | Ended
 
 
 class Interrupted(KeyboardInterrupt):
@@ -127,7 +138,7 @@ class Interrupted(KeyboardInterrupt):
 
 def run(job: Job, on_message: Callable[[Message], None]) -> Ended | Refused:
     """Do ``job`` in a child process (module docstring), telling ``on_message`` of each
-    :class:`Begun`, :class:`Played` and :class:`Failed`; return how it ended.
+    :class:`Begun`, :class:`Played`, :class:`Judged` and :class:`Failed`; return how it ended.
 
     Raises :class:`Interrupted` after a ``KeyboardInterrupt`` here (the child stopped, the games
     stored kept), or RuntimeError when the child died without saying why (its last lines of stderr).
@@ -204,7 +215,7 @@ def main() -> int:
     sys.path.extend(entry for entry in job.path if entry not in sys.path)
     with Connection(int(sys.argv[1]), readable=False) as pipe:
         try:
-            pipe.send(_play(job, pipe.send) if job.kind == "play" else _analyze(job))
+            pipe.send(_play(job, pipe.send) if job.kind == "play" else _analyze(job, pipe.send))
         except KeyboardInterrupt:  # before or after the games: nothing to keep but the store
             with contextlib.suppress(OSError):
                 pipe.send(Ended(interrupted=True, stored=_stored(job.out)))
@@ -249,7 +260,7 @@ def _play(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
             sprt = SprtStop(tournament.settings) if tournament.settings.sprt else None
 
             def told(event: Event) -> None:
-                line = None if sprt is None else sprt.line
+                line = None if sprt is None else _sprt_line(sprt)
                 if isinstance(event, Started):
                     send(Begun(event.scheduled, event.stored, event.todo, isolation, line))
                 elif isinstance(event, GameRecord):
@@ -265,14 +276,22 @@ def _play(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
             if job.analyze:
                 from connectx.analyzing import analyze_run
 
-                note = analyze_run(tournament.store, job.out)
+                note = analyze_run(tournament.store, job.out, on_judged=lambda *now: send(Judged(*now)))
             return Ended(summary.played, summary.failed, summary.stored, note=note)
     except (RunError, StoreError) as error:
         return Refused(str(error))
 
 
-def _analyze(job: Job) -> Ended | Refused:
-    """Judge the moves of the games stored in ``job.out`` (``connectx analyze``)."""
+def _sprt_line(sprt: SprtStop) -> str:
+    """The SPRT's gauge and live line, as ``connectx sprt`` shows them."""
+    from connectx.match import gauge
+
+    status = sprt.status
+    return f"{gauge(status.llr, status.lower, status.upper)}  {sprt.line}"
+
+
+def _analyze(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
+    """Judge the moves of the games stored in ``job.out`` (``connectx analyze``), telling ``send``."""
     from connectx.analyzing import analyze_run
     from tournament.store import Store, StoreError
 
@@ -281,7 +300,7 @@ def _analyze(job: Job) -> Ended | Refused:
             stored = len(store.game_ids())
             if not stored:
                 return Refused(f"no games stored in {job.out} yet")
-            why = analyze_run(store, job.out, workers=job.workers)
+            why = analyze_run(store, job.out, workers=job.workers, on_judged=lambda *now: send(Judged(*now)))
     except StoreError as error:
         return Refused(str(error))
     return Refused(why) if why is not None else Ended(stored=stored)

@@ -29,7 +29,7 @@ from tempfile import TemporaryDirectory
 from typing import Any, Literal
 
 from agents.kit.clock import DEFAULT_ACT_TIMEOUT
-from connectx.background import Begun, Failed, Interrupted, Job, Message, Played, Refused, run
+from connectx.background import Begun, Failed, Interrupted, Job, Judged, Message, Played, Refused, run
 from connectx.runs import AGENT_LIMITS, RunError, match_settings
 from connectx.tournament_result import Result
 from tournament.limits import Limits
@@ -165,7 +165,7 @@ def analyze(
     path = result.path if isinstance(result, Result) else Path(result)
     if workers is not None and not 1 <= workers <= 256:
         raise RunError(f"workers must be >= 1 and <= 256, got {workers!r}")
-    shown = _Bar(progress, desc="judging moves")
+    shown = _Bar(progress)
     try:
         ended = run(Job("analyze", path, workers=workers, path=tuple(sys.path)), shown)
     finally:
@@ -206,7 +206,7 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
         job = Job("play", folder, settings, backend, overwrite=options["overwrite"],
                   allow_broken=options["allow_broken"], analyze=options["analyze"],
                   path=tuple(sys.path))  # fmt: skip
-        shown = _Bar(options["progress"], desc="games")
+        shown = _Bar(options["progress"])
         try:
             ended = run(job, shown)
         except Interrupted as stop:
@@ -253,9 +253,10 @@ class _Bar:
     of those scheduled, or an SPRT's count with its live line; the referee's failures as lines under
     it; nothing when not ``enabled``."""
 
-    def __init__(self, enabled: bool, *, desc: str) -> None:
-        self.enabled, self.desc = enabled, desc
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
         self.bar: Any = None
+        self.judging: Any = None
 
     def __call__(self, message: Message) -> None:
         if not self.enabled:
@@ -264,7 +265,7 @@ class _Bar:
             from tqdm.auto import tqdm
 
             total = None if message.sprt is not None else message.scheduled
-            self.bar = tqdm(total=total, initial=message.stored, unit="game", desc=self.desc, file=sys.stderr)
+            self.bar = tqdm(total=total, initial=message.stored, unit="game", desc="games", file=sys.stderr)
             self.bar.write(message.isolation, file=sys.stderr)
             if message.sprt is not None:
                 self.bar.set_postfix_str(message.sprt, refresh=False)
@@ -272,9 +273,17 @@ class _Bar:
             if message.sprt is not None:
                 self.bar.set_postfix_str(message.sprt, refresh=False)
             self.bar.update()
+        elif isinstance(message, Judged):
+            if self.judging is None:
+                from tqdm.auto import tqdm
+
+                self.judging = tqdm(total=message.total, unit="game", desc="judging moves", file=sys.stderr)
+            self.judging.update(message.done - self.judging.n)
         elif isinstance(message, Failed) and self.bar is not None:
             self.bar.write(f"warning: {message.text}", file=sys.stderr)
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        """Close the bars shown."""
+        for shown in (self.bar, self.judging):
+            if shown is not None:
+                shown.close()
