@@ -185,3 +185,14 @@ def test_an_interrupt_keeps_the_finished_games_and_leaves_no_process(tmp_path):
     again = connectx.tournament(["leftmost", "random", str(slow)], games=2, out=out, workers=1, **SMALL)
     assert len(again.games) == 12
     assert set(finished) <= set(_records(out))
+
+
+@pytest.mark.slow
+def test_an_sprt_stops_at_its_max_games_and_its_moves_are_judged_on_the_standard_board_only():
+    result = connectx.sprt("leftmost", "random", max_games=4, elo1=1000, **SMALL)
+    assert len(result.games) <= 4 and result.settings.sprt == (0.0, 1000.0, 0.05, 0.05)
+    assert result.decision in (None, "H0", "H1")
+    with pytest.raises(connectx.RunError, match="6x7"):
+        connectx.analyze(result, progress=False)
+    with pytest.raises(connectx.RunError, match="no tournament"):
+        connectx.analyze(result.path / "nothing", progress=False)
