@@ -7,9 +7,10 @@ agent that does not load as Kaggle loads it (:mod:`connectx.preflight`; ``--allo
 an impossible option, a board on which no line fits, a directory holding another tournament -- is
 one line and exit status 2, with nothing written.
 
-This module parses the options, shows the progress and writes the reports; the tournament itself,
-resumed, stored game by game and stopped by the SPRT, is :class:`tournament.driver.Tournament`'s,
-with the SPRT's stop rule from :mod:`reports.stats.stopping`.
+This module parses the options, shows the progress and writes the reports; the settings, the checks
+and the play are :mod:`connectx.runs`' (as for the Python API, :mod:`connectx.tournaments`), the
+tournament itself, resumed, stored game by game and stopped by the SPRT, is
+:class:`tournament.driver.Tournament`'s, with the SPRT's stop rule from :mod:`reports.stats.stopping`.
 """
 
 from __future__ import annotations

@@ -154,7 +154,8 @@ def analyze(
     """Judge every move of a stored run (a :class:`~connectx.tournament_result.Result` or its
     folder) against perfect play, writing its ``moves.csv`` as ``connectx analyze`` does; return the
     run's Result again, now with :attr:`~connectx.tournament_result.Result.moves` (6x7 boards with
-    4 in a row only). ``workers``: processes judging games (default the cores).
+    4 in a row only; a Result read before keeps what it read). ``workers``: processes judging games
+    (default the cores).
 
     Raises :class:`~connectx.runs.RunError` when there is no run there, no game yet, or the games
     cannot be judged (another board); :class:`~connectx.background.Interrupted` when interrupted.
