@@ -36,7 +36,7 @@ import connectx.tournaments as api
 first = []
 told = api._Bar.__call__
 def spy(bar, message):
-    if not first and type(message).__name__ == "Played":
+    if not first and type(message).__name__ == "GameStored":
         first.append(time.perf_counter())
     told(bar, message)
 api._Bar.__call__ = spy

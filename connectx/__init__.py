@@ -4,11 +4,12 @@ The API, each name loaded on first use (so ``import connectx`` stays cheap and t
 none of it):
 
 * :func:`tournament`, :func:`sprt`, :func:`analyze` and their :class:`Result` (pandas DataFrames,
-  drawn inline in a notebook), :class:`RunError`, :class:`Interrupted` (:mod:`connectx.tournaments`);
-* :class:`Board` and :func:`solve` (:mod:`connectx.boards`);
-* :func:`build` and :func:`check`, a Kaggle submission of an agent (:mod:`connectx.submitting`), and
-  :class:`Ladder` (:mod:`connectx.ladders`);
-* :func:`entrant_spec` and :class:`AgentError`, an agent from a notebook cell (:mod:`connectx.entrants`).
+  drawn inline in a notebook), :class:`TournamentError`, :class:`RunInterrupted`
+  (:mod:`connectx.tournaments`);
+* ``Board`` and ``solve``, the board and the solver (``connectx/boards.py``);
+* ``build`` and ``check``, a Kaggle submission of an agent (``connectx/submitting.py``), and ``Ladder``
+  (``connectx/ladders.py``);
+* ``entrant_spec`` and ``AgentError``, an agent from a notebook cell (``connectx/entrants.py``).
 
 >>> import connectx
 >>> result = connectx.tournament(["leftmost", "random"], games=1)  # doctest: +SKIP
@@ -30,15 +31,15 @@ from typing import TYPE_CHECKING, Any
 import agents  # noqa: F401
 
 if TYPE_CHECKING:  # for mypy; each helper adds its module's line as it lands (until then: Any)
-    from connectx.tournaments import Interrupted, Result, RunError, analyze, sprt, tournament
+    from connectx.tournaments import Result, RunInterrupted, TournamentError, analyze, sprt, tournament
 
 _HOMES = {
     "tournament": "connectx.tournaments",
     "sprt": "connectx.tournaments",
     "analyze": "connectx.tournaments",
     "Result": "connectx.tournaments",
-    "RunError": "connectx.tournaments",
-    "Interrupted": "connectx.tournaments",
+    "TournamentError": "connectx.tournaments",
+    "RunInterrupted": "connectx.tournaments",
     "Board": "connectx.boards",
     "solve": "connectx.boards",
     "build": "connectx.submitting",
@@ -50,8 +51,8 @@ _HOMES = {
 """Each name of the API and the module that defines it."""
 
 __all__ = [
-    "AgentError", "Board", "Interrupted", "Ladder", "Result", "RunError", "analyze", "build", "check",
-    "entrant_spec", "solve", "sprt", "tournament",
+    "AgentError", "Board", "Ladder", "Result", "RunInterrupted", "TournamentError", "analyze", "build",
+    "check", "entrant_spec", "solve", "sprt", "tournament",
 ]  # fmt: skip
 
 

@@ -12,7 +12,7 @@ folder holds the outcome; the caller reads it from there.
 
 Stopping: ``KeyboardInterrupt`` in the caller (Ctrl-C, a kernel's interrupt) sends the child SIGINT,
 as Ctrl-C does to ``connectx run``: it stops the games in flight, keeps every game stored, ends its
-processes and exits; :func:`run` waits for that, then raises :class:`Interrupted`. The child also
+processes and exits; :func:`run` waits for that, then raises :class:`RunInterrupted`. The child also
 gets SIGTERM if the caller dies (Linux's ``PR_SET_PDEATHSIG``), which stops it the same way.
 
 The command line does not come through here: its process is its own, with no thread to copy, and
@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from reports.stats.stopping import SprtStop
 
 __all__ = [
-    "Begun", "Ended", "Failed", "Interrupted", "Job", "Judged", "Message", "Played", "Refused", "run",
+    "GameNotStored", "GameStored", "GamesJudged", "Job", "Message", "RunBegun", "RunEnded", "RunInterrupted",
+    "RunRefused", "run",
 ]  # fmt: skip
 
 POLL = 0.2
@@ -71,7 +72,7 @@ class Job:
 
 
 @dataclass(frozen=True, slots=True)
-class Begun:
+class RunBegun:
     """Play begins (:class:`tournament.driver.Started`), on this machine's ``isolation``
     (:func:`tournament.sandbox.describe_isolation`); ``sprt``: an SPRT's live line, else None."""
 
@@ -83,14 +84,14 @@ class Begun:
 
 
 @dataclass(frozen=True, slots=True)
-class Played:
+class GameStored:
     """A game was stored; ``sprt``: the SPRT's line after it, else None."""
 
     sprt: str | None
 
 
 @dataclass(frozen=True, slots=True)
-class Judged:
+class GamesJudged:
     """``done`` of ``total`` games have had their moves judged."""
 
     done: int
@@ -98,22 +99,22 @@ class Judged:
 
 
 @dataclass(frozen=True, slots=True)
-class Failed:
+class GameNotStored:
     """The referee failed on a game (not stored: a later run plays it again); ``text`` says which."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class Refused:
-    """The job could not be done, in one sentence (:class:`connectx.runs.RunError`,
+class RunRefused:
+    """The job could not be done, in one sentence (:class:`connectx.runs.TournamentError`,
     :class:`tournament.store.StoreError`); nothing was played after it."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class Ended:
+class RunEnded:
     """The job is over: ``played`` games stored now, ``failed`` failed in the referee, ``stored`` in
     the store in all; ``interrupted`` when it was stopped; ``note``: why the moves were not judged."""
 
@@ -124,10 +125,10 @@ class Ended:
     note: str | None = None
 
 
-Message = Begun | Played | Judged | Failed | Refused | Ended
+Message = RunBegun | GameStored | GamesJudged | GameNotStored | RunRefused | RunEnded
 
 
-class Interrupted(KeyboardInterrupt):
+class RunInterrupted(KeyboardInterrupt):
     """The run was interrupted (Ctrl-C, a kernel's interrupt) and has stopped cleanly: its processes
     are gone and every finished game is stored. ``stored`` counts them; ``result`` (set by
     :mod:`connectx.tournaments`) is the :class:`~connectx.tournament_result.Result` of those games."""
@@ -138,11 +139,12 @@ class Interrupted(KeyboardInterrupt):
         self.result: object = None
 
 
-def run(job: Job, on_message: Callable[[Message], None]) -> Ended | Refused:
+def run(job: Job, on_message: Callable[[Message], None]) -> RunEnded | RunRefused:
     """Do ``job`` in a child process (module docstring), telling ``on_message`` of each
-    :class:`Begun`, :class:`Played`, :class:`Judged` and :class:`Failed`; return how it ended.
+    :class:`RunBegun`, :class:`GameStored`, :class:`GamesJudged` and :class:`GameNotStored`; return
+    how it ended.
 
-    Raises :class:`Interrupted` after a ``KeyboardInterrupt`` here (the child stopped, the games
+    Raises :class:`RunInterrupted` after a ``KeyboardInterrupt`` here (the child stopped, the games
     stored kept), or RuntimeError when the child died without saying why (its last lines of stderr).
     """
     read, write = os.pipe()
@@ -164,23 +166,23 @@ def run(job: Job, on_message: Callable[[Message], None]) -> Ended | Refused:
             log.seek(0)
             tail = log.read().decode(errors="replace").strip().splitlines()[-5:]
             if stopped:
-                raise Interrupted("interrupted before the run started", 0)
+                raise RunInterrupted("interrupted before the run started", 0)
             raise RuntimeError(
                 f"the run's process exited with status {child.returncode}: " + " / ".join(tail)
             )
-    if stopped or (isinstance(final, Ended) and final.interrupted):
-        stored = final.stored if isinstance(final, Ended) else 0
-        raise Interrupted(f"interrupted: {stored} games stored in {job.out}", stored)
+    if stopped or (isinstance(final, RunEnded) and final.interrupted):
+        stored = final.stored if isinstance(final, RunEnded) else 0
+        raise RunInterrupted(f"interrupted: {stored} games stored in {job.out}", stored)
     return final
 
 
 def _follow(
     child: subprocess.Popen[bytes], pipe: Connection, on_message: Callable[[Message], None]
-) -> tuple[Ended | Refused | None, bool]:
+) -> tuple[RunEnded | RunRefused | None, bool]:
     """Read the child's messages until it exits: its last one (None if it sent none) and whether
     a ``KeyboardInterrupt`` here stopped it. Interrupts after the first are waited through: the child
     is stopping already."""
-    final: Ended | Refused | None = None
+    final: RunEnded | RunRefused | None = None
     stopped = False
     while True:
         try:
@@ -192,7 +194,7 @@ def _follow(
                 message = pipe.recv()
             except (EOFError, OSError):
                 break
-            if isinstance(message, Ended | Refused):
+            if isinstance(message, RunEnded | RunRefused):
                 final = message
             else:
                 on_message(message)
@@ -220,7 +222,7 @@ def main() -> int:
             pipe.send(_play(job, pipe.send) if job.kind == "play" else _analyze(job, pipe.send))
         except KeyboardInterrupt:  # before or after the games: nothing to keep but the store
             with contextlib.suppress(OSError):
-                pipe.send(Ended(interrupted=True, stored=_stored(job.out)))
+                pipe.send(RunEnded(interrupted=True, stored=_stored(job.out)))
             return 130
     return 0
 
@@ -244,9 +246,9 @@ def _stored(out: Path) -> int:
         return 0
 
 
-def _play(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
+def _play(job: Job, send: Callable[[Message], None]) -> RunEnded | RunRefused:
     """Play ``job``'s tournament as ``connectx run`` does, telling ``send`` of its progress."""
-    from connectx.runs import RunError, opened, play
+    from connectx.runs import TournamentError, opened, play
     from reports.stats.stopping import SprtStop
     from tournament.driver import Event, Started
     from tournament.record import GameRecord
@@ -264,24 +266,24 @@ def _play(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
             def told(event: Event) -> None:
                 line = None if sprt is None else _sprt_line(sprt)
                 if isinstance(event, Started):
-                    send(Begun(event.scheduled, event.stored, event.todo, isolation, line))
+                    send(RunBegun(event.scheduled, event.stored, event.todo, isolation, line))
                 elif isinstance(event, GameRecord):
-                    send(Played(line))
+                    send(GameStored(line))
                 else:
-                    send(Failed(str(event)))
+                    send(GameNotStored(str(event)))
 
             try:
                 summary = play(tournament, sprt, told)
             except KeyboardInterrupt:
-                return Ended(interrupted=True, stored=len(tournament.store.game_ids()))
+                return RunEnded(interrupted=True, stored=len(tournament.store.game_ids()))
             note = None
             if job.analyze:
                 from connectx.analyzing import analyze_run
 
-                note = analyze_run(tournament.store, job.out, on_judged=lambda *now: send(Judged(*now)))
-            return Ended(summary.played, summary.failed, summary.stored, note=note)
-    except (RunError, StoreError) as error:
-        return Refused(str(error))
+                note = analyze_run(tournament.store, job.out, on_judged=lambda *now: send(GamesJudged(*now)))
+            return RunEnded(summary.played, summary.failed, summary.stored, note=note)
+    except (TournamentError, StoreError) as error:
+        return RunRefused(str(error))
 
 
 def _sprt_line(sprt: SprtStop) -> str:
@@ -292,7 +294,7 @@ def _sprt_line(sprt: SprtStop) -> str:
     return f"{gauge(status.llr, status.lower, status.upper)}  {sprt.line}"
 
 
-def _analyze(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
+def _analyze(job: Job, send: Callable[[Message], None]) -> RunEnded | RunRefused:
     """Judge the moves of the games stored in ``job.out`` (``connectx analyze``), telling ``send``."""
     from connectx.analyzing import analyze_run
     from tournament.store import Store, StoreError
@@ -301,11 +303,13 @@ def _analyze(job: Job, send: Callable[[Message], None]) -> Ended | Refused:
         with Store.open(job.out) as store:
             stored = len(store.game_ids())
             if not stored:
-                return Refused(f"no games stored in {job.out} yet")
-            why = analyze_run(store, job.out, workers=job.workers, on_judged=lambda *now: send(Judged(*now)))
+                return RunRefused(f"no games stored in {job.out} yet")
+            why = analyze_run(
+                store, job.out, workers=job.workers, on_judged=lambda *now: send(GamesJudged(*now))
+            )
     except StoreError as error:
-        return Refused(str(error))
-    return Refused(why) if why is not None else Ended(stored=stored)
+        return RunRefused(str(error))
+    return RunRefused(why) if why is not None else RunEnded(stored=stored)
 
 
 if __name__ == "__main__":  # the messages' classes are this module's, not __main__'s

@@ -35,7 +35,7 @@ from connectx.options import (
 )
 from connectx.progress import Ticking, bar
 from connectx.results import write_report
-from connectx.runs import RunError, match_settings, opened, play
+from connectx.runs import TournamentError, match_settings, opened, play
 from reports.stats.stopping import SprtStop
 from reports.words import plural
 from tournament.driver import Backend, Event, Started, Tournament
@@ -173,7 +173,7 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Sett
             opening_plies=args.opening_plies, sprt=sprt, max_games=getattr(args, "max_games", None),
             analyze=args.analyze, numbers=numbers,
         )  # fmt: skip
-    except RunError as error:
+    except TournamentError as error:
         parser.error(str(error))
 
 
@@ -192,7 +192,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
             print(describe_isolation())
             return _play(args, tournament)
-    except RunError as error:
+    except TournamentError as error:
         parser.error(str(error))
 
 

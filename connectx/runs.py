@@ -2,7 +2,7 @@
 run``, ``connectx sprt`` and the Python API (:mod:`connectx.tournaments`).
 
 :func:`match_settings` checks the options and builds the :class:`~tournament.schedule.Settings`
-(raising :class:`RunError`, one sentence, before anything is written); :func:`opened` refuses a file
+(raising :class:`TournamentError`, one sentence, before anything is written); :func:`opened` refuses a file
 agent that does not load (:mod:`connectx.preflight`), joins the backend and opens or resumes the store
 (:class:`tournament.driver.Tournament`); :func:`play` plays it, the solver compiled first when an
 entrant uses it. The command line prints around them, the API runs them in a process of its own
@@ -23,7 +23,7 @@ from tournament.openings import OpeningError, resolve
 from tournament.schedule import Settings
 from tournament.signals import sigterm_raises
 
-__all__ = ["LIMITS", "MAX_GAMES", "RunError", "match_settings", "opened", "play"]
+__all__ = ["LIMITS", "MAX_GAMES", "TournamentError", "match_settings", "opened", "play"]
 
 MAX_GAMES = 1_000_000
 """Most games one tournament may schedule (its schedule is built in memory: about 0.3 KB a game)."""
@@ -47,7 +47,7 @@ STANDARD = (6, 7, 4)
 """The only board the move analysis judges (the solved databases hold no other)."""
 
 
-class RunError(ValueError):
+class TournamentError(ValueError):
     """A tournament that cannot be played as asked, in one sentence, raised before any game is played
     and with nothing written: an unknown agent, an option out of range, an impossible board, a file
     agent that does not load, a folder holding another tournament or held by another run."""
@@ -80,7 +80,7 @@ def match_settings(
     :data:`LIMITS` (the agents' limits, workers); ``name(dest)`` is how an option is spelt in a
     message (``--agent-memory`` by default).
 
-    Raises :class:`RunError` (one sentence) when an agent is unknown or listed twice, an option is out
+    Raises :class:`TournamentError` (one sentence) when an agent is unknown or listed twice, an option is out
     of range, the board is impossible, the openings cannot be made, or too many games are asked.
     """
     values = {
@@ -90,44 +90,44 @@ def match_settings(
     }  # fmt: skip
     why = range_error(values, LIMITS, name)
     if why is not None:
-        raise RunError(why)
+        raise TournamentError(why)
     try:
         specs = [parse_spec(text).text for text in agents]
     except SpecError as error:
-        raise RunError(str(error)) from None
+        raise TournamentError(str(error)) from None
     geo = playable_board(rows, columns, inarow, name)
     if isinstance(geo, str):
-        raise RunError(geo)
+        raise TournamentError(geo)
     if len(set(specs)) != len(specs):
-        raise RunError("an entrant is listed twice")
+        raise TournamentError("an entrant is listed twice")
     if len(specs) < 2:
-        raise RunError("a tournament needs at least two entrants")
+        raise TournamentError("a tournament needs at least two entrants")
     if sprt is not None:
         from reports.stats.sprt import Sprt
 
         try:
             Sprt(*sprt)
         except ValueError as error:
-            raise RunError(str(error)) from None
+            raise TournamentError(str(error)) from None
         assert max_games is not None, "an SPRT stops after max_games"
         games, gauntlet = max_games // 2, False
     pairings = len(specs) - 1 if gauntlet else len(specs) * (len(specs) - 1) // 2
     if 2 * games * pairings > MAX_GAMES:
-        raise RunError(
+        raise TournamentError(
             f"{len(specs)} entrants with {name('games')} {games:,} make {2 * games * pairings:,} games; "
             f"at most {MAX_GAMES:,} a tournament"
         )
     source = openings
     if opening_plies is not None:
         if source != "auto":
-            raise RunError(f"{name('opening_plies')} and {name('openings')} exclude each other")
+            raise TournamentError(f"{name('opening_plies')} and {name('openings')} exclude each other")
         source = f"plies={opening_plies}"
     try:
         description, chosen = resolve(source, geo, pairs=games, seed=seed)
     except OpeningError as error:
-        raise RunError(str(error)) from None
+        raise TournamentError(str(error)) from None
     if analyze and (rows, columns, inarow) != STANDARD:
-        raise RunError(
+        raise TournamentError(
             f"{name('analyze')} needs the standard 6x7 board with 4 in a row (the solved databases hold no "
             f"other), not {rows}x{columns} with {inarow} in a row"
         )
@@ -146,7 +146,7 @@ def opened(
     agent loaded first as Kaggle loads it (refused unless ``allow_broken``), the backend joined, the
     store created or resumed (``overwrite`` replaces another tournament stored there).
 
-    Raises :class:`RunError` (a file agent that does not load, a backend that cannot play) or
+    Raises :class:`TournamentError` (a file agent that does not load, a backend that cannot play) or
     :class:`tournament.store.StoreError` (the folder cannot hold this run), before any game."""
     from connectx.preflight import refusal
     from reports.provenance import toolkit_version
@@ -154,12 +154,12 @@ def opened(
     if not allow_broken:
         why = refusal(settings, backend.limits)
         if why is not None:
-            raise RunError(why)
+            raise TournamentError(why)
     settings = dataclasses.replace(settings, toolkit=toolkit_version())  # for the report, as workers
     try:
         tournament = Tournament(out, settings, backend, overwrite=overwrite).__enter__()
     except BackendError as error:
-        raise RunError(str(error)) from None
+        raise TournamentError(str(error)) from None
     try:
         yield tournament
     finally:

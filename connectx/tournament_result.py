@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tournament.record import GameRecord
     from tournament.schedule import Settings
 
-__all__ = ["Game", "Result"]
+__all__ = ["GameView", "Result"]
 
 
 class Result:
@@ -129,12 +129,12 @@ class Result:
         stop.add(self._stored[0])
         return stop.decision
 
-    def game(self, game_id: int) -> Game:
-        """Game ``game_id`` (the ``games`` frame's index): its record, drawn in a notebook as the
+    def game(self, game_id: int) -> GameView:
+        """GameView ``game_id`` (the ``games`` frame's index): its record, drawn in a notebook as the
         report's replay with each move's verdict. Raises KeyError when no such game is stored."""
         for record in self._stored[0]:
             if record.game_id == game_id:
-                return Game(self, record)
+                return GameView(self, record)
         raise KeyError(f"no game {game_id} stored in {self.path}")
 
     def _repr_html_(self) -> str:
@@ -157,7 +157,7 @@ def _empty(path: Path) -> str:
     return f"no game between two different agents stored in {path} yet"
 
 
-class Game:
+class GameView:
     """One stored game of a :class:`Result`: :attr:`record` (:class:`tournament.record.GameRecord`),
     drawn in a notebook as a replay (:func:`reports.render.inline.replay_html`)."""
 

@@ -9,10 +9,10 @@ and checks (:func:`connectx.runs.match_settings`), played by the same driver
 * ``out=None`` keeps the run in a temporary folder, removed when its Result goes; ``out=FOLDER`` keeps
   it there, and a second call with the same arguments resumes it, playing only the games not stored
   (a folder holding another tournament is refused, unless ``overwrite=True``).
-* Bad input raises :class:`~connectx.runs.RunError` (a ValueError), one sentence, before any game,
+* Bad input raises :class:`~connectx.runs.TournamentError` (a ValueError), one sentence, before any game,
   with nothing written.
 * Interrupting (Ctrl-C, the kernel's interrupt) stops the games in flight and raises
-  :class:`~connectx.background.Interrupted` (a KeyboardInterrupt) once every process of the run is
+  :class:`~connectx.background.RunInterrupted` (a KeyboardInterrupt) once every process of the run is
   gone; the games finished are stored, its ``result`` shows them, and with ``out=`` the same call
   again plays only the rest.
 """
@@ -29,12 +29,22 @@ from tempfile import TemporaryDirectory
 from typing import Any, Literal
 
 from agents.kit.clock import DEFAULT_ACT_TIMEOUT
-from connectx.background import Begun, Failed, Interrupted, Job, Judged, Message, Played, Refused, run
-from connectx.runs import AGENT_LIMITS, RunError, match_settings
+from connectx.background import (
+    GameNotStored,
+    GamesJudged,
+    GameStored,
+    Job,
+    Message,
+    RunBegun,
+    RunInterrupted,
+    RunRefused,
+    run,
+)
+from connectx.runs import AGENT_LIMITS, TournamentError, match_settings
 from connectx.tournament_result import Result
 from tournament.limits import Limits
 
-__all__ = ["AgentLike", "Interrupted", "Result", "RunError", "analyze", "sprt", "tournament"]
+__all__ = ["AgentLike", "RunInterrupted", "Result", "TournamentError", "analyze", "sprt", "tournament"]
 
 AgentLike = str | os.PathLike[str] | Callable[..., Any]
 """An agent as the API takes it: a spec string (``"negamax:depth=4"``, ``connectx agents`` lists
@@ -82,15 +92,15 @@ def tournament(
     file agent that does not load), ``analyze`` (judge every move after, on the 6x7 board only);
     ``out``, the module docstring; ``progress``: a ``tqdm.auto`` bar of the games played.
 
-    Raises :class:`~connectx.runs.RunError` before any game, :class:`~connectx.background.Interrupted`
-    when interrupted (module docstring).
+    Raises :class:`~connectx.runs.TournamentError` before any game,
+    :class:`~connectx.background.RunInterrupted` when interrupted (module docstring).
 
     >>> result = connectx.tournament(["leftmost", "random"], games=1)  # doctest: +SKIP
     >>> len(result.games), list(result.standings.agent)  # doctest: +SKIP
     (2, ['leftmost', 'random'])
     """
     if isinstance(gauntlet, bool):
-        raise RunError("gauntlet= takes the agent that plays every other one (the rest do not meet)")
+        raise TournamentError("gauntlet= takes the agent that plays every other one (the rest do not meet)")
     listed: list[AgentLike] = list(agents) if agents is not None else list(_default_entrants())
     if gauntlet is not None:
         listed.insert(0, gauntlet)
@@ -139,7 +149,7 @@ def sprt(
     or None). Elo is logistic Elo. The other options are :func:`tournament`'s; the bar shows the
     games played and the log-likelihood ratio between its bounds.
 
-    Raises as :func:`tournament` does (RunError for Elo bounds, alpha or beta out of range too).
+    Raises as :func:`tournament` does (TournamentError for Elo bounds, alpha or beta out of range too).
 
     >>> connectx.sprt("negamax", "random", elo1=200).decision  # doctest: +SKIP
     'H1'
@@ -157,22 +167,22 @@ def analyze(
     4 in a row only; a Result read before keeps what it read). ``workers``: processes judging games
     (default the cores).
 
-    Raises :class:`~connectx.runs.RunError` when there is no run there, no game yet, or the games
-    cannot be judged (another board); :class:`~connectx.background.Interrupted` when interrupted.
+    Raises :class:`~connectx.runs.TournamentError` when there is no run there, no game yet, or the games
+    cannot be judged (another board); :class:`~connectx.background.RunInterrupted` when interrupted.
 
     >>> connectx.analyze(result).moves.verdict.value_counts()  # doctest: +SKIP
     """
     keep = result._keep if isinstance(result, Result) else None
     path = result.path if isinstance(result, Result) else Path(result)
     if workers is not None and not 1 <= workers <= 256:
-        raise RunError(f"workers must be >= 1 and <= 256, got {workers!r}")
+        raise TournamentError(f"workers must be >= 1 and <= 256, got {workers!r}")
     shown = _Bar(progress)
     try:
         ended = run(Job("analyze", path, workers=workers, path=tuple(sys.path)), shown)
     finally:
         shown.close()
-    if isinstance(ended, Refused):
-        raise RunError(ended.text)
+    if isinstance(ended, RunRefused):
+        raise TournamentError(ended.text)
     return Result(path, keep=keep)
 
 
@@ -200,7 +210,7 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
             analyze=options["analyze"], numbers={"workers": options["workers"], **limits}, name=str,
         )  # fmt: skip
         if options["address"] is not None and options["backend"] != "ray":
-            raise RunError("address needs backend='ray'")
+            raise TournamentError("address needs backend='ray'")
         backend = Backend(options["backend"], options["workers"], options["address"],
                           Limits(limits["agent_memory"] or None, limits["agent_processes"],
                                  limits["agent_disk"], limits["agent_shm"]))  # fmt: skip
@@ -210,20 +220,20 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
         shown = _Bar(options["progress"])
         try:
             ended = run(job, shown)
-        except Interrupted as stop:
+        except RunInterrupted as stop:
             stop.result = Result(folder, keep=keep)
             raise
         finally:
             shown.close()
-        if isinstance(ended, Refused):
-            raise RunError(ended.text)
+        if isinstance(ended, RunRefused):
+            raise TournamentError(ended.text)
     if ended.note is not None and shown.bar is not None:
         shown.bar.write(f"no move analysis: {ended.note}")
     return Result(folder, keep=keep)
 
 
 def _spec(agent: AgentLike, folder: Path) -> str:
-    """The spec string that plays ``agent`` (:func:`connectx.entrants.entrant_spec` once it exists)."""
+    """The spec string that plays ``agent`` (``entrant_spec`` of ``connectx/entrants.py`` once it lands)."""
     if isinstance(agent, str):
         return agent
     if isinstance(agent, os.PathLike):
@@ -233,14 +243,14 @@ def _spec(agent: AgentLike, folder: Path) -> str:
 
 @contextlib.contextmanager
 def _undone_on_error(folder: Path) -> Iterator[None]:
-    """Within the block, a RunError removes what the block wrote in ``folder``: the folder itself
+    """Within the block, a TournamentError removes what the block wrote in ``folder``: the folder itself
     when it did not exist, else the new files of its ``agents/`` (pickled callables)."""
     existed = folder.exists()
     agents = folder / "agents"
     before = set(agents.iterdir()) if agents.is_dir() else set()
     try:
         yield
-    except RunError:
+    except TournamentError:
         if not existed:
             shutil.rmtree(folder, ignore_errors=True)
         elif agents.is_dir():
@@ -262,7 +272,7 @@ class _Bar:
     def __call__(self, message: Message) -> None:
         if not self.enabled:
             return
-        if isinstance(message, Begun):
+        if isinstance(message, RunBegun):
             from tqdm.auto import tqdm
 
             total = None if message.sprt is not None else message.scheduled
@@ -270,17 +280,17 @@ class _Bar:
             self.bar.write(message.isolation, file=sys.stderr)
             if message.sprt is not None:
                 self.bar.set_postfix_str(message.sprt, refresh=False)
-        elif isinstance(message, Played) and self.bar is not None:
+        elif isinstance(message, GameStored) and self.bar is not None:
             if message.sprt is not None:
                 self.bar.set_postfix_str(message.sprt, refresh=False)
             self.bar.update()
-        elif isinstance(message, Judged):
+        elif isinstance(message, GamesJudged):
             if self.judging is None:
                 from tqdm.auto import tqdm
 
                 self.judging = tqdm(total=message.total, unit="game", desc="judging moves", file=sys.stderr)
             self.judging.update(message.done - self.judging.n)
-        elif isinstance(message, Failed) and self.bar is not None:
+        elif isinstance(message, GameNotStored) and self.bar is not None:
             self.bar.write(f"warning: {message.text}", file=sys.stderr)
 
     def close(self) -> None:

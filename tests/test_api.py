@@ -110,18 +110,18 @@ def test_a_folder_is_resumed_and_the_command_line_stores_the_same_games(tmp_path
 @pytest.mark.slow
 def test_bad_input_is_one_error_before_any_game_with_nothing_written(tmp_path):
     out = tmp_path / "out"
-    with pytest.raises(connectx.RunError, match="nosuchagent"):
+    with pytest.raises(connectx.TournamentError, match="nosuchagent"):
         connectx.tournament(["leftmost", "nosuchagent"], out=out, **SMALL)
-    with pytest.raises(connectx.RunError, match="inarow 6 does not fit on a 4x5 board"):
+    with pytest.raises(connectx.TournamentError, match="inarow 6 does not fit on a 4x5 board"):
         connectx.tournament(["leftmost", "random"], out=out, **{**SMALL, "inarow": 6})
-    with pytest.raises(connectx.RunError, match="act_timeout must be positive"):
+    with pytest.raises(connectx.TournamentError, match="act_timeout must be positive"):
         connectx.tournament(["leftmost", "random"], out=out, act_timeout=0, **SMALL)
-    with pytest.raises(connectx.RunError, match="elo1"):
+    with pytest.raises(connectx.TournamentError, match="elo1"):
         connectx.sprt("leftmost", "random", elo0=5, elo1=0, out=out, **SMALL)
     assert not out.exists()
     connectx.tournament(["leftmost", "random"], games=1, out=out, **SMALL)
     before = _records(out)
-    with pytest.raises(connectx.RunError, match="overwrite"):  # another tournament is stored there
+    with pytest.raises(connectx.TournamentError, match="overwrite"):  # another tournament is stored there
         connectx.tournament(["leftmost", "middle"], games=1, out=out, **SMALL)
     assert _records(out) == before
 
@@ -143,7 +143,7 @@ import connectx
 try:
     connectx.tournament(["leftmost", "random", sys.argv[2]], games=2, out=sys.argv[1], workers=1,
                         rows=4, columns=5, inarow=3, progress=False)
-except connectx.Interrupted as stop:
+except connectx.RunInterrupted as stop:
     print("interrupted", stop.stored, len(stop.result.games), flush=True)
 """
 
@@ -192,9 +192,9 @@ def test_an_sprt_stops_at_its_max_games_and_its_moves_are_judged_on_the_standard
     result = connectx.sprt("leftmost", "random", max_games=4, elo1=1000, **SMALL)
     assert len(result.games) <= 4 and result.settings.sprt == (0.0, 1000.0, 0.05, 0.05)
     assert result.decision in (None, "H0", "H1")
-    with pytest.raises(connectx.RunError, match="6x7"):
+    with pytest.raises(connectx.TournamentError, match="6x7"):
         connectx.analyze(result, progress=False)
-    with pytest.raises(connectx.RunError, match="no tournament"):
+    with pytest.raises(connectx.TournamentError, match="no tournament"):
         connectx.analyze(result.path / "nothing", progress=False)
 
 
@@ -204,7 +204,7 @@ import connectx
 try:
     result = connectx.tournament(["leftmost", "random", {slow!r}], games=2, out={out!r}, workers=1,
                                  rows=4, columns=5, inarow=3)
-except connectx.Interrupted as stop:
+except connectx.RunInterrupted as stop:
     kept = len(stop.result.games)
     raise
 """
@@ -238,7 +238,7 @@ def test_a_kernel_interrupted_keeps_the_finished_games_and_the_cell_run_again_pl
         manager.interrupt_kernel()
         while (reply := client.get_shell_msg(timeout=60))["parent_header"].get("msg_id") != msg_id:
             pass
-        assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
+        assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "RunInterrupted"
         finished = _records(out)
         assert 2 <= len(finished) < 12
         assert _execute(client, "print(kept)", 30)["status"] == "ok"
