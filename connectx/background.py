@@ -42,6 +42,7 @@ from tournament.driver import Backend
 from tournament.schedule import Settings
 
 if TYPE_CHECKING:
+    from connectx.tournament_result import Result
     from reports.stats.stopping import SprtStop
 
 __all__ = [
@@ -131,12 +132,13 @@ Message = RunBegun | GameStored | GamesJudged | GameNotStored | RunRefused | Run
 class RunInterrupted(KeyboardInterrupt):
     """The run was interrupted (Ctrl-C, a kernel's interrupt) and has stopped cleanly: its processes
     are gone and every finished game is stored. ``stored`` counts them; ``result`` (set by
-    :mod:`connectx.tournaments`) is the :class:`~connectx.tournament_result.Result` of those games."""
+    :mod:`connectx.tournaments`) is the :class:`~connectx.tournament_result.Result` of those games
+    (None if stopped before the store was made)."""
 
     def __init__(self, message: str, stored: int) -> None:
         super().__init__(message)
         self.stored = stored
-        self.result: object = None
+        self.result: Result | None = None
 
 
 def run(job: Job, on_message: Callable[[Message], None]) -> RunEnded | RunRefused:

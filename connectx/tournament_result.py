@@ -34,6 +34,8 @@ class Result:
       invalid, timeouts, errors, elo, elo_low, elo_high, score_pct`` (Elo with its 95 % interval);
     * :attr:`crosstable`: agents x agents, the row agent's points per game (0..1) against the column
       agent, NaN where they never met;
+    * :attr:`pairs`: one row a pairing, head to head: W/D/L, Elo difference and error, LOS, the
+      pentanomial counts of its game pairs;
     * :attr:`games`: one row a game, by ``game_id``: ``pair_id, first, second, ..., opening, moves,
       plies, result`` (first player's score 1, 0.5, 0), ``winner, termination`` (``win draw invalid
       timeout error``), ``offender, detail, move_times`` (seconds), ``duration, started_at``;
@@ -44,19 +46,20 @@ class Result:
 
     >>> result = connectx.tournament(["leftmost", "random"], games=1)  # doctest: +SKIP
     >>> result.standings[["agent", "wins", "losses"]]  # doctest: +SKIP
+    >>> connectx.Result("runs/latest").games.groupby("termination").size()  # doctest: +SKIP
     """
 
     def __init__(self, path: Path | str, *, keep: TemporaryDirectory[str] | None = None) -> None:
-        self.path = Path(path)
-        """The run folder, holding ``tournament.db`` (and ``moves.csv`` once judged)."""
-        self._keep = keep  # a temporary folder, removed when the last Result of it goes
-
-    @functools.cached_property
-    def _stored(self) -> tuple[list[GameRecord], Settings]:
+        """The run stored in the folder ``path`` (any run: ``connectx run``'s too), read now; ``keep``
+        is the temporary folder holding it, removed when the last Result of it goes. Raises
+        :class:`tournament.store.StoreError` when no run is stored there."""
         from tournament.store import Store
 
+        self.path = Path(path)
+        """The run folder, holding ``tournament.db`` (and ``moves.csv`` once judged)."""
+        self._keep = keep
         with Store.open(self.path, read_only=True) as store:
-            return store.records(), store.settings()
+            self._stored: tuple[list[GameRecord], Settings] = (store.records(), store.settings())
 
     @property
     def settings(self) -> Settings:
@@ -94,6 +97,14 @@ class Result:
         """Points per game (0..1) of the row agent against the column agent, best first; NaN where
         they never met; ValueError as :attr:`report`."""
         return self.report.tables.crosstable
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """One row a pairing that played, ``agent_a`` ranked above ``agent_b``: ``games, wins, draws,
+        losses, score, score_pct`` (``agent_a``'s), ``elo_diff, elo_error, los`` (trinomial, 95 %),
+        ``pairs, ll, ld, dd_wl, wd, ww`` (the game pairs' pentanomial counts), ``penta_elo_error,
+        penta_los``; ValueError as :attr:`report`."""
+        return self.report.tables.pairs
 
     @property
     def games(self) -> pd.DataFrame:

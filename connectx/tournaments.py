@@ -43,6 +43,7 @@ from connectx.background import (
 from connectx.runs import AGENT_LIMITS, TournamentError, match_settings
 from connectx.tournament_result import Result
 from tournament.limits import Limits
+from tournament.store import StoreError
 
 __all__ = ["AgentLike", "RunInterrupted", "Result", "TournamentError", "analyze", "sprt", "tournament"]
 
@@ -221,8 +222,13 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
         try:
             ended = run(job, shown)
         except RunInterrupted as stop:
-            stop.result = Result(folder, keep=keep)
-            raise
+            again = "; the same call again plays the rest" if out is not None else ""
+            interrupted = RunInterrupted(
+                f"interrupted: {stop.stored} games stored in {folder}{again}", stop.stored
+            )
+            with contextlib.suppress(StoreError):  # none when stopped before the store was made
+                interrupted.result = Result(folder, keep=keep)
+            raise interrupted from None
         finally:
             shown.close()
         if isinstance(ended, RunRefused):
