@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -183,7 +184,7 @@ def analyze(
     finally:
         shown.close()
     if isinstance(ended, RunRefused):
-        raise TournamentError(ended.text)
+        raise TournamentError(_keywords(ended.text))
     return Result(path, keep=keep)
 
 
@@ -232,10 +233,19 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
         finally:
             shown.close()
         if isinstance(ended, RunRefused):
-            raise TournamentError(ended.text)
+            raise TournamentError(_keywords(ended.text))
     if ended.note is not None and shown.bar is not None:
         shown.bar.write(f"no move analysis: {ended.note}")
     return Result(folder, keep=keep)
+
+
+_KEYWORDS = {"--overwrite": "overwrite=True", "--out": "out=", "--allow-broken": "allow_broken=True"}
+
+
+def _keywords(text: str) -> str:
+    """``text``, a refusal that the store or the preflight words for the command line, with the
+    command's options named as this API's keyword arguments."""
+    return re.sub(r"--(?:overwrite|out|allow-broken)\b", lambda flag: _KEYWORDS[flag[0]], text)
 
 
 def _spec(agent: AgentLike, folder: Path) -> str:

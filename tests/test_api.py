@@ -121,7 +121,7 @@ def test_bad_input_is_one_error_before_any_game_with_nothing_written(tmp_path):
     assert not out.exists()
     connectx.tournament(["leftmost", "random"], games=1, out=out, **SMALL)
     before = _records(out)
-    with pytest.raises(connectx.TournamentError, match="overwrite"):  # another tournament is stored there
+    with pytest.raises(connectx.TournamentError, match=r"another out= or pass overwrite=True$"):
         connectx.tournament(["leftmost", "middle"], games=1, out=out, **SMALL)
     assert _records(out) == before
 
