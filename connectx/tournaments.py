@@ -103,6 +103,8 @@ def tournament(
     """
     if isinstance(gauntlet, bool):
         raise TournamentError("gauntlet= takes the agent that plays every other one (the rest do not meet)")
+    if isinstance(agents, str | os.PathLike) or callable(agents):
+        raise TournamentError("agents= takes a list of agents, such as ['negamax', 'random']")
     listed: list[AgentLike] = list(agents) if agents is not None else list(_default_entrants())
     if gauntlet is not None:
         listed.insert(0, gauntlet)
@@ -201,7 +203,7 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
     from tournament.driver import Backend
 
     keep = TemporaryDirectory(prefix="connectx-") if out is None else None
-    folder = Path(keep.name if keep is not None else out)  # type: ignore[arg-type]
+    folder = Path(keep.name if keep is not None else out).absolute()  # type: ignore[arg-type]
     limits = {dest: options[dest] for dest in AGENT_LIMITS}
     with _undone_on_error(folder):
         specs = [_spec(agent, folder) for agent in agents]

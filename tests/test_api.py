@@ -118,6 +118,8 @@ def test_bad_input_is_one_error_before_any_game_with_nothing_written(tmp_path):
         connectx.tournament(["leftmost", "random"], out=out, act_timeout=0, **SMALL)
     with pytest.raises(connectx.TournamentError, match="elo1"):
         connectx.sprt("leftmost", "random", elo0=5, elo1=0, out=out, **SMALL)
+    with pytest.raises(connectx.TournamentError, match="a list of agents"):
+        connectx.tournament("leftmost", out=out, **SMALL)
     assert not out.exists()
     connectx.tournament(["leftmost", "random"], games=1, out=out, **SMALL)
     before = _records(out)
