@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -91,7 +92,8 @@ def tournament(
     ``"drawn"``, ``"none"`` or a file of move strings) or ``opening_plies`` (seeded random openings),
     ``workers`` (games at once; default the cores), ``backend``/``address`` (a Ray cluster), the agents'
     limits in MiB or processes (``agent_memory`` 0: none), ``overwrite``, ``allow_broken`` (play a
-    file agent that does not load), ``analyze`` (judge every move after, on the 6x7 board only);
+    file agent that does not load), ``analyze`` (judge every move after, on the 6x7 board only; a
+    warning says why when the games cannot be judged);
     ``out``, the module docstring; ``progress``: a ``tqdm.auto`` bar of the games played.
 
     Raises :class:`~connectx.runs.TournamentError` before any game,
@@ -236,8 +238,8 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
             shown.close()
         if isinstance(ended, RunRefused):
             raise TournamentError(_keywords(ended.text))
-    if ended.note is not None and shown.bar is not None:
-        shown.bar.write(f"no move analysis: {ended.note}")
+    if ended.note is not None:
+        warnings.warn(f"no move analysis: {ended.note}", stacklevel=3)
     return Result(folder, keep=keep)
 
 
