@@ -95,6 +95,19 @@ def test_a_tournament_in_a_temporary_folder_returns_its_frames():
 
 
 @pytest.mark.slow
+def test_a_gauntlet_plays_its_agent_against_each_other_only():
+    result = connectx.tournament(["random", "middle"], gauntlet="leftmost", games=1, **SMALL)
+    assert result.settings.gauntlet and result.settings.entrants == ("leftmost", "random", "middle")
+    pairings = {frozenset(pair) for pair in zip(result.games["first"], result.games["second"], strict=True)}
+    assert len(result.games) == 4 and pairings == {
+        frozenset({"leftmost", "random"}),
+        frozenset({"leftmost", "middle"}),
+    }
+    with pytest.raises(connectx.TournamentError, match="gauntlet= takes the agent"):
+        connectx.tournament(["random", "middle"], gauntlet=True, **SMALL)
+
+
+@pytest.mark.slow
 def test_a_folder_is_resumed_and_the_command_line_stores_the_same_games(tmp_path):
     out = tmp_path / "api"
     first = connectx.tournament(["leftmost", "random"], games=2, seed=7, out=out, **SMALL)
