@@ -60,6 +60,7 @@ def test_import_connectx_loads_no_run_and_the_command_line_no_api():
     ).stdout
     assert "connectx.tournaments" not in cli and "tqdm.auto" not in cli
     assert connectx.tournament is connectx.tournaments.tournament
+    assert connectx.analyze is connectx.tournaments.analyze  # no command module takes its name
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         connectx.nonsense  # noqa: B018
 
