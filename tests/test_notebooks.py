@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import connectx
 from tests import hosted
 from tests.notebooks import EXAMPLES, descendants, execute, kernel_manager, outputs, text
 
@@ -51,6 +52,21 @@ deadline = time.monotonic() + 120
 while len(board.moves) < 2 and not board.detail and time.monotonic() < deadline:
     time.sleep(0.05)
 json.dumps({"moves": board.moves, "status": board.status, "detail": board.detail, "over": board.over})""",
+    "probe-secret": """
+import json, os, pathlib
+secret = pathlib.Path("secret.txt").resolve()
+secret.write_text("the kernel's")
+os.chmod(secret, 0o600)
+
+def spy(obs, config):  # the leftmost column if it reads the kernel's file, else the rightmost
+    try:
+        secret.read_text()
+        return 0
+    except OSError:
+        return config.columns - 1
+
+spied = connectx.tournament([spy, "leftmost"], games=1, openings="none", progress=False).games
+json.dumps([moves[0 if "spy" in first else 1] for first, moves in zip(spied["first"], spied["moves"])])""",
 }
 """Code run in the quickstart's kernel after its cells: what its cells made, as JSON."""
 
@@ -104,6 +120,10 @@ def test_the_quickstart_builds_a_submission_that_passes_the_check(quickstart):
     assert "main.py: PASS" in said, said
     source = (quickstart["folder"] / "main.py").read_text(encoding="utf-8")
     assert "def my_agent(obs, config)" in source and "import connectx" not in source
+
+
+def test_a_cell_agent_cannot_read_a_file_of_the_kernels(quickstart):
+    assert quickstart["probe-secret"] == ["7", "7"]  # its first move in either colour: refused
 
 
 @pytest.mark.skipif(not hosted.supported(), reason="the hosted container needs root on x86-64")
@@ -177,7 +197,7 @@ def test_an_interrupted_tournament_cell_keeps_its_games_and_resumes(tmp_path):
         assert 3 <= len(first) < GAMES
         assert descendants(kernel) == []  # the cell's reply came after every game process ended
         assert reply["content"]["status"] == "error"
-        assert reply["content"]["ename"] in ("Interrupted", "KeyboardInterrupt"), reply["content"]
+        assert reply["content"]["ename"] == connectx.RunInterrupted.__name__  # a KeyboardInterrupt
         assert time.monotonic() - interrupted < 30
 
         content, published = run_cell(client, TOURNAMENT)
