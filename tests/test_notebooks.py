@@ -94,7 +94,7 @@ def test_the_quickstart_plays_its_cell_agent_against_the_built_ins(quickstart):
         assert agent in html
     frames = quickstart["probe-frames"]
     assert frames["agents"] == ["my_agent", "negamax", "one_step", "random"]
-    assert frames["games"] == 24  # 6 pairings, 2 game pairs each
+    assert frames["games"] == 12  # a gauntlet: 3 opponents, 2 game pairs each
     assert "<table" in text(quickstart["standings"], "text/html")
 
 
