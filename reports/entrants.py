@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.registry import BUILTIN, KAGGLE_BUILTIN, summary
+from agents.registry import BUILTIN, KAGGLE_BUILTIN, PICKLED, summary
 from tournament.schedule import HUMAN
 
 __all__ = ["Entrant", "entrant", "short_names"]
@@ -40,12 +40,14 @@ def entrant(spec: str) -> Entrant:
         return Entrant(spec, "ours", summary(name), params.replace(",", ", "), "")
     path = Path(spec)
     digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
-    return Entrant(spec, "file", f"file agent {os.path.abspath(spec)}", "", digest)
+    what = "callable pickled" if spec.endswith(PICKLED) else "file agent"  # connectx.entrants wrote it
+    return Entrant(spec, "file", f"{what} {os.path.abspath(spec)}", "", digest)
 
 
 def short_names(specs: Sequence[str]) -> dict[str, str]:
     """A short name for each entrant spec, to show where a path is too long: a file agent's file name
-    without ``.py`` (``bots/v2/mine.py`` -> ``mine``), with its folder (``v2/mine``) when two files of
+    without ``.py`` (``bots/v2/mine.py`` -> ``mine``; a pickled callable's, its name:
+    ``runs/a/agents/my_agent.pkl`` -> ``my_agent``), with its folder (``v2/mine``) when two files of
     ``specs`` share a name; other specs as they are."""
 
     def name(spec: str, folder: bool) -> str:
