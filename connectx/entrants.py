@@ -220,8 +220,8 @@ def _children(obj: object) -> Iterator[tuple[str, object]]:
     elif isinstance(obj, dict):
         yield from ((f"key {key!r}", value) for key, value in obj.items())
     else:
-        yield "its class", type(obj)
         yield from ((f"attribute {key!r}", value) for key, value in getattr(obj, "__dict__", {}).items())
+        yield "its class", type(obj)
 
 
 def _names(code: types.CodeType) -> Iterator[str]:
@@ -285,7 +285,7 @@ def _culprit(obj: object, path: list[str], seen: set[int]) -> tuple[object, list
 def _what(obj: object, failure: Exception) -> str:
     """``obj`` as the sentence names it: ``an open file <...>``, ``a lock <...>``..."""
     text = repr(obj)
-    text = text if len(text) <= 120 else f"{text[:117]}..."
+    text = text if len(text) <= 240 else f"{text[:237]}..."
     if isinstance(obj, socket.socket):
         return f"a socket {text}"
     if isinstance(obj, io.IOBase):

@@ -13,7 +13,7 @@ from pathlib import Path
 from agents.registry import BUILTIN, KAGGLE_BUILTIN, PICKLED, summary
 from tournament.schedule import HUMAN
 
-__all__ = ["Entrant", "entrant", "short_names"]
+__all__ = ["Entrant", "entrant", "short_names", "shown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +58,14 @@ def short_names(specs: Sequence[str]) -> dict[str, str]:
 
     short = [name(spec, folder=False) for spec in specs]
     return {spec: name(spec, folder=short.count(alone) > 1) for spec, alone in zip(specs, short, strict=True)}
+
+
+def shown(name: str) -> str:
+    """How the report shows entrant ``name`` (a spec) where it names it: a pickled callable by its
+    name, the file's stem (``runs/a/agents/my_agent.pkl`` -> ``my_agent``: ``connectx.entrants``
+    names the file after the callable; the entrants' table gives the whole path); any other as it is.
+
+    >>> shown("runs/a/agents/my_agent.pkl"), shown("minimax:depth=2")
+    ('my_agent', 'minimax:depth=2')
+    """
+    return Path(name).stem if name.endswith(PICKLED) else name
