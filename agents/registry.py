@@ -310,8 +310,8 @@ def _pickle_names_agents(path: str) -> bool:
     """Whether the pickle at ``path`` names this package or one of its modules (``agents``,
     ``agents.…``) in one of its texts, as a pickle by reference does (a module a pickled function
     imports, a function of ours it calls), read with :func:`pickletools.genops`, which runs nothing
-    of the pickle; False for a file that is unreadable or no pickle. A text that merely says
-    ``agents.x`` counts too: the cost of a wrong True is one compilation of the solver."""
+    of the pickle; False for a file that is unreadable or no pickle. A text that merely names one
+    (a string constant) counts too: the cost of a wrong True is one compilation of the solver."""
     try:
         with open(path, "rb") as file:
             for _, argument, _ in pickletools.genops(file):

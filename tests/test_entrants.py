@@ -375,3 +375,18 @@ def test_a_callable_object_and_a_partial_play_again_from_the_command_line_by_the
     assert "Column" in shown and "ranked" in shown and str(folder / "agents") not in shown
     records = _records(folder).values()
     assert len(records) == 6 and all(record.detail == "" for record in records)
+
+
+@pytest.mark.slow
+def test_the_command_line_refuses_a_pickle_that_does_not_unpickle_before_any_game(tmp_path, capsys):
+    broken = tmp_path / "broken.pkl"
+    broken.write_bytes(pickle.dumps(os.getcwd).replace(b"posix", b"nopos"))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--agents", str(broken), "leftmost", "--out", str(tmp_path / "run"), "--games", "1"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == (
+        f"connectx run: error: the pickled agent {broken} does not unpickle in its host: "
+        "ModuleNotFoundError: No module named 'nopos': every game of it would be an ERROR; fix it, "
+        "or --allow-broken plays it anyway\n"
+    )
+    assert not (tmp_path / "run").exists()
