@@ -68,7 +68,7 @@ from typing import Any, TypeAlias
 
 import cloudpickle
 
-from agents.registry import SpecError, parse_spec
+from agents.registry import PICKLED, SpecError, parse_spec
 
 __all__ = ["Agent", "AgentError", "entrant_spec", "entrant_specs"]
 
@@ -118,18 +118,18 @@ def entrant_specs(agents: Sequence[Agent], folder: Path) -> list[str]:
             number += 1
             name = f"{base}_{number}"
         if name not in pickles:
-            pickles[name] = (agent, dumps(agent))
-        specs.append(str(Path(folder) / "agents" / f"{name}.pkl"))
+            pickles[name] = (agent, _dumps(agent))
+        specs.append(str(Path(folder) / "agents" / f"{name}{PICKLED}"))
     for name, (_, data) in pickles.items():
-        _write(Path(folder) / "agents" / f"{name}.pkl", data)
+        _write(Path(folder) / "agents" / f"{name}{PICKLED}", data)
     return specs
 
 
-def dumps(agent: Callable[..., Any]) -> bytes:
+def _dumps(agent: Callable[..., Any]) -> bytes:
     """``agent`` pickled by value with cloudpickle, the modules it reaches that no installed
     distribution provides included (module docstring); :class:`AgentError` naming the object that
     cannot be pickled."""
-    hidden = {_top(name) for name in _modules(agent) if not _installed(name)}
+    hidden = {_top(name) for name in _modules(agent) if not _installed(name)} - {"__main__"}
     registered = set(cloudpickle.list_registry_pickle_by_value())
     added = [sys.modules[name] for name in sorted(hidden - registered) if name in sys.modules]
     try:
