@@ -6,7 +6,9 @@ Usage: ``python -m benchmarks.callable_agents [--games 40] [--rounds 5]``
 The agent is a notebook cell's function (:data:`CELL`, run as ``__main__`` as a notebook runs it):
 it closes over a numpy table of column weights (6x7, as an evaluation table would be) and plays the
 legal column of highest weight, or a random one now and then from numpy's global generator (which
-the host seeds from the game). The same text saved to a ``.py`` file is the file agent. Each plays
+the host seeds from the game). It is pickled with ``cloudpickle.dumps``, as ``connectx.entrants``
+pickles a cell's function (by value: it is ``__main__``'s; the benchmarks do not import the command
+line's package). The same text saved to a ``.py`` file is the file agent. Each plays
 ``--games`` games against ``random`` on 6x7 (each side first in turn, game ``i`` seeded ``i``) with
 :func:`tournament.runner.run_games` and one worker, in a fresh Python process of its own for each
 measure (so that what one measure imported does not help another):
@@ -163,14 +165,16 @@ def main() -> None:
         print(json.dumps(_loads(*args.loads)))
         return
 
-    from connectx.entrants import entrant_spec
+    import cloudpickle
 
     with tempfile.TemporaryDirectory() as folder:
         namespace: dict[str, Any] = {"__name__": "__main__"}
         exec(compile(textwrap.dedent(CELL), "<cell>", "exec"), namespace)
         start = time.perf_counter()
-        pickled = entrant_spec(namespace["my_agent"], Path(folder))
+        data = cloudpickle.dumps(namespace["my_agent"])  # as connectx.entrants pickles a cell's function
         pickling = time.perf_counter() - start
+        pickled = str(Path(folder, "my_agent.pkl"))
+        Path(pickled).write_bytes(data)
         file = Path(folder, "my_agent.py")
         file.write_text(CELL)
         specs = {"file": (str(file), False), "callable": (pickled, False)}
