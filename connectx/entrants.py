@@ -68,6 +68,7 @@ from typing import Any, TypeAlias
 
 import cloudpickle
 
+import agents
 from agents.registry import PICKLED, SpecError, parse_spec
 
 __all__ = ["Agent", "AgentError", "entrant_spec", "entrant_specs"]
@@ -318,7 +319,15 @@ def _installed(name: str) -> bool:
     real = os.path.realpath(file)
     if any(real.startswith(folder + os.sep) for folder in _installation()):
         return True
-    return _top(name) in _distributed()
+    top = getattr(sys.modules.get(_top(name)), "__file__", None) or ""
+    beside_ours = _folder(_folder(top)) == _folder(_folder(agents.__file__ or ""))
+    if os.path.basename(top).startswith("__init__.") and beside_ours:
+        return True  # a package of this toolkit (an editable install: its repository)
+    return _top(name) in _distributed()  # an editable install elsewhere: about a second, once
+
+
+def _folder(path: str) -> str:
+    return os.path.dirname(os.path.realpath(path))
 
 
 @functools.cache
