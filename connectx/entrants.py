@@ -115,7 +115,7 @@ def entrant_specs(agents: Sequence[Agent], folder: Path) -> list[str]:
             )
         base, number = _file_name(agent), 1
         name = base
-        while name in pickles and pickles[name][0] is not agent:
+        while name in pickles and not _same(pickles[name][0], agent):
             number += 1
             name = f"{base}_{number}"
         if name not in pickles:
@@ -155,6 +155,12 @@ def _checked(agent: str | os.PathLike[str]) -> str:
         return parse_spec(text).text
     except SpecError as error:
         raise AgentError(str(error)) from None
+
+
+def _same(one: object, other: object) -> bool:
+    """Whether two agents are one callable: the same object, or the same method of the same object
+    (each ``obj.method`` is a new bound method)."""
+    return one is other or (isinstance(one, types.MethodType) and one == other)
 
 
 def _name(agent: object) -> str:

@@ -101,21 +101,25 @@ def test_a_callable_becomes_a_pickle_named_after_it_and_the_same_call_gives_the_
             def __call__(self, obs, config):
                 return 0
 
+            def act(self, obs, config):
+                return 0
+
         def weighted(obs, config, weight=1):
             return 0
         """
     )
-    agents = [first, second, first, cell["Greedy"](), functools.partial(cell["weighted"], weight=2)]
-    agents.append(lambda obs, config: 0)
+    greedy = cell["Greedy"]()
+    agents = [first, second, first, greedy, functools.partial(cell["weighted"], weight=2)]
+    agents += [lambda obs, config: 0, greedy.act, greedy.act]  # a new bound method each time
     folder = tmp_path / "run"
     specs = entrant_specs(agents, folder)
-    names = ["agent", "agent_2", "agent", "Greedy", "weighted", "lambda"]
+    names = ["agent", "agent_2", "agent", "Greedy", "weighted", "lambda", "act", "act"]
     assert specs == [str(folder / "agents" / f"{name}.pkl") for name in names]
     assert entrant_specs(agents, folder) == specs  # a second call resumes the same tournament
     assert sorted(path.name for path in (folder / "agents").iterdir()) == sorted(
         f"{n}.pkl" for n in set(names)
     )
-    assert [parse_spec(spec).kind for spec in specs] == ["file"] * 6
+    assert [parse_spec(spec).kind for spec in specs] == ["file"] * 8
     assert short_names(specs[:2]) == {specs[0]: "agent", specs[1]: "agent_2"}
     assert entrant(specs[3]).description == f"callable pickled {specs[3]}"
     with pytest.raises(SpecError, match="pickled callable: only a tournament's sandboxed host plays it"):
