@@ -19,10 +19,14 @@ What is sent by value and what by name:
   on ``sys.path`` -- is sent by value too (:func:`cloudpickle.register_pickle_by_value`, for the one
   pickling), since the host, which sees only the Python installation and its packages
   (:func:`tournament.sandbox.isolation.python_folders`), could not import it;
-* modules of the standard library and of installed distributions (numpy, this toolkit's
-  ``agents``...) are sent by name, and the host imports them: it runs this same Python.
+* modules of the standard library and of installed distributions (numpy; this toolkit's
+  ``agents``, from an editable install too) are sent by name, and the host imports them: it runs
+  this same Python. (Telling an editable install of another project from a module beside the
+  notebook asks every installed distribution, :func:`importlib.metadata.packages_distributions`:
+  about a second, once a process.)
 
-``NAME`` is the callable's ``__name__`` (a callable object's class name; a partial's function's),
+``NAME`` is the callable's ``__name__`` (a callable object's class name; a partial's function's;
+a bound method's, the same method of the same object being one callable),
 made safe for a file name; two different callables of one call that share a name get ``NAME_2``,
 ``NAME_3``... in their order. The spec depends on nothing else, so calling again with the same
 folder gives the same specs, and a tournament stored there resumes (its identity is its entrants'
