@@ -17,7 +17,7 @@ runs then:
 The runner process never unpickles: it handles a pickled agent by its spec, as it handles a file.
 Unpickling imports cloudpickle; :func:`preload` imports it in the forking process when a
 tournament has a pickled entrant, so that every host inherits it (after the runner's imports it
-adds 2 modules and 0.05 MiB, in 9 ms at load 11 on 2 cores: ``python -m benchmarks.callable_agents``).
+adds 2 modules and 0.05 MiB, in 1 to 9 ms: ``python -m benchmarks.callable_agents``).
 """
 
 from __future__ import annotations
