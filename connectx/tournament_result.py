@@ -41,6 +41,9 @@ class Result:
       timeout error``), ``offender, detail, move_times`` (seconds), ``duration, started_at``;
     * :attr:`moves`: one row a judged move (after :func:`connectx.analyze`), else ValueError.
 
+    Agents are named as the report names them: a spec as given, a callable from a cell by its name
+    (``my_agent``, not the path of its pickle ``.../agents/my_agent.pkl``).
+
     In a notebook it draws itself (standings, Elo plot, crosstable) and :meth:`game` replays a game;
     on a terminal its ``repr`` is the standings table.
 
@@ -90,13 +93,15 @@ class Result:
     @property
     def standings(self) -> pd.DataFrame:
         """One row an agent, best first (class docstring); ValueError as :attr:`report`."""
-        return self.report.tables.standings
+        return _named(self.report.tables.standings, "agent")
 
     @property
     def crosstable(self) -> pd.DataFrame:
         """Points per game (0..1) of the row agent against the column agent, best first; NaN where
         they never met; ValueError as :attr:`report`."""
-        return self.report.tables.crosstable
+        from reports.entrants import shown
+
+        return self.report.tables.crosstable.rename(index=shown, columns=shown)
 
     @property
     def pairs(self) -> pd.DataFrame:
@@ -104,14 +109,14 @@ class Result:
         losses, score, score_pct`` (``agent_a``'s), ``elo_diff, elo_error, los`` (trinomial, 95 %),
         ``pairs, ll, ld, dd_wl, wd, ww`` (the game pairs' pentanomial counts), ``penta_elo_error,
         penta_los``; ValueError as :attr:`report`."""
-        return self.report.tables.pairs
+        return _named(self.report.tables.pairs, "agent_a", "agent_b")
 
     @property
     def games(self) -> pd.DataFrame:
         """One row a stored game, indexed by ``game_id`` (class docstring); empty before any game."""
         from reports.stats.tables import games
 
-        return games(self._stored[0]).set_index("game_id")
+        return _named(games(self._stored[0]).set_index("game_id"), "first", "second", "winner")
 
     @property
     def moves(self) -> pd.DataFrame:
@@ -127,7 +132,8 @@ class Result:
             raise ValueError(
                 f"no move analysis of {self.path} yet: connectx.analyze(result) judges the moves"
             )
-        return pd.DataFrame([move.row() for move in self._analysis.moves], columns=list(MOVES_COLUMNS))
+        frame = pd.DataFrame([move.row() for move in self._analysis.moves], columns=list(MOVES_COLUMNS))
+        return _named(frame, "agent")
 
     @property
     def decision(self) -> str | None:
@@ -162,6 +168,14 @@ class Result:
             return _empty(self.path)
         review = self._report.review
         return format_standings(self._report.standings, review.versus if review is not None else None)
+
+
+def _named(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """``frame`` with its ``columns`` of agent specs named as the report names them: a callable from a
+    cell by its name (:func:`reports.entrants.shown`: ``.../agents/my_agent.pkl`` -> ``my_agent``)."""
+    from reports.entrants import shown
+
+    return frame.assign(**{column: frame[column].map(shown, na_action="ignore") for column in columns})
 
 
 def _empty(path: Path) -> str:

@@ -42,6 +42,7 @@ from connectx.background import (
     RunRefused,
     run,
 )
+from connectx.entrants import AgentError, entrant_specs
 from connectx.runs import AGENT_LIMITS, TournamentError, match_settings
 from connectx.tournament_result import Result
 from tournament.limits import Limits
@@ -208,7 +209,10 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
     folder = Path(keep.name if keep is not None else out).absolute()  # type: ignore[arg-type]
     limits = {dest: options[dest] for dest in AGENT_LIMITS}
     with _undone_on_error(folder):
-        specs = [_spec(agent, folder) for agent in agents]
+        try:  # a callable is pickled into folder/agents/; what cannot be sent is named, nothing written
+            specs = entrant_specs(agents, folder)
+        except AgentError as error:
+            raise TournamentError(str(error)) from None
         settings = match_settings(
             specs, **kind, rows=options["rows"], columns=options["columns"], inarow=options["inarow"],
             act_timeout=options["act_timeout"], hang_limit=options["hang_limit"], seed=options["seed"],
@@ -250,15 +254,6 @@ def _keywords(text: str) -> str:
     """``text``, a refusal that the store or the preflight words for the command line, with the
     command's options named as this API's keyword arguments."""
     return re.sub(r"--(?:overwrite|out|allow-broken)\b", lambda flag: _KEYWORDS[flag[0]], text)
-
-
-def _spec(agent: AgentLike, folder: Path) -> str:
-    """The spec string that plays ``agent`` (``entrant_spec`` of ``connectx/entrants.py`` once it lands)."""
-    if isinstance(agent, str):
-        return agent
-    if isinstance(agent, os.PathLike):
-        return os.fspath(agent)
-    raise TypeError(f"cannot play {agent!r} yet: give a spec string or a file path")
 
 
 @contextlib.contextmanager

@@ -265,3 +265,19 @@ def test_a_kernel_interrupted_keeps_the_finished_games_and_the_cell_run_again_pl
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+def test_a_callable_that_cannot_be_sent_is_one_sentence_and_no_game(tmp_path):
+    out = tmp_path / "out"
+    with open(tmp_path / "log.txt", "w", encoding="utf-8") as log:
+
+        def my_agent(obs, config):
+            log.write("moved\n")
+            return 0
+
+        with pytest.raises(
+            connectx.TournamentError, match=r"^my_agent cannot be sent to its sandbox: .*log\.txt"
+        ) as raised:
+            connectx.tournament([my_agent, "random"], out=out, **SMALL)
+    assert "\n" not in str(raised.value)
+    assert not out.exists()  # nothing written, no game played
