@@ -124,7 +124,7 @@ def test_a_folder_is_resumed_and_the_command_line_stores_the_same_games(tmp_path
 @pytest.mark.slow
 def test_bad_input_is_one_error_before_any_game_with_nothing_written(tmp_path):
     out = tmp_path / "out"
-    with pytest.raises(connectx.TournamentError, match="nosuchagent"):
+    with pytest.raises(connectx.AgentError, match="nosuchagent"):  # a ValueError too
         connectx.tournament(["leftmost", "nosuchagent"], out=out, **SMALL)
     with pytest.raises(connectx.TournamentError, match="inarow 6 does not fit on a 4x5 board"):
         connectx.tournament(["leftmost", "random"], out=out, **{**SMALL, "inarow": 6})
@@ -276,7 +276,7 @@ def test_a_callable_that_cannot_be_sent_is_one_sentence_and_no_game(tmp_path):
             return 0
 
         with pytest.raises(
-            connectx.TournamentError, match=r"^my_agent cannot be sent to its sandbox: .*log\.txt"
+            connectx.AgentError, match=r"^my_agent cannot be sent to its sandbox: .*log\.txt"
         ) as raised:
             connectx.tournament([my_agent, "random"], out=out, **SMALL)
     assert "\n" not in str(raised.value)
