@@ -207,7 +207,7 @@ def test_an_interrupted_tournament_cell_keeps_its_games_and_resumes(tmp_path):
         assert {game: every[game] for game in first} == first  # the games kept were not played again
         again = set(every) - set(first)
         assert len(again) == GAMES - len(first)
-        assert min(every[game] for game in again) > max(first.values())
+        assert min(every[game] for game in again) >= max(first.values())  # started_at: whole seconds
         assert descendants(kernel) == []
     finally:
         client.stop_channels()
