@@ -53,7 +53,7 @@ def load(directory: Path | str) -> Frames:
         raise ValueError(f"no game between two different agents in {directory}")
     return Frames(
         games=games(results.records),
-        standings=standings(results),
-        crosstable=crosstable(results),
-        pairs=pairs(results),
+        standings=standings(results.standings),
+        crosstable=crosstable(results.crosstable),
+        pairs=pairs(results.h2h, results.pentanomials, results.order),
     )
