@@ -131,11 +131,11 @@ def pairings(
                 record.pair_id,
                 record.first,
                 record.second,
-                record.board(len(record.opening)).notation() or "-",
+                record.notation(len(record.opening)) or "-",
                 result,
                 _ending(record),
                 len(record.moves),
-                record.board().notation(),
+                record.notation(),
                 deciding.get(record.game_id),
             )  # fmt: skip
         )

@@ -55,7 +55,13 @@ def accuracy(
     move, then most best moves per move); ``records`` are the run's games (for who lost which) and
     ``decided`` the move that decided each (:func:`deciding`; found here when not given)."""
     decided = deciding(analysis, records) if decided is None else decided
-    records_by_id = {record.game_id: record for record in records}
+    return _ranked(analysis, {record.game_id: record for record in records}, decided)
+
+
+def _ranked(
+    analysis: Analysis, records_by_id: Mapping[int, GameRecord], decided: Mapping[int, JudgedMove]
+) -> list[AgentAccuracy]:
+    """:func:`accuracy`, from the games by game id."""
     tallies = [_accuracy(agent, own, records_by_id, decided) for agent, own in analysis.by_agent.items()]
     return sorted(tallies, key=lambda a: (a.mistakes / a.moves, -a.best_share, a.agent))
 
@@ -121,15 +127,20 @@ def figures(
     played: Mapping[str, object],
     forfeited: Mapping[tuple[str, Termination], int],
 ) -> MoveFigures:
-    """The :class:`MoveFigures` of ``analysis``, the judged moves of the games ``records``; ``played``
-    and ``forfeited`` as :func:`perfect_reference` reads them."""
-    decided = deciding(analysis, records)
-    lines = accuracy(analysis, records, decided)
-    judged = analysis.by_game
+    """The :class:`MoveFigures` of ``analysis``, the judged moves of the games ``records``, in one pass
+    over the games; ``played`` and ``forfeited`` as :func:`perfect_reference` reads them."""
+    judged, by_id, decided, games = analysis.by_game, {}, {}, 0
+    for record in records:
+        by_id[record.game_id] = record
+        if record.game_id in judged:
+            games += 1
+            if (move := analysis.decisive(record)) is not None:
+                decided[record.game_id] = move
+    lines = _ranked(analysis, by_id, decided)
     return MoveFigures(
         accuracy=lines,
         deciding=decided,
         worst={line.agent: analysis.worst(line.agent, WORST) for line in lines},
         reference=perfect_reference(lines, played, forfeited),
-        games=sum(record.game_id in judged for record in records),
+        games=games,
     )
