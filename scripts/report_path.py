@@ -85,73 +85,79 @@ def _project(filename: str) -> str | None:
     return relative if relative.split("/", 1)[0] in PACKAGES else None
 
 
+class _Tracer:
+    """The profile function of :func:`trace` and what it books: the steps in order, the files entered
+    and left, and the project's functions running."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str | None] = {}
+        self.steps: dict[tuple[str, str], Step] = {}
+        self.entered: set[str] = set()
+        self.left: set[str] = set()
+        self.running: dict[int, _Call] = {}
+
+    def name(self, frame: FrameType) -> str | None:
+        """The project file of ``frame``'s code (:func:`_project`)."""
+        filename = frame.f_code.co_filename
+        if filename not in self.names:
+            self.names[filename] = _project(filename)
+        return self.names[filename]
+
+    def profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        """:func:`sys.setprofile`'s callback."""
+        if event not in ("call", "return") or frame.f_code.co_name == "<module>":
+            return
+        here = self.name(frame)
+        if here is None:
+            return
+        caller = frame.f_back
+        while caller is not None and self.name(caller) is None:
+            caller = caller.f_back
+        there = self.name(caller) if caller is not None else None
+        if event == "return":
+            self.returned(self.running.pop(id(frame), None))
+            if there is not None and there != here:
+                self.left.add(here)
+            return
+        step = None if there is None or there == here else (there, here)
+        small = _body_lines(frame.f_code) <= HELPER_LINES
+        parent = id(caller) if caller is not None else None
+        self.running[id(frame)] = _Call(step, f"{here}:{frame.f_code.co_qualname}", small, parent)
+        if step is not None:
+            self.left.add(step[0])
+            if step not in self.steps:
+                self.steps[step] = Step(here in self.entered and here in self.left)
+            self.entered.add(here)
+
+    def returned(self, call: _Call | None) -> None:
+        """Book a finished ``call``: a function that was no helper makes its caller none either, and the
+        step it was called along records whether it was one."""
+        if call is None:
+            return
+        if not call.helper and call.parent in self.running:
+            self.running[call.parent].helper = False
+        if call.step is not None and call.step in self.steps:
+            called = self.steps[call.step].called
+            called[call.name] = called.get(call.name, True) and call.helper
+
+
 def trace(run: Path) -> dict[tuple[str, str], Step]:
     """The steps of :func:`connectx.results.write_report` on ``run``, in order, by ``(caller's file,
     callee's file)``."""
     from connectx.results import write_report
     from tournament.store import Store
 
-    names: dict[str, str | None] = {}
-
-    def name(frame: FrameType) -> str | None:
-        filename = frame.f_code.co_filename
-        if filename not in names:
-            names[filename] = _project(filename)
-        return names[filename]
-
-    steps: dict[tuple[str, str], Step] = {}
-    entered: set[str] = set()
-    left: set[str] = set()
-    running: dict[int, _Call] = {}
-
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event not in ("call", "return") or frame.f_code.co_name == "<module>":
-            return
-        here = name(frame)
-        if here is None:
-            return
-        caller = frame.f_back
-        while caller is not None and name(caller) is None:
-            caller = caller.f_back
-        there = name(caller) if caller is not None else None
-        if event == "return":
-            _returned(running.pop(id(frame), None), running, steps)
-            if there is not None and there != here:
-                left.add(here)
-            return
-        step = None if there is None or there == here else (there, here)
-        small = _body_lines(frame.f_code) <= HELPER_LINES
-        parent = id(caller) if caller is not None else None
-        running[id(frame)] = _Call(step, f"{here}:{frame.f_code.co_qualname}", small, parent)
-        if step is None:
-            return
-        left.add(there)
-        if step not in steps:
-            steps[step] = Step(here in entered and here in left)
-        entered.add(here)
-
+    tracer = _Tracer()
     with tempfile.TemporaryDirectory() as out, Store.open(run, read_only=True) as store:
         quiet = io.StringIO()
         with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
             write_report(store, run, Path(out))
-            sys.setprofile(profile)
+            sys.setprofile(tracer.profile)
             try:
                 write_report(store, run, Path(out))
             finally:
                 sys.setprofile(None)
-    return steps
-
-
-def _returned(call: _Call | None, running: dict[int, _Call], steps: dict[tuple[str, str], Step]) -> None:
-    """Book a finished ``call``: a function that was no helper makes its caller none either, and the
-    step it was called along records whether it was one."""
-    if call is None:
-        return
-    if not call.helper and call.parent in running:
-        running[call.parent].helper = False
-    if call.step is not None and call.step in steps:
-        called = steps[call.step].called
-        called[call.name] = called.get(call.name, True) and call.helper
+    return tracer.steps
 
 
 def main() -> None:
