@@ -16,9 +16,11 @@ at most :data:`HELPER_LINES` lines of code in its body (lines holding bytecode, 
 the ``def`` line, the docstring and comments hold none) and every function of the project it runs in
 turn is such a helper too: a value's property or formatting method (``WDL.points``,
 ``Rating.label``), :func:`reports.words.plural`. A step back counts as one into a small shared
-helper when every call made along it went into one; the others are *real* steps back. The steps
-before the first into :mod:`reports.render` (the assembly) and from it on (the rendering) are
-counted apart too. ``--list`` prints each step, and for a step back the functions it called
+helper when every call made along it went into one; the others are *real* steps back. The rule
+counts lines, not work: a short loop over every game would pass for a helper, so whether a
+statistic is counted once, in one pass, is for the code to show
+(:class:`reports.stats.results.Results`). The steps before the first into :mod:`reports.render` (the
+assembly) and from it on (the rendering) are counted apart too. ``--list`` prints each step, and for a step back the functions it called
 (``*`` marks one that is not a small shared helper).
 
     python -m scripts.report_path RUN
