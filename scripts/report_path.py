@@ -20,8 +20,8 @@ helper when every call made along it went into one; the others are *real* steps 
 counts lines, not work: a short loop over every game would pass for a helper, so whether a
 statistic is counted once, in one pass, is for the code to show
 (:class:`reports.stats.results.Results`). The steps before the first into :mod:`reports.render` (the
-assembly) and from it on (the rendering) are counted apart too. ``--list`` prints each step, and for a step back the functions it called
-(``*`` marks one that is not a small shared helper).
+assembly) and from it on (the rendering) are counted apart too. ``--list`` prints each step, and
+for a step back the functions it called (``*`` marks one that is not a small shared helper).
 
     python -m scripts.report_path RUN
     python -m scripts.report_path RUN --list
