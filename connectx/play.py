@@ -47,8 +47,8 @@ from agents.kit.record import MoveRecord
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo
-from connectx.match import LIMITS
 from connectx.options import act_timeout_option, board_geometry, board_options, check_ranges, out_option
+from connectx.runs import LIMITS
 from reports.provenance import toolkit_version
 from tournament.call import Timer, ask, bank_left
 from tournament.record import Forfeit, GameRecord, Termination
@@ -74,7 +74,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "agent, board and actTimeout.",
     )
     play.add_argument(
-        "agent", metavar="AGENT", help="the opponent: NAME, NAME:key=value[,key=value] or a .py file"
+        "agent",
+        metavar="AGENT",
+        help="the opponent: NAME, NAME:key=value[,key=value], a .py file or a saved callable's .pkl",
     )
     side = play.add_mutually_exclusive_group()
     side.add_argument(
