@@ -344,8 +344,10 @@ class BoardWidget(anywidget.AnyWidget):
     def close(self) -> None:
         """End the game: the agent's move being thought is cancelled, its hosts, their zygote and
         the fork server end (no process is left), and the widget is closed in the front end."""
+        if getattr(self, "_closed", True):  # closed, or never made (ipywidgets' __del__ calls this)
+            return
         with self._lock:
-            if getattr(self, "_closed", True):
+            if self._closed:
                 return
             self._closed = True
             self._generation += 1
