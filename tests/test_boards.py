@@ -8,7 +8,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -294,8 +296,8 @@ def test_an_agent_that_raises_forfeits_with_its_error():
     try:
         assert widget.wait(120)
         assert widget.over and widget.status == (
-            f"1-0 · {MISBEHAVING / 'raises.py'} (Yellow) forfeited (error): mark 2 raised RuntimeError: boom; "
-            "Red (you) wins"
+            f"1-0 · {MISBEHAVING / 'raises.py'} (Yellow) forfeited (error): "
+            "mark 2 raised RuntimeError: boom; Red (you) wins"
         )
     finally:
         widget.close()
@@ -339,3 +341,31 @@ def test_the_front_end_is_one_module_holding_the_board_pages_rules(tmp_path):
     path.write_text(module)
     checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_kernel_killed_while_its_agent_thinks_leaves_no_process(tmp_path):
+    agent = tmp_path / "slow.py"
+    agent.write_text("import time\ndef agent(obs, config):\n    time.sleep(60)\n    return 0\n")
+    script = (
+        "import sys, time\n"
+        "from connectx.boards import Board\n"
+        f"widget = Board().play({str(agent)!r}, first=False, time=100.0, scores=False)\n"
+        "while not widget._table.zygote:\n"
+        "    time.sleep(0.05)\n"
+        "print(widget._forks.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    kernel = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        server = int(kernel.stdout.readline())  # type: ignore[union-attr]
+        deadline = time.monotonic() + 60
+        while len(processes := _descendants(server)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)  # the zygote, then the agent's host
+        assert len(processes) >= 2
+    finally:
+        kernel.kill()
+        kernel.wait()
+    deadline = time.monotonic() + 30
+    while any(os.path.exists(f"/proc/{pid}") for pid in {server, *processes}) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in {server, *processes} if os.path.exists(f"/proc/{pid}")]
