@@ -241,6 +241,8 @@ class BoardWidget(anywidget.AnyWidget):
     def _think(self, generation: int, board: EngineBoard) -> None:
         """Ask the agent to move on ``board`` (on the widget's agent thread) and play its reply,
         unless the game has moved on since (``generation``)."""
+        if generation != self._generation:  # undone before it began
+            return
         try:
             reply = self._table.move(self.agent, board, self._act_timeout)
         except (Cancelled, Closed):

@@ -369,3 +369,23 @@ def test_a_kernel_killed_while_its_agent_thinks_leaves_no_process(tmp_path):
     while any(os.path.exists(f"/proc/{pid}") for pid in {server, *processes}) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in {server, *processes} if os.path.exists(f"/proc/{pid}")]
+
+
+def test_undo_while_the_agent_thinks_cancels_its_move(tmp_path):
+    agent = tmp_path / "slow.py"
+    agent.write_text("import time\ndef agent(obs, config):\n    time.sleep(60)\n    return 0\n")
+    widget = Board().play(str(agent), time=100.0, scores=False)
+    try:
+        _send(widget, type="play", column=3)
+        deadline = time.monotonic() + 120
+        while len(_descendants(widget._forks.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)  # the zygote, then the agent's host, thinking
+        assert widget.thinking
+        began = time.monotonic()
+        _send(widget, type="undo")
+        assert widget.moves == [] and not widget.thinking
+        assert widget.status == "Red (you) to move: click a column"
+        assert widget.wait(30) and time.monotonic() - began < 30  # the host killed, not waited for
+        assert widget.moves == [] and widget.clock == ""
+    finally:
+        widget.close()
