@@ -345,7 +345,9 @@ class BoardWidget(anywidget.AnyWidget):
 
     def close(self) -> None:
         """End the game: the agent's move being thought is cancelled, its hosts, their zygote and
-        the fork server end (no process is left), and the widget is closed in the front end."""
+        the fork server end (no process is left), and the widget is closed in the front end. A
+        position's scores being solved (seconds at most) are dropped when done, and their thread
+        ends then."""
         if getattr(self, "_closed", True):  # closed, or never made (ipywidgets' __del__ calls this)
             return
         with self._lock:

@@ -233,74 +233,121 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
-def test_the_agent_replies_from_its_sandboxed_host_and_undo_takes_both_moves_back(tmp_path):
-    agent = tmp_path / "elsewhere.py"  # column 1 from another process than this one, column 7 from this one
-    agent.write_text(
-        f"import os\ndef agent(obs, config):\n    return 0 if os.getpid() != {os.getpid()} else 6\n"
-    )
+SCRIPTED = """\
+import os, time
+
+def agent(obs, config):  # what it does hangs on the column Red played (the board's bottom row)
+    column = obs.board[-config.columns:].index(1)
+    if column == 0:
+        return 0 if os.getpid() != {kernel} else 6  # column 1 from a process of its own, 7 from the kernel's
+    if column == 1:
+        time.sleep(60)
+        return 0
+    if column == 2:
+        return "3"
+    raise RuntimeError("boom")
+"""
+"""An agent whose answer depends on the column Red (the person) plays first: a move (from its own
+process), a long think, an invalid move, an error."""
+
+
+@pytest.fixture(scope="module")
+def widget(tmp_path_factory):
+    """One board against :data:`SCRIPTED` for the widget's tests (its fork server warms up once),
+    each of which restarts it; closing it at the end leaves no process and no thread."""
+    agent = tmp_path_factory.mktemp("agents") / "scripted.py"
+    agent.write_text(SCRIPTED.format(kernel=os.getpid()))
     before = _descendants(os.getpid())
-    widget = Board("44").play(str(agent), first=True, time=5.0, scores=True)
-    try:
-        assert widget.status == "Red (you) to move: click a column" and widget.moves == [3, 3]
-        server = widget._forks.pid
-        with open(f"/proc/{server}/cmdline", "rb") as file:  # spawned afresh: no fork of this process
-            assert b"from web.forkserver import serve" in file.read()
-        _send(widget, type="play", column=9)  # not a column: ignored
-        _send(widget, type="play", column=4)
-        assert widget.moves == [3, 3, 4] and widget.thinking
-        assert widget.status == f"Yellow ({agent}) is thinking…"
-        _send(widget, type="play", column=2)  # not the person's turn: ignored
-        assert widget.wait(120)
-        assert widget.moves == [3, 3, 4, 0] and not widget.thinking
-        assert widget.status == "Red (you) to move: click a column"
-        assert re.fullmatch(rf"{re.escape(str(agent))}'s move: \d+\.\d\d s · bank 60\.0 s", widget.clock)
-        assert widget.scores["pos"] == "4451"
-        assert widget.scores["words"]["summary"] == solve("4451").summary
-        processes = _descendants(server)  # the zygote and the agent's host
-        assert widget._table.zygote in processes and len(processes) >= 2
-        _send(widget, type="undo")
-        assert widget.moves == [3, 3] and not widget.thinking
-        _send(widget, type="scores", on=False)
-        assert not widget.scores_on
-        _send(widget, type="restart")
-        assert widget.moves == [3, 3]
-        _send(widget, type="nonsense")
-        _send(widget, type="play", column="3")
-        assert widget.moves == [3, 3]
-    finally:
-        widget.close()
-    assert not any(os.path.exists(f"/proc/{pid}") for pid in {server, *processes})  # ended and reaped
+    made = Board().play(str(agent), first=True, time=100.0, scores=False)
+    server = made._forks.pid
+    with open(f"/proc/{server}/cmdline", "rb") as file:  # spawned afresh: no fork of this process
+        assert b"from web.forkserver import serve" in file.read()
+    processes: set[int] = set()
+    made.processes = processes  # what the tests saw running, checked after close
+    yield made
+    processes |= {server, *_descendants(server)}
+    made.close()
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in processes)  # ended and reaped
     assert _descendants(os.getpid()) == before
-    assert not [thread for thread in threading.enumerate() if thread.name.startswith("connectx-")]
+    for thread in threading.enumerate():  # a solve under way ends on its own (seconds), then its thread
+        if thread.name.startswith("connectx-"):
+            thread.join(60)
+            assert not thread.is_alive()
 
 
-def test_an_agent_moving_first_plays_at_once_and_its_forfeit_is_said_in_the_tournaments_words():
-    widget = Board().play(str(MISBEHAVING / "returns_str.py"), first=False, time=2.0, scores=False)
-    try:
-        assert widget.wait(120)
-        assert widget.over and widget.moves == []
-        assert widget.status == (
-            f"0-1 · {MISBEHAVING / 'returns_str.py'} (Red) forfeited (invalid): mark 1 returned '3' "
-            "(a str; an agent must return a Python int); Yellow (you) wins"
-        )
-        assert widget.detail == "mark 1 returned '3' (a str; an agent must return a Python int)"
-        _send(widget, type="undo")  # the forfeit taken back: the agent is asked again
-        assert not widget.over and widget.thinking and widget.detail == ""
-        assert widget.wait(120) and widget.over
-    finally:
-        widget.close()
+def _restarted(widget):
+    _send(widget, type="restart")
+    assert widget.wait(120) and widget.moves == [] and not widget.over
+    return widget
 
 
-def test_an_agent_that_raises_forfeits_with_its_error():
-    widget = Board("4").play(str(MISBEHAVING / "raises.py"), first=True, time=2.0, scores=False)
-    try:
-        assert widget.wait(120)
-        assert widget.over and widget.status == (
-            f"1-0 · {MISBEHAVING / 'raises.py'} (Yellow) forfeited (error): "
-            "mark 2 raised RuntimeError: boom; Red (you) wins"
-        )
-    finally:
-        widget.close()
+def test_the_agent_replies_from_its_sandboxed_host_and_undo_takes_both_moves_back(widget):
+    widget = _restarted(widget)
+    agent = widget.agent
+    assert widget.status == "Red (you) to move: click a column"
+    _send(widget, type="play", column=9)  # not a column: ignored
+    _send(widget, type="play", column=0)
+    assert widget.moves == [0] and widget.thinking
+    assert widget.status == f"Yellow ({agent}) is thinking…"
+    _send(widget, type="play", column=2)  # not the person's turn: ignored
+    assert widget.wait(120)
+    assert widget.moves == [0, 0] and not widget.thinking  # column 1: not played in this process
+    assert widget.status == "Red (you) to move: click a column"
+    assert re.fullmatch(rf"{re.escape(agent)}'s move: \d+\.\d\d s · bank 60\.0 s", widget.clock)
+    assert widget.scores == {}  # not asked for
+    _send(widget, type="scores", on=True)
+    assert widget.wait(120) and widget.scores_on and widget.scores["pos"] == "11"
+    assert widget.scores["words"]["summary"] == solve("11").summary
+    processes = _descendants(widget._forks.pid)  # the zygote and the agent's host
+    assert widget._table.zygote in processes and len(processes) >= 2
+    widget.processes |= processes
+    _send(widget, type="undo")
+    assert widget.moves == [] and not widget.thinking
+    _send(widget, type="scores", on=False)
+    assert not widget.scores_on
+    _send(widget, type="nonsense")
+    _send(widget, type="play", column="3")
+    assert widget.moves == []
+
+
+def test_undo_while_the_agent_thinks_cancels_its_move(widget):
+    widget = _restarted(widget)
+    _send(widget, type="play", column=1)
+    deadline = time.monotonic() + 60
+    while len(_descendants(widget._forks.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the zygote, then the agent's host, thinking
+    assert widget.thinking
+    began = time.monotonic()
+    _send(widget, type="undo")
+    assert widget.moves == [] and not widget.thinking
+    assert widget.status == "Red (you) to move: click a column"
+    assert widget.wait(30) and time.monotonic() - began < 30  # the host killed, not waited for
+    assert widget.moves == []
+
+
+def test_an_invalid_move_is_a_forfeit_said_in_the_tournaments_words(widget):
+    widget = _restarted(widget)
+    _send(widget, type="play", column=2)
+    assert widget.wait(120)
+    assert widget.over and widget.moves == [2]
+    assert widget.status == (
+        f"1-0 · {widget.agent} (Yellow) forfeited (invalid): mark 2 returned '3' "
+        "(a str; an agent must return a Python int); Red (you) wins"
+    )
+    assert widget.detail == "mark 2 returned '3' (a str; an agent must return a Python int)"
+    _send(widget, type="play", column=4)  # the game is over: ignored
+    assert widget.moves == [2]
+    _send(widget, type="undo")  # the forfeit and the move before it taken back
+    assert not widget.over and widget.moves == [] and widget.detail == ""
+
+
+def test_an_agent_that_raises_forfeits_with_its_error(widget):
+    widget = _restarted(widget)
+    _send(widget, type="play", column=3)
+    assert widget.wait(120)
+    assert widget.over and widget.status == (
+        f"1-0 · {widget.agent} (Yellow) forfeited (error): mark 2 raised RuntimeError: boom; Red (you) wins"
+    )
 
 
 def test_a_bad_agent_or_a_finished_game_is_refused_before_any_process_starts():
@@ -343,13 +390,14 @@ def test_the_front_end_is_one_module_holding_the_board_pages_rules(tmp_path):
     assert checked.returncode == 0, checked.stderr
 
 
-def test_a_kernel_killed_while_its_agent_thinks_leaves_no_process(tmp_path):
+def test_an_agent_moving_first_is_asked_at_once_and_a_kernel_killed_meanwhile_leaves_no_process(tmp_path):
     agent = tmp_path / "slow.py"
     agent.write_text("import time\ndef agent(obs, config):\n    time.sleep(60)\n    return 0\n")
     script = (
         "import sys, time\n"
         "from connectx.boards import Board\n"
         f"widget = Board().play({str(agent)!r}, first=False, time=100.0, scores=False)\n"
+        "print(widget.status, flush=True)\n"
         "while not widget._table.zygote:\n"
         "    time.sleep(0.05)\n"
         "print(widget._forks.pid, flush=True)\n"
@@ -357,6 +405,7 @@ def test_a_kernel_killed_while_its_agent_thinks_leaves_no_process(tmp_path):
     )
     kernel = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
+        assert kernel.stdout.readline() == f"Red ({agent}) is thinking…\n"  # type: ignore[union-attr]
         server = int(kernel.stdout.readline())  # type: ignore[union-attr]
         deadline = time.monotonic() + 60
         while len(processes := _descendants(server)) < 2 and time.monotonic() < deadline:
@@ -369,23 +418,3 @@ def test_a_kernel_killed_while_its_agent_thinks_leaves_no_process(tmp_path):
     while any(os.path.exists(f"/proc/{pid}") for pid in {server, *processes}) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in {server, *processes} if os.path.exists(f"/proc/{pid}")]
-
-
-def test_undo_while_the_agent_thinks_cancels_its_move(tmp_path):
-    agent = tmp_path / "slow.py"
-    agent.write_text("import time\ndef agent(obs, config):\n    time.sleep(60)\n    return 0\n")
-    widget = Board().play(str(agent), time=100.0, scores=False)
-    try:
-        _send(widget, type="play", column=3)
-        deadline = time.monotonic() + 120
-        while len(_descendants(widget._forks.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)  # the zygote, then the agent's host, thinking
-        assert widget.thinking
-        began = time.monotonic()
-        _send(widget, type="undo")
-        assert widget.moves == [] and not widget.thinking
-        assert widget.status == "Red (you) to move: click a column"
-        assert widget.wait(30) and time.monotonic() - began < 30  # the host killed, not waited for
-        assert widget.moves == [] and widget.clock == ""
-    finally:
-        widget.close()
