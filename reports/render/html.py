@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 
 from jinja2 import BaseLoader, ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
@@ -36,7 +37,10 @@ from reports.report import Report
 from reports.stats.headtohead import WDL
 from reports.words import plural
 
-__all__ = ["context", "environment", "figures", "render", "render_comparison"]
+__all__ = ["FIGURES", "context", "environment", "figures", "render", "render_comparison"]
+
+FIGURES = ("elo", "progress", "crosstable", "lengths")
+"""The figures of report.html, by name (:func:`figures`)."""
 
 
 def render(report: Report) -> str:
@@ -51,16 +55,25 @@ def context(report: Report) -> dict[str, object]:
     return {"report": report, "svg": figures(report), "bank": DEFAULT_OVERAGE}
 
 
-def figures(report: Report) -> dict[str, str]:
-    """The report's figures as inline SVG, by name: ``elo``, ``progress``, ``crosstable``, ``lengths``."""
+def figures(report: Report, names: Iterable[str] = FIGURES, *, key: str = "") -> dict[str, str]:
+    """The report's figures ``names`` (of :data:`FIGURES`: ``elo``, ``progress``, ``crosstable``,
+    ``lengths``) as inline SVG, by name. ``key`` is added to each figure's name to seed the ids its
+    elements refer to (clip paths, markers; :func:`reports.render.plots.to_svg`), so that figures of
+    different pages shown in one document (a notebook's) never resolve each other's."""
     title = f"{plural(len(report.records), 'game')} · {report.header.board}"
-    drawn = {
-        "elo": elo_figure(report.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale),
-        "progress": progress_figure(report.progress, title=f"Elo progression · {title}", scale=report.scale),
-        "crosstable": crosstable_figure(report.crosstable, report.standings, title=f"Crosstable · {title}"),
-        "lengths": lengths_figure(report.records, title=f"Game lengths · {title}"),
+    draw = {
+        "elo": lambda: elo_figure(
+            report.ratings, title="Elo, 95 % intervals", labels=False, scale=report.scale
+        ),
+        "progress": lambda: progress_figure(
+            report.progress, title=f"Elo progression · {title}", scale=report.scale
+        ),
+        "crosstable": lambda: crosstable_figure(
+            report.crosstable, report.standings, title=f"Crosstable · {title}"
+        ),
+        "lengths": lambda: lengths_figure(report.records, title=f"Game lengths · {title}"),
     }
-    return {name: to_svg(figure, key=name) for name, figure in drawn.items()}
+    return {name: to_svg(draw[name](), key=name + key) for name in names}
 
 
 def render_comparison(comparison: Comparison) -> str:
