@@ -355,7 +355,7 @@ class BoardWidget(anywidget.AnyWidget):
                 return
             self._closed = True
             self._generation += 1
-        self._tables.close_all()
+        self._tables.close(self._table.id)
         self._forks.close()
         self._moving.shutdown(wait=True, cancel_futures=True)
         self._solving.shutdown(wait=False, cancel_futures=True)

@@ -218,6 +218,18 @@ def _send(widget, **content):
     widget._message(widget, content, [])
 
 
+def _cmdline(pid: int) -> bytes:
+    """The command line of the process ``pid``, once its exec has set it (an exec under way shows
+    none for a moment)."""
+    deadline = time.monotonic() + 10
+    while True:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            line = file.read()
+        if line or time.monotonic() > deadline:
+            return line
+        time.sleep(0.01)
+
+
 def _descendants(pid: int) -> set[int]:
     found, todo = set(), [pid]
     while todo:
@@ -260,8 +272,7 @@ def widget(tmp_path_factory):
     before = _descendants(os.getpid())
     made = Board().play(str(agent), first=True, time=100.0, scores=False)
     server = made._forks.pid
-    with open(f"/proc/{server}/cmdline", "rb") as file:  # spawned afresh: no fork of this process
-        assert b"from web.forkserver import serve" in file.read()
+    assert b"from web.forkserver import serve" in _cmdline(server)  # spawned afresh: no fork of this process
     processes: set[int] = set()
     made.processes = processes  # what the tests saw running, checked after close
     yield made

@@ -111,13 +111,14 @@ class ForkServer:
         """Start the fork server as a fresh Python interpreter (``posix_spawn(3)``, which execs it at
         once: nothing of this process is copied), for a caller with threads, which cannot fork a
         clean one (module docstring). It runs :func:`serve` on its end of the socket, in this
-        process's working directory and environment. It dies when the thread that called this ends
-        (``PR_SET_PDEATHSIG`` follows the parent *thread*): call it from one that lives as long as
-        the fork server is needed (a kernel's main thread)."""
+        process's working directory and environment, with its ``sys.path`` (so it imports what this
+        process imports, a folder a notebook put on it included). It dies when the thread that
+        called this ends (``PR_SET_PDEATHSIG`` follows the parent *thread*): call it from one that
+        lives as long as the fork server is needed (a kernel's main thread)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # dup2 onto another number clears close-on-exec on the child's copy alone
         target = SPAWNED_FD if theirs.fileno() != SPAWNED_FD else SPAWNED_FD + 1
-        code = f"from web.forkserver import serve; serve({target})"
+        code = f"import sys; sys.path[:] = {sys.path!r}; from web.forkserver import serve; serve({target})"
         try:
             pid = os.posix_spawn(
                 sys.executable,
