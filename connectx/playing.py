@@ -108,11 +108,11 @@ class BoardWidget(anywidget.AnyWidget):
     why). Raises ValueError for an agent that is not one, a bad ``person`` or ``act_timeout``, or a
     game already over.
 
-    Its synced state (traits) is what the front end draws: ``moves`` (0-based columns),
-    ``status``, ``thinking``, ``over``, ``clock`` (the agent's last move: seconds and bank),
-    ``detail`` (a forfeit's full message, or why the agent could not play), ``scores`` (the
-    position's scores as the board page's server sends them, with ``pos``, the position they are
-    of), ``scores_on``.
+    Its synced state (traits) is what the front end draws; the game itself is kept here. ``moves``
+    (0-based columns), ``status``, ``thinking``, ``over``, ``clock`` (the agent's last move:
+    seconds and bank), ``detail`` (a forfeit's full message, or why the agent could not play),
+    ``scores`` (the position's scores as the board page's server sends them, with ``pos``, the
+    position they are of), ``scores_on``.
     """
 
     _esm = _module()
@@ -152,7 +152,7 @@ class BoardWidget(anywidget.AnyWidget):
         )
         self._start = board.engine()
         self._board = self._start.copy()
-        self._act_timeout = act_timeout
+        self._spec, self._act_timeout = spec, act_timeout  # the traits are for the front end to draw
         self._forfeit: Forfeit | None = None
         self._failed = ""  # why the agent could not be asked, until the position changes
         self._generation = 0  # changed by every undo, restart and close: a reply for an older one is dropped
@@ -244,7 +244,7 @@ class BoardWidget(anywidget.AnyWidget):
         if generation != self._generation:  # undone before it began
             return
         try:
-            reply = self._table.move(self.agent, board, self._act_timeout)
+            reply = self._table.move(self._spec, board, self._act_timeout)
         except (Cancelled, Closed):
             return
         except OSError as error:
