@@ -2,9 +2,9 @@
 
 Subcommands (each in its module): ``run`` and ``sprt`` (:mod:`connectx.match`), ``play``
 (:mod:`connectx.play`), ``import`` (:mod:`connectx.importing`: episodes played on Kaggle), ``report``
-(alias ``table``; :mod:`connectx.results`), ``analyze`` (:mod:`connectx.analyze`), ``agents``
+(alias ``table``; :mod:`connectx.results`), ``analyze`` (:mod:`connectx.analyzing`), ``agents``
 (:mod:`connectx.listing`), ``build`` and ``check`` (:mod:`connectx.submission`), ``solve``
-(:mod:`connectx.solve`), ``train`` (:mod:`connectx.train`), ``serve`` (:mod:`connectx.serve`), ``ladder``
+(:mod:`connectx.solving`), ``train`` (:mod:`connectx.train`), ``serve`` (:mod:`connectx.serve`), ``ladder``
 (:mod:`connectx.ladder`). With no subcommand: ``run``, with its defaults or the options given
 (``connectx --games 10``). ``python -m connectx`` is the same command.
 """
@@ -15,7 +15,7 @@ import argparse
 import sys
 
 from connectx import (
-    analyze,
+    analyzing,
     importing,
     ladder,
     listing,
@@ -23,7 +23,7 @@ from connectx import (
     play,
     results,
     serve,
-    solve,
+    solving,
     submission,
     train,
 )
@@ -47,10 +47,10 @@ def parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
         play,
         importing,
         results,
-        analyze,
+        analyzing,
         listing,
         submission,
-        solve,
+        solving,
         train,
         serve,
         ladder,

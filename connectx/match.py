@@ -7,49 +7,41 @@ agent that does not load as Kaggle loads it (:mod:`connectx.preflight`; ``--allo
 an impossible option, a board on which no line fits, a directory holding another tournament -- is
 one line and exit status 2, with nothing written.
 
-This module parses the options, shows the progress and writes the reports; the tournament itself,
-resumed, stored game by game and stopped by the SPRT, is :class:`tournament.driver.Tournament`'s,
-with the SPRT's stop rule from :mod:`reports.stats.stopping`.
+This module parses the options, shows the progress and writes the reports; the settings, the checks
+and the play are :mod:`connectx.runs`' (as for the Python API, :mod:`connectx.tournaments`), the
+tournament itself, resumed, stored game by game and stopped by the SPRT, is
+:class:`tournament.driver.Tournament`'s, with the SPRT's stop rule from :mod:`reports.stats.stopping`.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
-from agents.registry import DEFAULT_ENTRANTS, SpecError, parse_spec, uses_solver
+from agents.registry import DEFAULT_ENTRANTS
 from connectx.options import (
     AGENT_LIMITS,
-    BOUNDS,
-    MAX_SECONDS,
     act_timeout_option,
     agent_limit_options,
     agent_limits,
     analyze_option,
-    board_geometry,
     board_options,
-    check_ranges,
     games_option,
     out_option,
     seed_option,
     workers_option,
 )
-from connectx.preflight import refusal
 from connectx.progress import Ticking, bar
 from connectx.results import write_report
-from connectx.solve import compile_solver
-from reports.provenance import toolkit_version
-from reports.stats.sprt import Sprt
+from connectx.runs import TournamentError, match_settings, opened, play
 from reports.stats.stopping import SprtStop
 from reports.words import plural
-from tournament.driver import Backend, BackendError, Event, Started, Tournament
-from tournament.openings import OpeningError, resolve
+from tournament.driver import Backend, Event, Started, Tournament
 from tournament.record import GameRecord
 from tournament.schedule import Settings
-from tournament.signals import TERMINATED, Terminated, sigterm_raises
+from tournament.signals import TERMINATED, Terminated
 
 DEFAULT_OUT = Path("runs/latest")
 """Where ``run`` stores its tournament by default."""
@@ -58,23 +50,6 @@ DEFAULT_SPRT_OUT = Path("runs/sprt")
 replace the last tournament in :data:`DEFAULT_OUT` (nor resume one that a tournament left there)."""
 DEFAULT_GAMES = 2
 DEFAULT_SPRT_GAMES = 20000
-MAX_GAMES = 1_000_000
-"""Most games one tournament may schedule (its schedule is built in memory: about 0.3 KB a game)."""
-
-LIMITS: dict[str, tuple[float, float]] = {
-    # destination: (lowest, highest) value; a lowest of 0.0 (a float) means "positive"
-    **BOUNDS,  # --act-timeout, --workers, --seed
-    "games": (1, MAX_GAMES // 2),
-    "max_games": (2, MAX_GAMES),
-    "rows": (1, 100),
-    "columns": (1, 100),
-    "inarow": (1, 100),
-    "hang_limit": (0.0, MAX_SECONDS),
-    "opening_plies": (0, 100 * 100),
-    **AGENT_LIMITS,  # --agent-memory, --agent-processes, --agent-disk, --agent-shm
-}
-"""Sane bounds of the numeric options, checked before anything is written; ``sprt``'s Elo, alpha
-and beta are checked by :class:`reports.stats.sprt.Sprt` (finite, in range)."""
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -187,53 +162,19 @@ def _where_options(command: argparse.ArgumentParser, out: Path) -> None:
 
 
 def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
-    check_ranges(args, parser, LIMITS)
+    """The settings of the options ``args`` (:func:`connectx.runs.match_settings`), or exit with one line."""
+    sprt = (args.elo0, args.elo1, args.alpha, args.beta) if args.command == "sprt" else None
+    numbers = {dest: getattr(args, dest) for dest in ("workers", *AGENT_LIMITS)}
     try:
-        specs = [parse_spec(text).text for text in args.agents]
-    except SpecError as error:
+        return match_settings(
+            args.agents, games=args.games if sprt is None else 1, gauntlet=getattr(args, "gauntlet", False),
+            rows=args.rows, columns=args.columns, inarow=args.inarow, act_timeout=args.act_timeout,
+            hang_limit=args.hang_limit, seed=args.seed, openings=args.openings,
+            opening_plies=args.opening_plies, sprt=sprt, max_games=getattr(args, "max_games", None),
+            analyze=args.analyze, numbers=numbers,
+        )  # fmt: skip
+    except TournamentError as error:
         parser.error(str(error))
-    geo = board_geometry(args, parser)
-    if len(set(specs)) != len(specs):
-        parser.error("an entrant is listed twice")
-    if len(specs) < 2:
-        parser.error("a tournament needs at least two entrants")
-    sprt = None
-    if args.command == "sprt":
-        try:
-            Sprt(args.elo0, args.elo1, args.alpha, args.beta)
-        except ValueError as error:
-            parser.error(str(error))
-        sprt = (args.elo0, args.elo1, args.alpha, args.beta)
-        args.games, args.gauntlet = args.max_games // 2, False
-    pairings = len(specs) - 1 if args.gauntlet else len(specs) * (len(specs) - 1) // 2
-    if 2 * args.games * pairings > MAX_GAMES:
-        parser.error(
-            f"{len(specs)} entrants with --games {args.games:,} make {2 * args.games * pairings:,} games; "
-            f"at most {MAX_GAMES:,} a tournament"
-        )
-    source = args.openings
-    if args.opening_plies is not None:
-        if source != "auto":
-            parser.error("--opening-plies and --openings exclude each other")
-        source = f"plies={args.opening_plies}"
-    try:
-        description, openings = resolve(source, geo, pairs=args.games, seed=args.seed)
-    except OpeningError as error:
-        parser.error(str(error))
-    return Settings(
-        entrants=tuple(specs),
-        games=args.games,
-        rows=args.rows,
-        columns=args.columns,
-        inarow=args.inarow,
-        act_timeout=args.act_timeout,
-        hang_limit=args.hang_limit,
-        seed=args.seed,
-        gauntlet=args.gauntlet,
-        openings=openings,
-        opening_source=description,
-        sprt=sprt,
-    )
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -243,25 +184,15 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.address is not None and args.backend != "ray":
         parser.error("--address needs --backend ray")
     settings = _settings(args, parser)
-    if args.analyze and (settings.rows, settings.columns, settings.inarow) != (6, 7, 4):
-        parser.error(
-            "--analyze needs the standard 6x7 board with 4 in a row (the solved databases hold no "
-            f"other), not {settings.rows}x{settings.columns} with {settings.inarow} in a row"
-        )
-    limits = agent_limits(args)  # in bounds: _settings checked them
-    if not args.allow_broken:
-        why = refusal(settings, limits)
-        if why is not None:
-            parser.error(why)
-    backend = Backend(args.backend, args.workers, args.address, limits)
-    settings = dataclasses.replace(settings, toolkit=toolkit_version())  # for the report, as workers
+    backend = Backend(args.backend, args.workers, args.address, agent_limits(args))
     try:
-        with Tournament(args.out, settings, backend, overwrite=args.overwrite) as tournament:
+        with opened(args.out, settings, backend, overwrite=args.overwrite,
+                    allow_broken=args.allow_broken) as tournament:  # fmt: skip
             from tournament.sandbox import describe_isolation  # here: it imports the referee
 
             print(describe_isolation())
             return _play(args, tournament)
-    except BackendError as error:
+    except TournamentError as error:
         parser.error(str(error))
 
 
@@ -339,10 +270,7 @@ def _play(args: argparse.Namespace, tournament: Tournament) -> int:
     sprt = SprtStop(tournament.settings) if tournament.settings.sprt else None
     progress = _Progress(args.out, sprt)
     try:
-        with sigterm_raises():  # Tournament.play's own covers the games; this, the compile too
-            if args.backend == "local" and any(uses_solver(spec) for spec in tournament.settings.entrants):
-                compile_solver()  # after the first lines, and before the bar, whose clock it would stop
-            summary = tournament.play(sprt, progress)
+        summary = play(tournament, sprt, progress)
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM while the games are played
         progress.close()
         how = "terminated" if isinstance(stop, Terminated) else "interrupted"
@@ -355,7 +283,7 @@ def _play(args: argparse.Namespace, tournament: Tournament) -> int:
     finally:
         progress.close()
     if args.analyze:
-        from connectx.analyze import analyze_run
+        from connectx.analyzing import analyze_run
 
         why = analyze_run(tournament.store, args.out)
         if why is not None:

@@ -45,23 +45,41 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def check_ranges(
-    args: argparse.Namespace, parser: argparse.ArgumentParser, limits: Mapping[str, tuple[float, float]]
-) -> None:
-    """Exit with one line unless every numeric option in ``limits`` (destination -> (lowest,
-    highest)) that ``args`` holds and is not None is finite and in range. A lowest of ``0.0`` (a
+def flag(dest: str) -> str:
+    """The command line's name of the option stored in ``dest``: ``act_timeout`` -> ``--act-timeout``."""
+    return "--" + dest.replace("_", "-")
+
+
+def range_error(
+    values: Mapping[str, float | None],
+    limits: Mapping[str, tuple[float, float]],
+    name: Callable[[str], str] = flag,
+) -> str | None:
+    """None when every value of ``values`` (destination -> value) that ``limits`` bounds
+    (destination -> (lowest, highest)) and is not None is finite and in range, else the sentence
+    naming the first that is not (``name(dest)``: how the caller spells it). A lowest of ``0.0`` (a
     float) means "positive"; a float highest is printed with ``g``, an int one with thousands commas."""
     for dest, (low, high) in limits.items():
-        value = getattr(args, dest, None)
+        value = values.get(dest)
         if value is None:
             continue
         positive = isinstance(low, float) and low == 0.0
         if math.isfinite(value) and (value > 0 if positive else value >= low) and value <= high:
             continue
-        option = "--" + dest.replace("_", "-")
         lowest = "positive" if positive else f">= {low:,}"
         highest = f"{high:,g}" if isinstance(high, float) else f"{high:,}"
-        parser.error(f"{option} must be {lowest} and <= {highest}, got {value!r}")
+        return f"{name(dest)} must be {lowest} and <= {highest}, got {value!r}"
+    return None
+
+
+def check_ranges(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, limits: Mapping[str, tuple[float, float]]
+) -> None:
+    """Exit with one line unless every numeric option in ``limits`` that ``args`` holds is in range
+    (:func:`range_error`)."""
+    why = range_error(vars(args), limits)
+    if why is not None:
+        parser.error(why)
 
 
 def board_options(command: argparse.ArgumentParser) -> None:
@@ -75,17 +93,26 @@ def board_options(command: argparse.ArgumentParser) -> None:
 
 def board_geometry(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Geometry:
     """The board of ``args.rows``, ``args.columns``, ``args.inarow`` (:func:`board_options`); exit
-    with one line when it is impossible or no line fits on it."""
+    with one line when it is impossible or no line fits on it (:func:`playable_board`)."""
+    board = playable_board(args.rows, args.columns, args.inarow)
+    if isinstance(board, str):
+        parser.error(board)
+    return board
+
+
+def playable_board(rows: int, columns: int, inarow: int, name: Callable[[str], str] = flag) -> Geometry | str:
+    """The board of ``rows`` x ``columns`` with ``inarow`` in a row, or the sentence saying why it is
+    impossible or why nobody could win on it (options spelt ``name(dest)``)."""
     try:
-        geo = geometry(args.rows, args.columns, args.inarow)
+        geo = geometry(rows, columns, inarow)
     except InvalidBoardError as error:
-        parser.error(str(error))
+        return str(error)
     if not geo.winnable:
         # Every game would be a draw or a forfeit, ratings would measure nothing, and searching
         # agents spend their whole time bank trying to prove the draw (negamax: about a minute a game).
-        parser.error(
-            f"--inarow {args.inarow} does not fit on a {args.rows}x{args.columns} board, so nobody can "
-            f"win; use --inarow {max(args.rows, args.columns)} or less"
+        return (
+            f"{name('inarow')} {inarow} does not fit on a {rows}x{columns} board, so nobody can "
+            f"win; use {name('inarow')} {max(rows, columns)} or less"
         )
     return geo
 

@@ -47,8 +47,8 @@ from agents.kit.record import MoveRecord
 from agents.registry import SpecError, parse_spec
 from connectx.drawing import draw, stone, wants_colour
 from connectx.human import HumanPlayer, Quit, Undo
-from connectx.match import LIMITS
 from connectx.options import act_timeout_option, board_geometry, board_options, check_ranges, out_option
+from connectx.runs import LIMITS
 from reports.provenance import toolkit_version
 from tournament.call import Timer, ask, bank_left
 from tournament.record import Forfeit, GameRecord, Termination

@@ -53,7 +53,7 @@ def write_report(store: Store, run: Path, out: Path | None = None) -> Report | N
     when no game is stored yet).
 
     The reports show the run's move analysis when ``out/moves.csv`` or ``run/moves.csv`` is there: a
-    command that judges the games (:func:`connectx.analyze.analyze_run`) writes it before calling
+    command that judges the games (:func:`connectx.analyzing.analyze_run`) writes it before calling
     this. A ``moves.csv`` that cannot be read is left out, with a line on stderr. When ``out`` is not
     given and ``run`` cannot be written (a read-only store or folder), only the terminal summary is
     printed, with a line saying how to write the files elsewhere.
@@ -112,7 +112,7 @@ def writable(store: Store, run: Path) -> bool:
 
 def _analyze(store: Store, run: Path, out: Path | None) -> None:
     """``report --analyze``: judge the games of ``run`` into ``out`` (default ``run``), or say why not."""
-    from connectx.analyze import analyze_run
+    from connectx.analyzing import analyze_run
 
     if out is None and not writable(store, run):
         print(f"no move analysis: {run} is read-only; `--out FOLDER` writes it elsewhere", file=sys.stderr)

@@ -24,16 +24,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from agents.kit.clock import DEFAULT_OVERAGE
 from agents.registry import SpecError
 from connectx.options import BOUNDS, act_timeout_option, check_ranges, games_option
-from connectx.progress import Ticking, bar
-from submissions.build import BuildError, build_spec, write
-from submissions.check import OPPONENTS, TIME_POLICIES, CheckInputError, check_file
-from submissions.kaggle_packages import KagglePackagesError, environment
-from submissions.report import format_report, headline
+from connectx.submitting import check, write_submission
+from submissions.build import BuildError
+from submissions.check import TIME_POLICIES, CheckInputError
+from submissions.kaggle_packages import KagglePackagesError
+from submissions.report import format_report
 from tournament.signals import TERMINATED, Terminated
 
 DEFAULT_OUTPUT = Path("submission.py")
@@ -110,64 +108,27 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_file(path: Path, args: argparse.Namespace) -> int:
-    python, packages = None, ""
-    if args.kaggle_packages and path.is_file():
-        try:
-            kaggle = environment()
-        except KagglePackagesError as error:
-            print(f"error: Kaggle's packages: {error}", file=sys.stderr)
-            return 2
-        python, packages = kaggle.python, kaggle.describe()
-    if path.is_file():
-        print(
-            f"checking {path} as Kaggle loads it: the validation episode, then {args.games} game(s) "
-            f"against each of kaggle's random and negamax, actTimeout {args.act_timeout:g} s and a "
-            f"{DEFAULT_OVERAGE:g} s overage bank a game{f', with {packages}' if packages else ''} ...",
-            flush=True,
-        )
-    checking = bar(desc=f"checking {path.name}: starting", bar_format="{desc} [{elapsed}]", leave=False)
-    games = 1 + args.games * len(OPPONENTS)  # the validation episode first
+    """Check ``path`` (:func:`connectx.submitting.check`) and print its report, the verdict last."""
     try:
-        with checking, Ticking(checking):
-            report = check_file(
-                path,
-                games=args.games,
-                act_timeout=args.act_timeout,
-                timeout=args.timeout,
-                time_policy=args.time_policy,
-                on_event=lambda event: _show(checking, path, event, games),
-                python=python,
-                packages=packages,
-            )
+        result = check(
+            path, games=args.games, act_timeout=args.act_timeout, timeout=args.timeout,
+            time_policy=args.time_policy, kaggle_packages=args.kaggle_packages,
+        )  # fmt: skip
+    except KagglePackagesError as error:
+        print(f"error: Kaggle's packages: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM's Terminated
         how, status = ("terminated", TERMINATED) if isinstance(stop, Terminated) else ("interrupted", 130)
         print(f"\n{how}: the check of {path} stopped; its processes were killed", file=sys.stderr)
         return status
-    print(format_report(report, verbose=args.verbose))
-    print(f"{path}: {headline(report)}")  # last, where a person looks first when the command ends
-    return 0 if report.passed else 1
-
-
-def _show(checking: Any, path: Path, event: dict, games: int) -> None:
-    """Say on the bar ``checking`` what the check of ``path`` does now, after its probe's ``event``
-    (:mod:`submissions.probe`): loading the file, or which of its ``games`` it plays."""
-    if event.get("event") == "loading":
-        checking.set_description_str(f"checking {path.name}: loading it as Kaggle does")
-    elif event.get("event") == "load":
-        checking.set_description_str(
-            f"checking {path.name}: loaded in {event['seconds']:.1f} s; starting the games"
-        )
-    elif event.get("event") == "start":
-        checking.set_description_str(
-            f"checking {path.name}: game {event['game'] + 1} of {games}, {event['label']}"
-        )
+    print(format_report(result.report, verbose=args.verbose))
+    print(f"{path}: {result.headline}")  # last, where a person looks first when the command ends
+    return 0 if result else 1
 
 
 def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx check PATH``."""
     check_ranges(args, parser, LIMITS)
-    if args.path.is_dir():
-        parser.error(f"{args.path} is a directory: give the .py file to check")
     try:
         return _check_file(args.path, args)
     except CheckInputError as error:
@@ -179,12 +140,10 @@ def _build(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     agent's code (for who develops it) show with ``--verbose`` only."""
     check_ranges(args, parser, LIMITS)
     try:
-        submission = build_spec(args.spec)
-        if args.output.is_dir() or not args.output.parent.is_dir():
-            parser.error(f"cannot write {args.output}: not a file in an existing directory")
-        size = write(submission, args.output)
+        submission = write_submission(args.spec, args.output)
     except (SpecError, BuildError, SyntaxError) as error:
         parser.error(str(error))
+    size = len(submission.text.encode("utf-8"))
     data = ", ".join(f"{name} {size} bytes" for name, size in submission.data) or "none"
     print(
         f"built {args.output}: {submission.spec}, {size} bytes ({size / 1024:.1f} KB), "

@@ -1,11 +1,11 @@
-"""reports.stats.frames: a stored tournament as pandas DataFrames in one call."""
+"""connectx.Result: a stored tournament as pandas DataFrames (any run folder, read once)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agents.engine.board import Board
-from reports.stats.frames import load
+from connectx.tournament_result import Result
 from reports.stats.tables import GAMES_COLUMNS
 from tests.records import settings_for, synthetic_records
 from tournament.store import Store, StoreError
@@ -23,14 +23,14 @@ def stored(tmp_path_factory):
     return directory, records
 
 
-def test_load_gives_games_standings_crosstable_and_pairs(stored):
+def test_a_result_gives_games_standings_crosstable_and_pairs(stored):
     directory, records = stored
-    frames = load(directory)
-    assert list(frames.games.columns) == GAMES_COLUMNS and len(frames.games) == len(records)
+    frames = Result(directory)
+    assert ["game_id", *frames.games.columns] == GAMES_COLUMNS and len(frames.games) == len(records)
     assert sorted(frames.standings["agent"]) == sorted(AGENTS)
     assert list(frames.crosstable.index) == list(frames.standings["agent"])
     assert len(frames.pairs) == 3
-    games = frames.games.set_index("game_id")
+    games = frames.games
     crash = next(r for r in records if r.termination == "error")
     row = games.loc[crash.game_id]
     assert row["offender"] == "crashy" and row["detail"] == crash.detail
@@ -49,10 +49,14 @@ def test_the_board_writes_and_reads_pons_notation():
     assert Board.from_notation("445").moves == (3, 3, 4)
 
 
-def test_load_errors(tmp_path):
+def test_a_result_of_no_run_or_no_game(tmp_path):
     with pytest.raises(StoreError):
-        load(tmp_path)
+        Result(tmp_path)
     with Store.create(tmp_path, settings_for(AGENTS, 1)):
         pass
+    empty = Result(tmp_path)
+    assert (
+        empty.games.empty and repr(empty) == f"no game between two different agents stored in {tmp_path} yet"
+    )
     with pytest.raises(ValueError, match="no game"):
-        load(tmp_path)
+        empty.standings  # noqa: B018

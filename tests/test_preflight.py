@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from connectx import match
+from connectx import runs
 from connectx.cli import main
 from connectx.preflight import refusal
 from tournament.schedule import Settings
@@ -53,7 +53,7 @@ def test_allow_broken_goes_on_to_play_it(tmp_path, monkeypatch):
     def tournament(*args, **kwargs):
         raise Played
 
-    monkeypatch.setattr(match, "Tournament", tournament)
+    monkeypatch.setattr(runs, "Tournament", tournament)
     with pytest.raises(Played):
         main(
             [

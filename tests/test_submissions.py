@@ -384,7 +384,7 @@ def test_bad_input_exits_2_with_one_line(argv, tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("passed", [True, False])
 def test_check_ends_with_its_verdict_after_the_details(passed, tmp_path, capsys, monkeypatch):
-    import connectx.submission
+    import connectx.submitting
     from submissions.report import CheckReport
 
     path = tmp_path / "main.py"
@@ -395,7 +395,7 @@ def test_check_ends_with_its_verdict_after_the_details(passed, tmp_path, capsys,
         str(path), 40, 2.0, passed, () if passed else (reason,), forfeit=None if passed else True,
         details=() if passed else (trace,),
     )  # fmt: skip
-    monkeypatch.setattr(connectx.submission, "check_file", lambda *args, **kwargs: report)
+    monkeypatch.setattr(connectx.submitting, "check_file", lambda *args, **kwargs: report)
     assert main(["check", str(path)]) == (0 if passed else 1)
     lines = capsys.readouterr().out.splitlines()
     verdict = (

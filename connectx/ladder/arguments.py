@@ -6,19 +6,22 @@ import argparse
 import math
 from pathlib import Path
 
+from connectx.ladders import DEFAULT_MAX_PAIRS, DEFAULT_UNTIL, LADDER_OPENINGS
 from connectx.options import BOUNDS, workers_option
+
+__all__ = [
+    "DEFAULT_LADDER",
+    "DEFAULT_MAX_PAIRS",
+    "DEFAULT_SEED_PAIRS",
+    "DEFAULT_UNTIL",
+    "LADDER_OPENINGS",
+    "LIMITS",
+]
 
 DEFAULT_LADDER = Path("ladder")
 """The ladder's folder unless ``--ladder`` says otherwise."""
 DEFAULT_SEED_PAIRS = 2
 """Game pairs a pairing of the round robin that seeds a ladder (as ``connectx run``'s default)."""
-DEFAULT_UNTIL = 60.0
-"""Elo: by default an ``add`` stops once the newcomer's 95 % interval is within ±60."""
-DEFAULT_MAX_PAIRS = 200
-"""Game pairs an ``add`` plays at most unless ``--pairs`` says otherwise."""
-LADDER_OPENINGS = 100
-"""Random openings drawn for a ladder on a board without the built-in suite."""
-
 LIMITS: dict[str, tuple[float, float]] = {
     **BOUNDS,
     "pairs": (1, 100_000),

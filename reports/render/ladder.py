@@ -13,10 +13,23 @@ import pandas as pd
 from reports.render.markdown_parts import table
 from reports.render.plots import progress_figure
 from reports.stats.kaggle import KaggleParameters
-from reports.stats.ladder import Entry
+from reports.stats.ladder import Entry, disagreements, history
 from reports.stats.progress import Checkpoint
+from tournament.ladder import Roster
+from tournament.record import GameRecord
 
-__all__ = ["format_list", "markdown_list", "notes", "ordering_note", "plot_history"]
+HISTORY = "history.png"
+"""The figure of the ratings as members joined, in the ladder (``show``) or the reports' folder."""
+
+__all__ = [
+    "format_list",
+    "list_frame",
+    "standings_frame",
+    "markdown_list",
+    "notes",
+    "ordering_note",
+    "plot_history",
+]
 
 
 def _rows(entries: Sequence[Entry]) -> list[dict[str, Any]]:
@@ -51,11 +64,48 @@ def _rows(entries: Sequence[Entry]) -> list[dict[str, Any]]:
     return rows
 
 
+def list_frame(entries: Sequence[Entry]) -> pd.DataFrame:
+    """The rating list as shown, best first: one row a member of text cells (:func:`_rows`)."""
+    return pd.DataFrame(_rows(entries))
+
+
+def standings_frame(entries: Sequence[Entry]) -> pd.DataFrame:
+    """The rating list as numbers, best first: one row a member (index ``member``, ``name@version``)
+    with ``elo``, ``low`` and ``high`` (its 95 % interval, Elo; NaN unrated, ±inf unbounded),
+    ``games``, ``wins``, ``draws``, ``losses``, ``score`` (fraction of points), the Kaggle-style
+    ``mu`` and ``sigma``, ``versions`` of its name, and ``added`` / ``retired`` (ISO 8601 UTC,
+    ``retired`` None while it plays)."""
+    nan = float("nan")
+    rows = []
+    for entry in entries:
+        rating, wdl, skill = entry.rating, entry.wdl, entry.skill
+        rows.append(
+            {
+                "member": entry.member.id,
+                "elo": rating.elo if rating else nan,
+                "low": rating.low if rating else nan,
+                "high": rating.high if rating else nan,
+                "games": wdl.games,
+                "wins": wdl.wins,
+                "draws": wdl.draws,
+                "losses": wdl.losses,
+                "score": wdl.points / wdl.games if wdl.games else nan,
+                "mu": skill.mu if skill else nan,
+                "sigma": skill.sigma if skill else nan,
+                "versions": entry.versions,
+                "added": entry.member.added,
+                "retired": entry.member.retired,
+            }
+        )
+    columns = ["member", "elo", "low", "high", "games", "wins", "draws", "losses", "score", "mu", "sigma"]
+    return pd.DataFrame(rows, columns=[*columns, "versions", "added", "retired"]).set_index("member")
+
+
 def format_list(entries: Sequence[Entry]) -> str:
     """The rating list as a fixed-width text table, best first (:func:`_rows`)."""
     if not entries:
         return "no members yet"
-    table: str = pd.DataFrame(_rows(entries)).to_string(index=False)
+    table: str = list_frame(entries).to_string(index=False)
     return table
 
 
@@ -103,3 +153,23 @@ def plot_history(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) -
     member, its Elo and interval against the ladder's games played, each point an addition."""
     figure = progress_figure(checkpoints, title=title, scale="each point: after a member joined")
     figure.savefig(path, format="png", dpi=120)
+
+
+def write_page(
+    folder: Path,
+    title: str,
+    entries: Sequence[Entry],
+    records: Sequence[GameRecord],
+    roster: Roster,
+    kaggle: KaggleParameters,
+    scale: str,
+) -> tuple[str, str]:
+    """Write the ladder's page into ``folder``: ``ladder.md`` (the rating list ``entries``, titled
+    ``title``, with its notes; ``scale`` says what the Elo's zero is) and :data:`HISTORY` (the
+    ratings of ``records`` as the members of ``roster`` joined); their names."""
+    text = [f"# {title}", "", markdown_list(entries), ordering_note(disagreements(entries)), ""]
+    text += [f"{line}  " for line in notes(entries, kaggle, scale)]
+    text += ["", f"![The ratings as members joined]({HISTORY})", ""]
+    (folder / "ladder.md").write_text("\n".join(text), encoding="utf-8")
+    plot_history(history(records, roster), folder / HISTORY, title=f"{title}: the ratings as members joined")
+    return "ladder.md", HISTORY

@@ -18,7 +18,7 @@ makes it fast in pure Python, :mod:`~agents.engine.solver.kernel`, its numba twi
 deadline).
 
 Python API: :func:`solve`, :func:`analyse`, :class:`Solver`. The command line is ``connectx solve``
-(:mod:`connectx.solve`), which writes ``moves score`` lines like Pons' ``c4solver``.
+(:mod:`connectx.solving`), which writes ``moves score`` lines like Pons' ``c4solver``.
 """
 
 from __future__ import annotations

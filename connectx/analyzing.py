@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from agents.files import replace_atomically
@@ -56,9 +57,16 @@ def _analyze(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str | None:
+def analyze_run(
+    store: Store,
+    out: Path,
+    *,
+    workers: int | None = None,
+    on_judged: Callable[[int, int], object] = lambda done, total: None,
+) -> str | None:
     """Judge every game in ``store``, write ``out/moves.csv`` and print the accuracy table; return
-    None, or why the games cannot be judged (a sentence; nothing is written then).
+    None, or why the games cannot be judged (a sentence; nothing is written then). ``on_judged``
+    hears of the games judged so far and in all, as each is.
 
     The positions solved go to the cache in ``out`` (:mod:`reports.stats.solved`); a cache that
     cannot be read or written is left out, with a note on stderr. Raises OSError when ``moves.csv``
@@ -82,7 +90,11 @@ def analyze_run(store: Store, out: Path, *, workers: int | None = None) -> str |
     start = time.perf_counter()
     judging = bar(total=len(records), unit="game", desc="judging moves")  # its clock runs while workers start
     with judging, Ticking(judging):
-        progress = lambda done: judging.update(done - judging.n)  # noqa: E731
+
+        def progress(done: int) -> None:
+            judging.update(done - judging.n)
+            on_judged(done, len(records))
+
         judged = judge(records, known=known, workers=min(workers, len(records)), progress=progress)
     seconds = time.perf_counter() - start
     try:
