@@ -242,9 +242,13 @@ def test_every_dotted_name_in_a_docstring_resolves() -> None:
     assert not wrong, "docstrings name what does not exist:\n" + "\n".join(wrong)
 
 
-SHARED = {"Board": ["agents.engine.board", "connectx.boards"]}
-"""The one name two public classes may share: the Python API's ``connectx.Board`` (issue 56: a
-position that draws itself, named as python-chess names its own) wraps the engine's board."""
+SHARED = {
+    "Board": ["agents.engine.board", "connectx.boards"],
+    "Ladder": ["tournament.ladder.driver", "connectx.ladders"],
+}
+"""The names two public classes may share: the Python API's (issue 56) ``connectx.Board`` (a position
+that draws itself, named as python-chess names its own) wraps the engine's board, and
+``connectx.Ladder`` the ladder's driver."""
 
 
 def test_no_two_public_classes_share_a_name() -> None:
