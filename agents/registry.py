@@ -9,9 +9,13 @@ A spec is one of
   be parameters of the agent, of the type it annotates (a float must be finite; an int is a valid
   float); a value may be a path (``lms:weights=runs/lms/lms.npz``), not one holding a comma;
 * ``kaggle-random`` / ``kaggle-negamax`` -- kaggle-environments' own built-in agents;
-* a path to a ``.py`` file (a text ending in ``.py`` or holding a path separator, unless the part
-  before its first ``:`` names one of our agents) -- loaded the way Kaggle loads a submission:
-  executed at the agent's first move, the last callable it defines is the agent.
+* a path to a file (a text ending in ``.py`` or ``.pkl``, or holding a path separator, unless the
+  part before its first ``:`` names one of our agents): a ``.py`` file is loaded the way Kaggle
+  loads a submission (executed at the agent's first move, the last callable it defines is the
+  agent); a ``.pkl`` file holds a callable pickled by value (``connectx.entrants`` writes them from
+  a notebook cell's functions), which only a tournament's host plays: it unpickles it at the
+  agent's first move (:mod:`tournament.sandbox.loading`). Nothing here unpickles (:func:`load_agent`
+  refuses a pickle).
 
 :func:`parse_spec` checks a spec without playing (unknown name, bad parameter, missing file raise
 :class:`SpecError`, a ``ValueError``, in one line; a mistyped agent or parameter name gets the
@@ -34,6 +38,7 @@ import importlib
 import inspect
 import math
 import os
+import pickletools
 import re
 import typing
 from collections.abc import Callable
@@ -77,6 +82,10 @@ every move: with them the default run would take several times as long."""
 
 _KINDS = {"an integer": int, "a finite number": float, "true or false": bool, "text": str}
 """What a spec parameter may hold, by the type ``make_agent`` annotates it with."""
+
+
+PICKLED = ".pkl"
+"""How the name of a file agent that holds a pickled callable ends."""
 
 
 class SpecError(ValueError):
@@ -230,7 +239,14 @@ def _unknown_parameter(key: str, name: str) -> str:
 def _is_file(text: str) -> bool:
     """True when the (stripped) spec ``text`` is a file agent's path, by the rule of the module docstring."""
     name = text.partition(":")[0]
-    return name not in BUILTIN and text not in KAGGLE_BUILTIN and (text.endswith(".py") or os.sep in text)
+    named = text.endswith((".py", PICKLED)) or os.sep in text
+    return name not in BUILTIN and text not in KAGGLE_BUILTIN and named
+
+
+def pickled(spec: AgentSpec) -> bool:
+    """Whether ``spec`` is a file agent whose file holds a pickled callable (its name ends in
+    :data:`PICKLED`), which only a tournament's host plays (module docstring)."""
+    return spec.kind == "file" and spec.name.endswith(PICKLED)
 
 
 def _file(value: Any) -> str | None:
@@ -274,6 +290,8 @@ def uses_solver(text: str) -> bool:
         return bool(getattr(module(spec.name), "USES_SOLVER", False))
     if spec.kind == "kaggle":
         return False
+    if pickled(spec):
+        return _pickle_names_agents(spec.name)
     try:
         with open(spec.name, "rb") as file:
             tree = ast.parse(file.read(), spec.name)
@@ -285,6 +303,22 @@ def uses_solver(text: str) -> bool:
             names = [node.module]
         if any(name.partition(".")[0] == "agents" for name in names):
             return True
+    return False
+
+
+def _pickle_names_agents(path: str) -> bool:
+    """Whether the pickle at ``path`` names this package or one of its modules (``agents``,
+    ``agents.…``) in one of its texts, as a pickle by reference does (a module a pickled function
+    imports, a function of ours it calls), read with :func:`pickletools.genops`, which runs nothing
+    of the pickle; False for a file that is unreadable or no pickle. A text that merely names one
+    (a string constant) counts too: the cost of a wrong True is one compilation of the solver."""
+    try:
+        with open(path, "rb") as file:
+            for _, argument, _ in pickletools.genops(file):
+                if isinstance(argument, str) and re.split(r"[. ]", argument)[0] == "agents":
+                    return True
+    except (OSError, ValueError):
+        return False
     return False
 
 
@@ -348,10 +382,13 @@ def load_agent(spec: AgentSpec, *, seed: int | None = None) -> Callable[..., Any
 
     Our agents come back as a fresh callable (``seed`` goes to ``make_agent`` when it takes one);
     Kaggle's built-ins as their name and files as their path, both for
-    ``kaggle_environments.agent.build_agent`` to resolve exactly as Kaggle does.
+    ``kaggle_environments.agent.build_agent`` to resolve exactly as Kaggle does. A pickled callable
+    (:func:`pickled`) raises :class:`SpecError`: nothing here unpickles it.
     """
     if spec.kind == "kaggle":
         return KAGGLE_BUILTIN[spec.name]
+    if pickled(spec):
+        raise SpecError(f"{spec.text} is a pickled callable: only a tournament's sandboxed host plays it")
     if spec.kind == "file":
         return spec.name
     make_agent = module(spec.name).make_agent

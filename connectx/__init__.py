@@ -33,6 +33,9 @@ import agents  # noqa: F401
 
 if TYPE_CHECKING:  # for mypy; each helper adds its module's line as it lands (until then: Any)
     from connectx.boards import Board, solve
+    from connectx.entrants import AgentError, entrant_spec
+    from connectx.ladders import Ladder
+    from connectx.submitting import build, check
     from connectx.tournaments import Result, RunInterrupted, TournamentError, analyze, sprt, tournament
 
 _HOMES = {

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from agents.engine.board import geometry
 from agents.kit.clock import DEFAULT_ACT_TIMEOUT
 from agents.registry import DEFAULT_ENTRANTS
+from connectx.entrants import entrant_specs
 from tournament.driver import Backend, Started, Summary
 from tournament.ladder import (
     RULES,
@@ -64,8 +65,10 @@ DEFAULT_MAX_PAIRS = 200
 LADDER_OPENINGS = 100
 """Random openings drawn for a ladder on a board without the built-in suite."""
 
-Agent = str | os.PathLike[str]
-"""An agent a ladder takes: a spec (``"negamax"``, ``"minimax:depth=4"``) or a ``.py`` file."""
+Agent = str | os.PathLike[str] | Callable[..., Any]
+"""An agent a ladder takes: a spec (``"negamax"``, ``"minimax:depth=4"``), a ``.py`` file, or a
+callable (pickled into the ladder's ``agents/`` folder and played sandboxed:
+:func:`connectx.entrants.entrant_spec`)."""
 Progress = bool | Callable[[Any], None]
 """``True``: a progress bar (a notebook's in a notebook); ``False``: nothing; a callable: called with
 each event (:class:`tournament.driver.Started`, a game's record, :class:`tournament.ladder.Planned`)."""
@@ -91,15 +94,6 @@ class Written:
     games: int
     folder: Path
     files: tuple[str, ...]
-
-
-def _spec(agent: Agent) -> str:
-    if isinstance(agent, str | os.PathLike):
-        return os.fspath(agent)
-    raise TypeError(
-        f"a ladder takes an agent spec or a .py file's path, not a {type(agent).__name__}: "
-        "save a function with connectx.build(agent, 'bot.py') and add 'bot.py'"
-    )
 
 
 def _backend(backend: str, workers: int | None, address: str | None) -> Backend:
@@ -161,7 +155,7 @@ class Ladder:
         Example: ``Ladder("ladder").init(["random", "leftmost"], pairs=1)``."""
         from reports.provenance import toolkit_version
 
-        texts = [*(DEFAULT_ENTRANTS if builtins else ()), *map(_spec, agents)]
+        texts = [*(DEFAULT_ENTRANTS if builtins else ()), *entrant_specs(agents, self.path)]
         candidates = [identify(text) for text in texts]
         geo = geometry(rows, columns, inarow)
         if not geo.winnable:
@@ -239,7 +233,7 @@ class Ladder:
         rules = Rules(pairs or DEFAULT_MAX_PAIRS, until, matchmaking)
         ladder = self._games()
         chosen = _backend(backend, workers, address)
-        candidates = [identify(_spec(agent), name) for agent in agents]
+        candidates = [identify(spec, name) for spec in entrant_specs(agents, self.path)]
         stored = ladder.settings()
         roster = ladder.roster()
         for candidate in candidates:

@@ -60,8 +60,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="SPEC",
         default=list(DEFAULT_ENTRANTS),
-        help="entrants: NAME, NAME:key=value[,key=value] or a .py file (default: every built-in agent; "
-        "`connectx agents` lists them and their parameters)",
+        help="entrants: NAME, NAME:key=value[,key=value], a .py file, or a .pkl file the Python API saved a "
+        "callable to (OUT/agents/NAME.pkl) (default: every built-in agent; `connectx agents` lists them "
+        "and their parameters)",
     )
     games_option(run, "games per colour for every pairing, i.e. game pairs", DEFAULT_GAMES)
     run.add_argument(

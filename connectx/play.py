@@ -74,7 +74,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "agent, board and actTimeout.",
     )
     play.add_argument(
-        "agent", metavar="AGENT", help="the opponent: NAME, NAME:key=value[,key=value] or a .py file"
+        "agent",
+        metavar="AGENT",
+        help="the opponent: NAME, NAME:key=value[,key=value], a .py file or a saved callable's .pkl",
     )
     side = play.add_mutually_exclusive_group()
     side.add_argument(

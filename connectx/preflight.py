@@ -13,7 +13,10 @@ exception at module level, no callable defined -- which kaggle-environments repo
 ``InvalidArgument: Invalid raw Python: ...``, or when the file raises through the loader
 (``sys.exit()`` at module level: ``SystemExit`` is no ``Exception``, which is all the loader
 catches). :func:`refusal` then names the file, the line of it where the failure arose (from the
-traceback the host sends; none for a file without a callable) and the error, in one line.
+traceback the host sends; none for a file without a callable) and the error, in one line. A pickled
+callable (``.pkl``, :mod:`connectx.entrants`) is refused likewise when it does not unpickle in its
+host (:class:`tournament.sandbox.loading.UnpicklingFailed`: a module it names is not importable
+there, say).
 Anything else the first move does (a move that raises, an invalid answer, a time-out) is the
 games' business, scored as Kaggle scores it: the file loaded. A broken file
 refuses in about a second (the hosts' start), a loading one takes its first move (``actTimeout`` at
@@ -43,6 +46,11 @@ _LOADER = ", in get_last_callable\n"
 """A frame of Kaggle's loader in a note's traceback: what the file raised, it raised while loading.
 The loader turns an ``Exception`` into :data:`LOAD_FAILURE` and lets any other through (``SystemExit``
 from ``sys.exit()`` at module level), which the note then names itself."""
+
+_UNPICKLING = "raised UnpicklingFailed: "
+"""What a proxy's note says when a pickled callable did not unpickle in its host
+(:class:`tournament.sandbox.loading.UnpicklingFailed`; named here, not imported, as the sandbox is
+imported only to play): the pickle is refused as a file that does not load is."""
 
 _FRAME = re.compile(r'^\s*File "(?P<path>.+)", line (?P<line>\d+)', re.MULTILINE)
 _CONTEXT = "\nDuring handling of the above exception, another exception occurred:"
@@ -89,7 +97,7 @@ def _first_move(proxy: AgentProcess, obs: Any, config: Any) -> str | None:
     with contextlib.suppress(Exception):  # the move raised, or its host died: the note says which
         proxy(obs, config)
     first, _, trace = proxy.note.partition("\n")
-    return proxy.note if LOAD_FAILURE in first or _LOADER in trace else None
+    return proxy.note if LOAD_FAILURE in first or _LOADER in trace or _UNPICKLING in first else None
 
 
 def diagnose(spec: str, path: str, note: str) -> str:
@@ -98,6 +106,9 @@ def diagnose(spec: str, path: str, note: str) -> str:
     loading failed, the error, and what to do.
     """
     first, _, trace = note.partition("\n")
+    if _UNPICKLING in first:  # a pickled callable: the reason is on the first line
+        why = first.split(_UNPICKLING, 1)[1]
+        return f"{why}: every game of it would be an ERROR; fix it, or --allow-broken plays it anyway"
     if LOAD_FAILURE not in first:  # raised through the loader (SystemExit): the traceback is the cause
         cause = trace.rstrip()
     else:

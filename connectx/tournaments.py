@@ -10,7 +10,9 @@ and checks (:func:`connectx.runs.match_settings`), played by the same driver
   it there, and a second call with the same arguments resumes it, playing only the games not stored
   (a folder holding another tournament is refused, unless ``overwrite=True``).
 * Bad input raises :class:`~connectx.runs.TournamentError` (a ValueError), one sentence, before any game,
-  with nothing written.
+  with nothing written; an agent that cannot be played or sent into its sandbox (a callable referring
+  to an open file, a lock, a socket...) raises :class:`~connectx.entrants.AgentError` (a ValueError)
+  naming the object, likewise (:func:`connectx.entrants.entrant_specs`).
 * Interrupting (Ctrl-C, the kernel's interrupt) stops the games in flight and raises
   :class:`~connectx.background.RunInterrupted` (a KeyboardInterrupt) once every process of the run is
   gone; the games finished are stored, its ``result`` shows them, and with ``out=`` the same call
@@ -42,6 +44,7 @@ from connectx.background import (
     RunRefused,
     run,
 )
+from connectx.entrants import AgentError, entrant_specs
 from connectx.runs import AGENT_LIMITS, TournamentError, match_settings
 from connectx.tournament_result import Result
 from tournament.limits import Limits
@@ -208,7 +211,7 @@ def _play(agents: list[AgentLike], out: str | os.PathLike[str] | None, kind: dic
     folder = Path(keep.name if keep is not None else out).absolute()  # type: ignore[arg-type]
     limits = {dest: options[dest] for dest in AGENT_LIMITS}
     with _undone_on_error(folder):
-        specs = [_spec(agent, folder) for agent in agents]
+        specs = entrant_specs(agents, folder)
         settings = match_settings(
             specs, **kind, rows=options["rows"], columns=options["columns"], inarow=options["inarow"],
             act_timeout=options["act_timeout"], hang_limit=options["hang_limit"], seed=options["seed"],
@@ -252,25 +255,16 @@ def _keywords(text: str) -> str:
     return re.sub(r"--(?:overwrite|out|allow-broken)\b", lambda flag: _KEYWORDS[flag[0]], text)
 
 
-def _spec(agent: AgentLike, folder: Path) -> str:
-    """The spec string that plays ``agent`` (``entrant_spec`` of ``connectx/entrants.py`` once it lands)."""
-    if isinstance(agent, str):
-        return agent
-    if isinstance(agent, os.PathLike):
-        return os.fspath(agent)
-    raise TypeError(f"cannot play {agent!r} yet: give a spec string or a file path")
-
-
 @contextlib.contextmanager
 def _undone_on_error(folder: Path) -> Iterator[None]:
-    """Within the block, a TournamentError removes what the block wrote in ``folder``: the folder itself
-    when it did not exist, else the new files of its ``agents/`` (pickled callables)."""
+    """Within the block, a TournamentError or AgentError removes what the block wrote in ``folder``:
+    the folder itself when it did not exist, else the new files of its ``agents/`` (pickled callables)."""
     existed = folder.exists()
     agents = folder / "agents"
     before = set(agents.iterdir()) if agents.is_dir() else set()
     try:
         yield
-    except TournamentError:
+    except (TournamentError, AgentError):
         if not existed:
             shutil.rmtree(folder, ignore_errors=True)
         elif agents.is_dir():

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.registry import BUILTIN, KAGGLE_BUILTIN, summary
+from agents.registry import BUILTIN, KAGGLE_BUILTIN, PICKLED, summary
 from tournament.schedule import HUMAN
 
-__all__ = ["Entrant", "entrant", "short_names"]
+__all__ = ["Entrant", "entrant", "short_names", "shown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +40,14 @@ def entrant(spec: str) -> Entrant:
         return Entrant(spec, "ours", summary(name), params.replace(",", ", "), "")
     path = Path(spec)
     digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
-    return Entrant(spec, "file", f"file agent {os.path.abspath(spec)}", "", digest)
+    what = "callable pickled" if spec.endswith(PICKLED) else "file agent"  # connectx.entrants wrote it
+    return Entrant(spec, "file", f"{what} {os.path.abspath(spec)}", "", digest)
 
 
 def short_names(specs: Sequence[str]) -> dict[str, str]:
     """A short name for each entrant spec, to show where a path is too long: a file agent's file name
-    without ``.py`` (``bots/v2/mine.py`` -> ``mine``), with its folder (``v2/mine``) when two files of
+    without ``.py`` (``bots/v2/mine.py`` -> ``mine``; a pickled callable's, its name:
+    ``runs/a/agents/my_agent.pkl`` -> ``my_agent``), with its folder (``v2/mine``) when two files of
     ``specs`` share a name; other specs as they are."""
 
     def name(spec: str, folder: bool) -> str:
@@ -56,3 +58,14 @@ def short_names(specs: Sequence[str]) -> dict[str, str]:
 
     short = [name(spec, folder=False) for spec in specs]
     return {spec: name(spec, folder=short.count(alone) > 1) for spec, alone in zip(specs, short, strict=True)}
+
+
+def shown(name: str) -> str:
+    """How the report shows entrant ``name`` (a spec) where it names it: a pickled callable by its
+    name, the file's stem (``runs/a/agents/my_agent.pkl`` -> ``my_agent``: ``connectx.entrants``
+    names the file after the callable; the entrants' table gives the whole path); any other as it is.
+
+    >>> shown("runs/a/agents/my_agent.pkl"), shown("minimax:depth=2")
+    ('my_agent', 'minimax:depth=2')
+    """
+    return Path(name).stem if name.endswith(PICKLED) else name

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from connectx.entrants import AgentError
 from connectx.ladders import Ladder
 from tournament.driver import Started
 from tournament.ladder import LadderError, Planned
@@ -52,8 +53,8 @@ def test_bad_input_is_one_error_and_plays_nothing(tmp_path):
     ladder = Ladder(tmp_path / "ladder")
     with pytest.raises(LadderError, match="no ladder in"):
         ladder.add("random", pairs=1, progress=False)
-    with pytest.raises(TypeError, match=r"save a function with connectx.build\(agent, 'bot.py'\)"):
-        ladder.init([lambda obs, config: 0], progress=False, **BOARD)  # type: ignore[list-item]
+    with open(tmp_path / "log.txt", "w") as log, pytest.raises(AgentError, match="refers to an open file"):
+        ladder.init([lambda obs, config: log.write("move") and 0], progress=False, **BOARD)
     with pytest.raises(LadderError, match="does not fit on a 4x4 board"):
         ladder.init(["random", "leftmost"], rows=4, columns=4, inarow=5, progress=False)
     assert not (tmp_path / "ladder").exists()

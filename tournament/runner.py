@@ -57,7 +57,7 @@ from tournament import sandbox
 from tournament.game_process import STOP, GameProcess, GameProgress, Played, serve
 from tournament.limits import Limits
 from tournament.record import Finished, GameFailed, Termination
-from tournament.sandbox import GRACE
+from tournament.sandbox import GRACE, loading
 from tournament.schedule import GameTask
 from tournament.scratch import Scratch
 
@@ -108,7 +108,8 @@ def run_games(
     an exception in the consumer, e.g. ``KeyboardInterrupt``) kills the games still running. Makes
     this process non-dumpable and a child subreaper (:mod:`tournament.sandbox`), and has it compile
     the solver first when an entrant may use it (:func:`agents.registry.uses_solver`), so that no
-    host compiles it in a game.
+    host compiles it in a game, and import cloudpickle when an entrant is a pickled callable
+    (:func:`tournament.sandbox.loading.preload`), so that no host imports it.
     """
     sandbox.protect_runner()
     sandbox.become_subreaper()
@@ -116,6 +117,7 @@ def run_games(
     pending.reverse()
     if any(uses_solver(spec) for spec in {spec for task in pending for spec in (task.first, task.second)}):
         warm_up()  # the solver compiled once, here: no game process, zygote or host compiles it again
+    loading.preload({spec for task in pending for spec in (task.first, task.second)})
     sandbox.isolation.machine()  # probed once, here, for every game process and host to inherit
     threadpool_limits(limits=1)  # after warm_up, which may load a BLAS (numba imports scipy): inherited
     context = multiprocessing.get_context("fork")

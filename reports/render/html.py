@@ -32,6 +32,7 @@ from markupsafe import Markup, escape
 from agents.kit.clock import DEFAULT_OVERAGE
 from reports.compare import Comparison
 from reports.durations import format_seconds
+from reports.entrants import shown
 from reports.render.plots import crosstable_figure, elo_figure, lengths_figure, progress_figure, to_svg
 from reports.report import Report
 from reports.stats.headtohead import WDL
@@ -105,8 +106,9 @@ def environment(loader: BaseLoader | None = None) -> Environment:
 def _agent(name: str) -> Markup:
     """An agent's name, escaped, with a ``<wbr>`` (a line break allowed, nothing shown or copied)
     after each ``:``, ``,`` and ``/``, so that a spec wraps between its parts in a narrow column
-    (``network:<wbr>search=none,<wbr>weights=/<wbr>tmp/…``); a name without them is left as it is."""
-    return Markup(re.sub(r"([:,/])", r"\1<wbr>", str(escape(name))))
+    (``network:<wbr>search=none,<wbr>weights=/<wbr>tmp/…``); a name without them is left as it is. A
+    pickled callable shows its name (:func:`reports.entrants.shown`)."""
+    return Markup(re.sub(r"([:,/])", r"\1<wbr>", str(escape(shown(name)))))
 
 
 def _wdl(wdl: WDL | None) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from agents.kit.clock import DEFAULT_OVERAGE
 from reports.durations import format_seconds
+from reports.entrants import shown
 from reports.render.markdown_comparison import render_comparison
 from reports.render.markdown_parts import fenced, table, wdl_cell
 from reports.report import Report
@@ -83,9 +84,9 @@ def _crosstable(report: Report) -> list[str]:
         "The row agent's wins-draws-losses against the column agent, and its forfeits in those games.",
         "",
         table(
-            ["", *cross.order],
+            ["", *map(shown, cross.order)],
             [
-                (name, *(wdl_cell(w) + _forfeited(f) for w, f in zip(wdl, lost, strict=True)))
+                (shown(name), *(wdl_cell(w) + _forfeited(f) for w, f in zip(wdl, lost, strict=True)))
                 for name, wdl, lost in zip(cross.order, cross.wdl, cross.forfeits, strict=True)
             ],
         ),
@@ -93,9 +94,9 @@ def _crosstable(report: Report) -> list[str]:
         "### Likelihood of superiority",
         "",
         table(
-            ["", *cross.order],
+            ["", *map(shown, cross.order)],
             [
-                (name, *("" if value is None else f"{100 * value:.1f} %" for value in row))
+                (shown(name), *("" if value is None else f"{100 * value:.1f} %" for value in row))
                 for name, row in zip(cross.order, cross.los, strict=True)
             ],
         ),
@@ -112,8 +113,8 @@ def _by_colour(report: Report) -> list[str]:
             ["agent", "opponent", "as first", "as second"],
             [
                 (
-                    row.agent if not row.opponent else "",
-                    row.opponent or "**all opponents**",
+                    shown(row.agent) if not row.opponent else "",
+                    shown(row.opponent) if row.opponent else "**all opponents**",
                     wdl_cell(row.first),
                     wdl_cell(row.second),
                 )  # fmt: skip
@@ -142,7 +143,7 @@ def _terminations(report: Report) -> list[str]:
             ],  # fmt: skip
             [
                 (
-                    row.agent,
+                    shown(row.agent),
                     row.games,
                     row.connected_wins,
                     row.connected_losses,
@@ -165,8 +166,8 @@ def _forfeits(report: Report) -> list[str]:
         lines += ["No agent forfeited a game.", ""]
     for forfeit in forfeits:
         lines += [
-            f"- game {forfeit.game_id}: **{forfeit.agent}** ({forfeit.kind}, after ply {forfeit.ply}) "
-            f"against {forfeit.opponent}",
+            f"- game {forfeit.game_id}: **{shown(forfeit.agent)}** ({forfeit.kind}, after ply {forfeit.ply}) "
+            f"against {shown(forfeit.opponent)}",
             "",
             *fenced(forfeit.detail or "(no message)"),
             "",
@@ -186,7 +187,7 @@ def _time_use(report: Report) -> list[str]:
             ["agent", "calls", "median", "p95", "max", "most bank used", "in game"],
             [
                 (
-                    t.agent,
+                    shown(t.agent),
                     t.calls,
                     format_seconds(t.median),
                     format_seconds(t.p95),
@@ -274,7 +275,7 @@ def _accuracy(review: Review) -> list[str]:
             ],  # fmt: skip
             [
                 (
-                    a.agent,
+                    shown(a.agent),
                     a.moves,
                     f"{100 * a.best_share:.1f} %",
                     a.inaccuracies,
@@ -311,7 +312,7 @@ def _standings(standings: Sequence[Standing], versus: Mapping[str, Rating]) -> s
         [
             (
                 s.rank,
-                s.agent,
+                shown(s.agent),
                 s.rating.estimate(),
                 s.rating.interval(),
                 *([versus[s.agent].cell()] if versus else []),

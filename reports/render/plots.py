@@ -22,6 +22,7 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from reports.entrants import shown
 from reports.stats.progress import Checkpoint
 from reports.stats.ratings import Rating
 from reports.stats.standings import Crosstable, Standing
@@ -57,7 +58,8 @@ _FORFEIT_ABBREVIATIONS = {Termination.INVALID: "inv", Termination.TIMEOUT: "t/o"
 def abbreviated(names: Iterable[str], *, limit: int = NAME_LIMIT) -> dict[str, str]:
     """Each name's label in a figure: the one way the report shortens an agent's name.
 
-    A name of at most ``limit`` characters is its own label (``negamax``, ``one_step``). A longer one,
+    A pickled callable is named by its name (:func:`reports.entrants.shown`). A name of at most
+    ``limit`` characters is its own label (``negamax``, ``one_step``). A longer one,
     such as a spec ``network:search=none,weights=/tmp/exp/old.npz``, keeps its start and its end (the
     kind and the file) around an ellipsis, ``limit`` characters in all: ``network:sea…/exp/old.npz``.
     Where that would label two of ``names`` alike (specs that differ only inside), each of those keeps
@@ -70,7 +72,7 @@ def abbreviated(names: Iterable[str], *, limit: int = NAME_LIMIT) -> dict[str, s
         ``{name: label}`` for every distinct name, in the order given.
     """
     distinct = list(dict.fromkeys(names))
-    labels = {name: _shorten(name, limit) for name in distinct}
+    labels = {name: _shorten(shown(name), limit) for name in distinct}
     groups: dict[str, list[str]] = {}
     for name in distinct:
         groups.setdefault(labels[name], []).append(name)

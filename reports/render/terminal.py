@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from reports.entrants import shown
 from reports.stats.ratings import Rating
 from reports.stats.sections import ForfeitRow
 from reports.stats.standings import Standing
@@ -46,7 +47,7 @@ def format_standings(standings: Sequence[Standing], versus: Mapping[str, Rating]
     rows = [
         {
             "#": line.rank,
-            "agent": line.agent,
+            "agent": shown(line.agent),
             "Elo": line.rating.estimate(),
             "95% interval": line.rating.interval(),
             **({"vs perfect play": versus[line.agent].cell()} if versus else {}),
@@ -92,13 +93,13 @@ def forfeit_summary(forfeits: Sequence[ForfeitRow]) -> list[str]:
     for forfeit in forfeits:
         lines = [line.strip() for line in forfeit.detail.splitlines() if line.strip()]
         text = without_mark(lines[-1]) if lines else "(no message)"
-        groups[forfeit.agent, forfeit.kind, text].append(forfeit.game_id)
+        groups[shown(forfeit.agent), forfeit.kind, text].append(forfeit.game_id)
     if not groups:
         return []
     lines = [
         f"forfeits ({plural(len(forfeits), 'game')}; full messages in report.html, section Terminations):"
     ]
     for (agent, kind, text), games in groups.items():
-        shown = ", ".join(map(str, games[:8])) + (", ..." if len(games) > 8 else "")
-        lines.append(f"  {agent}: {len(games)} {kind} (game{'s' if len(games) > 1 else ''} {shown}): {text}")
+        listed = ", ".join(map(str, games[:8])) + (", ..." if len(games) > 8 else "")
+        lines.append(f"  {agent}: {len(games)} {kind} (game{'s' if len(games) > 1 else ''} {listed}): {text}")
     return lines

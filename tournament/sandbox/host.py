@@ -40,8 +40,8 @@ import numpy as np
 import numpy.random  # noqa: F401 - imported once here, not in every host (numpy imports it lazily)
 
 from agents.engine.solver import warm_up
-from agents.registry import SpecError, files_of, load_agent, parse_spec, uses_solver
-from tournament.environments import BUILTIN_AGENTS, DeadlineExceeded, build_agent, structify
+from agents.registry import SpecError, files_of, uses_solver
+from tournament.environments import DeadlineExceeded, structify
 from tournament.limits import Limits
 from tournament.replies import decode, encode
 from tournament.sandbox import freezer, isolation, landlock, memory, mounts, namespaces, network, seccomp
@@ -53,6 +53,7 @@ from tournament.sandbox.confinement import (
     drop_privileges,
     prctl,
 )
+from tournament.sandbox.loading import load
 from tournament.sandbox.mounts import View
 from tournament.sandbox.rules import Shared, allow_own, allow_private
 from tournament.sandbox.users import agent_uid, isolating
@@ -66,26 +67,6 @@ GRACE = 0.5
 
 MAX_REPLY = 1 << 20
 """Largest reply a host may send, in bytes; a longer one is the agent's ``ERROR``."""
-
-
-def _load(spec_text: str, seed: int) -> Callable[..., Any]:
-    """The callable kaggle-environments would play for a spec (files load lazily, as on Kaggle).
-
-    A spec that fails to load gives an agent that raises the failure at its first move.
-    """
-    try:
-        raw = load_agent(parse_spec(spec_text), seed=seed)
-        if callable(raw):
-            return raw
-        built: Callable[..., Any] = build_agent(raw, BUILTIN_AGENTS, "connectx")[0]
-        return built
-    except Exception as error:  # noqa: BLE001 - the agent's ERROR, reported at its first move
-        failure = error
-
-        def failed(obs: Any, config: Any) -> Any:
-            raise failure
-
-        return failed
 
 
 def fork_host(
@@ -164,7 +145,7 @@ def _host(
     job = json.loads(conn.recv_bytes())
     random.seed(job["global_seed"])
     np.random.seed(job["global_seed"] % 2**32)
-    agent = _load(job["spec"], job["seed"])
+    agent = load(job["spec"], job["seed"])  # read, not run: :mod:`~tournament.sandbox.loading`
     limits = Limits(job["memory_mb"], job["processes"], job["disk_mb"], job["shm_mb"])
     if view is None and rules is None:
         view = isolation.build_view()
