@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agents.engine.board import Board as EngineBoard
 from agents.engine.board import BoardError, geometry
@@ -39,6 +40,10 @@ from agents.engine.solver import Solver, parse_position
 from connectx import board_html
 from connectx.drawing import draw
 from reports.exact import column_words, meaning, summary, unavailable
+
+if TYPE_CHECKING:
+    from connectx.entrants import Agent
+    from connectx.playing import BoardWidget
 
 __all__ = ["Board", "Solved", "solve"]
 
@@ -252,15 +257,21 @@ class Board:
 
     # --- play -------------------------------------------------------------------------------
 
-    def play(self, agent: object, *, first: bool = True, time: float = 2.0, scores: bool = True) -> object:
+    def play(
+        self, agent: Agent, *, first: bool = True, time: float = 2.0, scores: bool = True
+    ) -> BoardWidget:
         """A board to play on against ``agent`` in a notebook, from this position: a Jupyter widget
         (:class:`connectx.playing.BoardWidget`, which says the rest). ``first``: you play Red (mark
         1, who moves first), else Yellow; ``time``: the agent's ``actTimeout`` in seconds, with
         Kaggle's 60 s overage bank; ``scores``: the perfect-play scores shown (a toggle).
 
-        ``agent`` is a spec (``"negamax"``, ``"minimax:depth=4"``, a Kaggle built-in) or a ``.py``
-        file; it plays sandboxed, as in a tournament. Raises ValueError for an agent that is not
-        one, or a game already over.
+        ``agent`` is a spec (``"negamax"``, ``"minimax:depth=4"``, a Kaggle built-in), a file, or a
+        callable ``agent(obs, config)`` from a notebook cell (:func:`connectx.entrants.entrant_spec`:
+        sent by value); it plays sandboxed, as in a tournament, never in the kernel. Raises
+        ValueError for an agent that cannot be played or sent (one sentence), or a game already
+        over.
+
+        >>> widget = Board().play("negamax")  # doctest: +SKIP
         """
         from connectx.playing import BoardWidget
 

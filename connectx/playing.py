@@ -6,7 +6,9 @@ every column's perfect-play score is shown under it (a toggle); undo takes back 
 agent's reply; restart goes back to the position the board started from. The status line says who
 is to move and how the game ended, an agent's forfeit in the tournament's words.
 
-The agent plays as on ``connectx serve``'s board and in a tournament: each move in its sandboxed host
+The agent -- a spec, a file, or a callable from a notebook cell, pickled by value into the widget's
+temporary folder (:func:`connectx.entrants.entrant_spec`) -- plays as on ``connectx serve``'s board and
+in a tournament, never in the kernel: each move in its sandboxed host
 (:class:`web.tables.Table`: a zygote forks the host, which loads the agent, confines itself and
 answers through the referee's proxy), called and ruled on as Kaggle calls it
 (:func:`tournament.call.ask`: ``actTimeout``, the 60 s overage bank drawn on by the moves on the
@@ -42,6 +44,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import contextlib
+import tempfile
 import threading
 import time
 import weakref
@@ -54,6 +57,8 @@ import traitlets
 
 from agents.engine.board import Board as EngineBoard
 from agents.registry import files_of, with_paths
+from connectx.entrants import Agent, entrant_spec
+from reports.entrants import shown
 from reports.exact import NAMES, unavailable, words
 from tournament.record import Forfeit
 from web.forkserver import ForkServer
@@ -74,18 +79,13 @@ def _module() -> str:
     return "\n".join(part.read_text(encoding="utf-8") for part in parts)
 
 
-def _spec(agent: object) -> str:
-    """The spec an agent is played by: a spec string, or a ``.py`` file's path, every file it names
-    written absolute (the host reads them from another working directory). Raises ValueError for
-    anything else, or a spec that names no agent (:class:`agents.registry.SpecError`)."""
-    if isinstance(agent, Path):
-        agent = str(agent)
-    if not isinstance(agent, str):
-        raise ValueError(
-            "the board plays an agent spec ('negamax', 'minimax:depth=4') or a .py file, "
-            f"not {type(agent).__name__}"
-        )
-    return with_paths(agent, files_of(agent))
+def _spec(agent: Agent, folder: Path) -> str:
+    """The spec ``agent`` is played by (:func:`connectx.entrants.entrant_spec`: a spec, a file, or a
+    callable pickled by value into ``folder``), every file it names written absolute (the host reads
+    them from another working directory). Raises :class:`connectx.entrants.AgentError` (a
+    ValueError, one sentence) for an agent that cannot be played or sent."""
+    spec = entrant_spec(agent, folder)
+    return with_paths(spec, files_of(spec))
 
 
 _open: weakref.WeakSet[BoardWidget] = weakref.WeakSet()
@@ -102,15 +102,17 @@ class BoardWidget(anywidget.AnyWidget):
     """A board to play on against an agent (module docstring).
 
     ``BoardWidget(board, agent, *, person=1, act_timeout=2.0, scores=True)``: start from ``board``
-    (a :class:`connectx.boards.Board`, game on); ``agent``, a spec or a ``.py`` file, plays the mark
+    (a :class:`connectx.boards.Board`, game on); ``agent``, a spec, a file or a callable
+    (:func:`connectx.entrants.entrant_spec`: a callable plays from its pickle), plays the mark
     other than ``person`` (1 Red, moving first, or 2 Yellow) with ``act_timeout`` seconds a move and
     Kaggle's 60 s bank; ``scores``: perfect-play scores shown (6x7 only; elsewhere the line says
     why). Raises ValueError for an agent that is not one, a bad ``person`` or ``act_timeout``, or a
     game already over.
 
-    Its synced state (traits) is what the front end draws; the game itself is kept here. ``moves``
-    (0-based columns), ``status``, ``thinking``, ``over``, ``clock`` (the agent's last move:
-    seconds and bank), ``detail`` (a forfeit's full message, or why the agent could not play),
+    Its synced state (traits) is what the front end draws; the game itself is kept here. ``agent``
+    (its name as a report shows it: a callable's own), ``moves`` (0-based columns), ``status``,
+    ``thinking``, ``over``, ``clock`` (the agent's last move: seconds and bank), ``detail`` (a
+    forfeit's full message, or why the agent could not play),
     ``scores`` (the position's scores as the board page's server sends them, with ``pos``, the
     position they are of), ``scores_on``.
     """
@@ -133,21 +135,26 @@ class BoardWidget(anywidget.AnyWidget):
     scores_on = traitlets.Bool(True).tag(sync=True)
 
     def __init__(
-        self, board: Board, agent: object, *, person: int = 1, act_timeout: float = 2.0, scores: bool = True
+        self, board: Board, agent: Agent, *, person: int = 1, act_timeout: float = 2.0, scores: bool = True
     ) -> None:
-        spec = _spec(agent)
         if person not in (1, 2):
             raise ValueError(f"person must be 1 (Red, first) or 2 (Yellow, second), got {person!r}")
         if not 0 < act_timeout <= 600:
             raise ValueError(f"time must be more than 0 and at most 600 seconds a move, got {act_timeout!r}")
         if board.is_game_over():
             raise ValueError(f"the game {board.position!r} is over: there is no move to play")
+        self._folder = tempfile.TemporaryDirectory(prefix="connectx-board-")  # a callable's pickle
+        try:
+            spec = _spec(agent, Path(self._folder.name))
+        except BaseException:
+            self._folder.cleanup()
+            raise
         super().__init__(
             rows=board.rows,
             columns=board.columns,
             inarow=board.inarow,
             person=person,
-            agent=spec,
+            agent=shown(spec),
             scores_on=scores,
         )
         self._start = board.engine()
@@ -167,6 +174,7 @@ class BoardWidget(anywidget.AnyWidget):
             self._table = self._tables.open()
         except RuntimeError as error:  # no game slot free on this machine
             self._forks.close()
+            self._folder.cleanup()
             raise ValueError(str(error)) from None
         self._closed = False
         _open.add(self)
@@ -357,6 +365,7 @@ class BoardWidget(anywidget.AnyWidget):
             self._generation += 1
         self._tables.close(self._table.id)
         self._forks.close()
+        self._folder.cleanup()
         self._moving.shutdown(wait=True, cancel_futures=True)
         self._solving.shutdown(wait=False, cancel_futures=True)
         _open.discard(self)

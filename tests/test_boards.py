@@ -14,6 +14,7 @@ import time
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.engine.board import ColumnFullError, GameOverError, NotAColumnError
@@ -367,8 +368,11 @@ def test_a_bad_agent_or_a_finished_game_is_refused_before_any_process_starts():
         Board().play("negamx")
     with pytest.raises(ValueError, match="agent file not found"):
         Board().play("missing.py")
-    with pytest.raises(ValueError, match="the board plays an agent spec"):
+    with pytest.raises(ValueError, match="42 is not an agent"):
         Board().play(42)
+    with pytest.raises(ValueError, match="cannot be sent to its sandbox"):
+        lock = threading.Lock()
+        Board().play(lambda obs, config: lock.locked())
     with pytest.raises(ValueError, match="the game '4455667' is over"):
         Board("4455667").play("negamax")
     with pytest.raises(ValueError, match="time must be more than 0"):
@@ -429,3 +433,22 @@ def test_an_agent_moving_first_is_asked_at_once_and_a_kernel_killed_meanwhile_le
     while any(os.path.exists(f"/proc/{pid}") for pid in {server, *processes}) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in {server, *processes} if os.path.exists(f"/proc/{pid}")]
+
+
+def test_a_function_from_a_cell_plays_from_its_host_and_its_pickle_goes_with_the_board():
+    kernel, columns = os.getpid(), np.array([6, 0])
+
+    def my_agent(obs, config):  # a closure over a numpy array, as a notebook cell writes it
+        import os
+
+        return int(columns[0] if os.getpid() == kernel else columns[1])
+
+    widget = Board("4").play(my_agent, first=True, scores=False)
+    folder = Path(widget._folder.name)
+    try:
+        assert widget._spec == str(folder / "agents" / "my_agent.pkl")
+        assert widget.agent == "my_agent" and widget.status == "Yellow (my_agent) is thinking…"
+        assert widget.wait(120) and widget.moves == [3, 0]  # column 1: played in its host, not here
+    finally:
+        widget.close()
+    assert not folder.exists()
