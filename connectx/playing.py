@@ -44,7 +44,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import contextlib
-import tempfile
 import threading
 import time
 import weakref
@@ -61,6 +60,7 @@ from connectx.entrants import Agent, entrant_spec
 from reports.entrants import shown
 from reports.exact import NAMES, unavailable, words
 from tournament.record import Forfeit
+from tournament.scratch import Scratch
 from web.forkserver import ForkServer
 from web.tables import Cancelled, Closed, OpenTables, Reply
 
@@ -143,11 +143,12 @@ class BoardWidget(anywidget.AnyWidget):
             raise ValueError(f"time must be more than 0 and at most 600 seconds a move, got {act_timeout!r}")
         if board.is_game_over():
             raise ValueError(f"the game {board.position!r} is over: there is no move to play")
-        self._folder = tempfile.TemporaryDirectory(prefix="connectx-board-")  # a callable's pickle
+        # a callable's pickle: a scratch folder, which the next one made sweeps if the kernel is killed
+        self._folder = Scratch("board")
         try:
-            spec = _spec(agent, Path(self._folder.name))
+            spec = _spec(agent, Path(self._folder.path))
         except BaseException:
-            self._folder.cleanup()
+            self._folder.close()
             raise
         super().__init__(
             rows=board.rows,
@@ -174,7 +175,7 @@ class BoardWidget(anywidget.AnyWidget):
             self._table = self._tables.open()
         except RuntimeError as error:  # no game slot free on this machine
             self._forks.close()
-            self._folder.cleanup()
+            self._folder.close()
             raise ValueError(str(error)) from None
         self._closed = False
         _open.add(self)
@@ -365,7 +366,7 @@ class BoardWidget(anywidget.AnyWidget):
             self._generation += 1
         self._tables.close(self._table.id)
         self._forks.close()
-        self._folder.cleanup()
+        self._folder.close()
         self._moving.shutdown(wait=True, cancel_futures=True)
         self._solving.shutdown(wait=False, cancel_futures=True)
         _open.discard(self)

@@ -20,6 +20,7 @@ import pytest
 from agents.engine.board import ColumnFullError, GameOverError, NotAColumnError
 from connectx.boards import Board, solve
 from connectx.cli import main
+from tournament.scratch import Scratch
 
 PONS = Path(__file__).parent / "data" / "pons"
 MISBEHAVING = Path(__file__).parent / "misbehaving"
@@ -415,13 +416,14 @@ def test_an_agent_moving_first_is_asked_at_once_and_a_kernel_killed_meanwhile_le
         "print(widget.status, flush=True)\n"
         "while not widget._table.zygote:\n"
         "    time.sleep(0.05)\n"
-        "print(widget._forks.pid, flush=True)\n"
+        "print(widget._forks.pid, widget._folder.path, flush=True)\n"
         "time.sleep(600)\n"
     )
     kernel = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
         assert kernel.stdout.readline() == f"Red ({agent}) is thinking…\n"  # type: ignore[union-attr]
-        server = int(kernel.stdout.readline())  # type: ignore[union-attr]
+        pid, folder = kernel.stdout.readline().split()  # type: ignore[union-attr]
+        server = int(pid)
         deadline = time.monotonic() + 60
         while len(processes := _descendants(server)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)  # the zygote, then the agent's host
@@ -433,6 +435,9 @@ def test_an_agent_moving_first_is_asked_at_once_and_a_kernel_killed_meanwhile_le
     while any(os.path.exists(f"/proc/{pid}") for pid in {server, *processes}) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in {server, *processes} if os.path.exists(f"/proc/{pid}")]
+    assert os.path.isdir(folder)
+    Scratch("test").close()  # the next scratch folder made on the machine sweeps the killed kernel's
+    assert not os.path.exists(folder)
 
 
 def test_a_function_from_a_cell_plays_from_its_host_and_its_pickle_goes_with_the_board():
@@ -444,7 +449,7 @@ def test_a_function_from_a_cell_plays_from_its_host_and_its_pickle_goes_with_the
         return int(columns[0] if os.getpid() == kernel else columns[1])
 
     widget = Board("4").play(my_agent, first=True, scores=False)
-    folder = Path(widget._folder.name)
+    folder = Path(widget._folder.path)
     try:
         assert widget._spec == str(folder / "agents" / "my_agent.pkl")
         assert widget.agent == "my_agent" and widget.status == "Yellow (my_agent) is thinking…"
