@@ -20,6 +20,7 @@ import pytest
 from connectx.boards import Board, solve
 from tournament.scratch import Scratch
 
+
 def _send(widget, **content):
     widget._message(widget, content, [])
 
