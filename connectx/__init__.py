@@ -6,7 +6,8 @@ none of it):
 * :func:`tournament`, :func:`sprt`, :func:`analyze` and their :class:`Result` (pandas DataFrames,
   drawn inline in a notebook), :class:`TournamentError`, :class:`RunInterrupted`
   (:mod:`connectx.tournaments`);
-* ``Board`` and ``solve``, the board and the solver (``connectx/boards.py``);
+* :class:`Board` and :func:`solve`, a position that draws itself and its perfect-play solution, and
+  a board to play on (:mod:`connectx.boards`);
 * ``build`` and ``check``, a Kaggle submission of an agent (``connectx/submitting.py``), and ``Ladder``
   (``connectx/ladders.py``);
 * ``entrant_spec`` and ``AgentError``, an agent from a notebook cell (``connectx/entrants.py``).
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import agents  # noqa: F401
 
 if TYPE_CHECKING:  # for mypy; each helper adds its module's line as it lands (until then: Any)
+    from connectx.boards import Board, solve
     from connectx.entrants import AgentError, entrant_spec
     from connectx.ladders import Ladder
     from connectx.submitting import build, check
