@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 # imported; import our package first so every later ``import agents...`` finds it.
 import agents  # noqa: F401
 
-if TYPE_CHECKING:  # for mypy; each helper adds its module's line as it lands (until then: Any)
+if TYPE_CHECKING:  # for mypy: the names as the API loads them
     from connectx.boards import Board, solve
     from connectx.entrants import AgentError, entrant_spec
     from connectx.ladders import Ladder
