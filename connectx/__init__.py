@@ -6,7 +6,8 @@ none of it):
 * :func:`tournament`, :func:`sprt`, :func:`analyze` and their :class:`Result` (pandas DataFrames,
   drawn inline in a notebook), :class:`TournamentError`, :class:`RunInterrupted`
   (:mod:`connectx.tournaments`);
-* ``Board`` and ``solve``, the board and the solver (``connectx/boards.py``);
+* :class:`Board` and :func:`solve`, a position that draws itself and its perfect-play solution, and
+  a board to play on (:mod:`connectx.boards`);
 * ``build`` and ``check``, a Kaggle submission of an agent (``connectx/submitting.py``), and ``Ladder``
   (``connectx/ladders.py``);
 * ``entrant_spec`` and ``AgentError``, an agent from a notebook cell (``connectx/entrants.py``).
@@ -30,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 # imported; import our package first so every later ``import agents...`` finds it.
 import agents  # noqa: F401
 
-if TYPE_CHECKING:  # for mypy; each helper adds its module's line as it lands (until then: Any)
+if TYPE_CHECKING:  # for mypy: the names as the API loads them
+    from connectx.boards import Board, solve
     from connectx.entrants import AgentError, entrant_spec
     from connectx.ladders import Ladder
     from connectx.submitting import build, check

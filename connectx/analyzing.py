@@ -74,6 +74,7 @@ def analyze_run(
     """
     from reports.render.analysis import accuracy_lines
     from reports.stats import solved
+    from reports.stats.accuracy import accuracy
     from reports.stats.analysis import MOVES_FILE, Analysis
     from reports.stats.judging import judge, unavailable
 
@@ -107,6 +108,6 @@ def analyze_run(
         f"judged {len(judged.moves):,} moves of {plural(len(records), 'game')} in {seconds:.1f} s: "
         f"{len(judged.solved):,} positions solved, {judged.cached:,} moves from positions solved before"
     )
-    print("\n".join(accuracy_lines(analysis.accuracy(records))))
+    print("\n".join(accuracy_lines(accuracy(analysis, records))))
     print(f"every move: {Path(out) / MOVES_FILE}")
     return None

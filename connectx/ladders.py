@@ -144,9 +144,10 @@ class Ladder:
         once on ``backend`` (``"local"`` or ``"ray"`` at ``address``). Returns what was played
         (:class:`tournament.driver.Summary`: ``stored`` and ``failed`` games).
 
-        Raises :class:`~agents.registry.SpecError` for a spec that does not load; ``LadderError``
-        for a folder holding another ladder, a file agent that does not play or a board where no
-        line fits; :class:`~agents.engine.board.InvalidBoardError` for a board too small or large;
+        Raises :class:`~connectx.entrants.AgentError` for a spec that does not load or a callable that
+        cannot be sent; ``LadderError`` for a folder holding another ladder, a file agent that does not
+        play or a board where no line fits; :class:`~agents.engine.board.InvalidBoardError` for a board
+        too small or large;
         :class:`~tournament.openings.OpeningError` for openings the board cannot hold;
         :class:`~tournament.driver.BackendError` when the backend cannot play (all ``ValueError``
         but the last). ``KeyboardInterrupt`` keeps every game stored (the same ``init`` finishes the
@@ -220,7 +221,7 @@ class Ladder:
         """:meth:`add` for each of ``agents`` in turn, every one checked before any plays; yields each
         :class:`~tournament.ladder.Added` as its add ends. Raises ``LadderError`` for a folder without
         a ladder (or with an unfinished seeding), a ``name`` given for several agents or one that
-        cannot name a member, a file agent that does not play; ``SpecError`` for a spec that does not
+        cannot name a member, a file agent that does not play; ``AgentError`` for a spec that does not
         load; ``LadderError`` for ``pairs < 1``; :class:`~tournament.driver.BackendError`.
         ``KeyboardInterrupt`` keeps every game stored."""
         if name is not None and len(agents) > 1:

@@ -7,7 +7,7 @@ or one a line on stdin (anything after a line's first blank is ignored). Each an
 
 the position, the score, then the score in words (:func:`reports.exact.meaning`; with
 ``--analyse``, the position's value with its best columns, :func:`reports.exact.summary`, as the
-board page says it). Scores follow Pons' convention
+board page says it): what :func:`connectx.boards.solve` returns, printed. Scores follow Pons' convention
 (http://blog.gamesolver.org/solving-connect-four/02-test-protocol/), from the side to move: 0 a
 draw; ``+N`` it wins with its ``(cells + 2) // 2 - N``-th stone (22 - N on 6x7: the sooner, the
 higher); ``-N`` it loses, the opponent winning with that stone. ``--weak`` gives only 1 / 0 / -1;
@@ -38,10 +38,11 @@ import time
 from collections.abc import Iterable, Iterator
 
 from agents.engine.board import Board, BoardError, Geometry
-from agents.engine.solver import Solver, parse_position
+from agents.engine.solver import parse_position
+from agents.engine.solver.databases import load_database
+from connectx.boards import solve
 from connectx.options import board_geometry, board_options, check_ranges
 from connectx.progress import Ticking, bar
-from reports.exact import meaning, summary
 
 FULL = "-"
 """Shown for a full column with ``--analyse`` (Pons' program prints ``-1000``, its ``INVALID_MOVE``)."""
@@ -187,29 +188,36 @@ def _answer(
     positions: Iterable[tuple[str, str]],
     parser: argparse.ArgumentParser,
 ) -> None:
-    """Solve and print every position of ``positions`` (``(where, moves)``) on the board ``geo``."""
-    solver = Solver(args.rows, args.columns, args.inarow)
+    """Solve (:func:`connectx.boards.solve`) and print every position of ``positions`` (``(where,
+    moves)``) on the board ``geo``."""
     compile_solver()  # not in the first position's time
     for where, moves in positions:
         board = _board(where, moves, geo, parser)
-        if board.ply < FEW_STONES and solver.database is None and geo.size >= 42:
+        if board.ply < FEW_STONES and load_database() is None and geo.size >= 42:
             print(
                 f"{moves or '(empty board)'}: {board.ply} stones; positions with fewer than {FEW_STONES} "
                 f"can take minutes in pure Python",
                 file=sys.stderr,
                 flush=True,
             )
-        progress = _Progress(moves)
+        progress, nodes = _Progress(moves), 0
         try:
-            if args.analyse:
-                scores = solver.analyse(moves, weak=args.weak)
-                text = " ".join(FULL if s is None else str(s) for s in scores)
-                words = summary(scores, board.ply, geo.size, weak=args.weak)
-            else:
-                score = solver.solve(moves, weak=args.weak).score
-                text, words = str(score), meaning(score, board.ply, geo.size, weak=args.weak)
+            solved = solve(
+                moves,
+                rows=geo.rows,
+                columns=geo.columns,
+                inarow=geo.inarow,
+                weak=args.weak,
+                analyse=args.analyse,
+            )
+            nodes = solved.nodes
         finally:
-            seconds = progress.stop(solver.nodes)
+            progress.stop(nodes)
+        if solved.scores is not None:
+            text = " ".join(FULL if s is None else str(s) for s in solved.scores)
+            words = solved.summary
+        else:
+            text, words = str(solved.score), solved.words
         if args.nodes:
-            text += f" {solver.nodes} {round(seconds * 1e6)}"
+            text += f" {nodes} {round(solved.seconds * 1e6)}"
         print(f"{moves} {text}  {words}", flush=True)

@@ -44,7 +44,11 @@ class Pairing:
     games: list[GameRow]
 
 
-def replay_data(records: Sequence[GameRecord], analysis: Analysis | None = None) -> dict[str, Any]:
+def replay_data(
+    records: Sequence[GameRecord],
+    analysis: Analysis | None = None,
+    deciding: Mapping[int, JudgedMove] | None = None,
+) -> dict[str, Any]:
     """The games as the page's replay player reads them: JSON-ready, a few bytes a move.
 
     ``{"agents": [names], "games": {"<game id>": game}}`` where a game is ``{"p": [first, second]``
@@ -54,10 +58,12 @@ def replay_data(records: Sequence[GameRecord], analysis: Analysis | None = None)
     times 2 (2, 1, 0), ``"e"``: the termination, ``"x"``: the offending mark (0 if none), and
     ``"d"``: the forfeit's message, only when there is one``}``.
 
-    With the run's ``analysis``, a game whose every move was judged also has ``"j"``: ``{"v0"``: the
-    value of the starting position, ``"v"``: the value after each move (Pons scores, both from the
-    first player's side), ``"q"``: each move's verdict as one letter (``b`` best, ``i`` inaccuracy,
-    ``m`` mistake), ``"c"``: each move's best columns as 1-based digits (``"34"``), and ``"k"``: the
+    With the run's ``analysis`` (and ``deciding``, the move that decided each game that has one, by
+    game id: :func:`reports.stats.accuracy.deciding`), a game whose every move was judged also has
+    ``"j"``: ``{"v0"``: the value of the starting position, ``"v"``: the value after each move (Pons
+    scores, both from the first player's side), ``"q"``: each move's verdict as one letter (``b``
+    best, ``i`` inaccuracy, ``m`` mistake), ``"c"``: each move's best columns as 1-based digits
+    (``"34"``), and ``"k"``: the
     ply of the move that decided the game (0 if none)``}``.
     """
     names = sorted({name for record in records for name in (record.first, record.second)})
@@ -78,7 +84,7 @@ def replay_data(records: Sequence[GameRecord], analysis: Analysis | None = None)
             game["d"] = record.detail
         judged = analysis.by_game.get(record.game_id, []) if analysis is not None else []
         if analysis is not None and judged and [move.column - 1 for move in judged] == list(record.moves):
-            game["j"] = _judgements(judged, analysis.decisive(record))
+            game["j"] = _judgements(judged, (deciding or {}).get(record.game_id))
         games[str(record.game_id)] = game
     return {"agents": names, "games": games}
 
@@ -125,11 +131,11 @@ def pairings(
                 record.pair_id,
                 record.first,
                 record.second,
-                record.board(len(record.opening)).notation() or "-",
+                record.notation(len(record.opening)) or "-",
                 result,
                 _ending(record),
                 len(record.moves),
-                record.board().notation(),
+                record.notation(),
                 deciding.get(record.game_id),
             )  # fmt: skip
         )

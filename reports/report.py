@@ -19,7 +19,7 @@ in :mod:`reports.stats.tally`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,8 @@ from typing import Any
 from reports.entrants import Entrant, entrant
 from reports.games import Pairing, pairings, replay_data
 from reports.header import Header, header
-from reports.review import Review, perfect_reference, review
+from reports.review import Review, review
+from reports.stats.accuracy import figures as judged
 from reports.stats.analysis import Analysis
 from reports.stats.headtohead import WDL
 from reports.stats.progress import Checkpoint
@@ -40,7 +41,6 @@ from reports.stats.sections import (
     TerminationRow,
     TimeUse,
     by_colour,
-    count,
     lengths,
     terminations,
     time_use,
@@ -141,12 +141,13 @@ def build(
     """The :class:`Report` of ``results`` (which must hold their settings); ``name`` titles it, and
     ``kind`` (see :func:`assemble`) replaces the header's format and scheduled games.
 
-    In stages: every statistic is computed once, from the counts of ``results`` and one more pass over
-    the games for the sections (:func:`reports.stats.sections.count`), the fits included (ratings,
-    standings, crosstable, progression, and with the move ``analysis`` each agent's accuracy and the
-    Elo relative to an entrant that played perfectly); then each section is made from the statistics
-    it needs. With the run's move ``analysis``, the report shows it (:func:`reports.review.review`);
-    the standings, the figures and the progression keep the pool's scale.
+    In stages: every statistic is computed once, from the counts ``results`` took in its one pass over
+    the games (:class:`~reports.stats.results.Results`), the fits included (ratings, standings,
+    crosstable, progression, an SPRT's state, and with the move ``analysis`` its figures,
+    :func:`reports.stats.accuracy.figures`, and the Elo relative to an entrant that played perfectly);
+    then each section is made from the statistics it needs, never from the whole ``results``.
+    With the run's move ``analysis``, the report shows it (:func:`reports.review.review`); the
+    standings, the figures and the progression keep the pool's scale.
 
     Raises:
         ValueError: no game between two different agents, or ``results`` without settings; see
@@ -157,18 +158,22 @@ def build(
     settings = results.settings
     if settings is None:
         raise ValueError("a report needs the tournament's settings")
-    # Statistics, each computed once.
-    records, order, standings = results.records, results.order, results.standings
-    crosstable, progress = results.crosstable, results.progress
-    counts = count(results.played)
-    moves = None
+    # Statistics, each computed once: the counts of the one pass, then the fits.
+    records, counts, ratings = results.records, results.counts, results.ratings
+    standings, crosstable, los, progress, sprt = (
+        results.standings,
+        results.crosstable,
+        results.los,
+        results.progress,
+        results.sprt,
+    )
+    figures = None
     if analysis is not None and analysis.moves:
-        accuracy = analysis.accuracy(records)
-        reference = perfect_reference(accuracy, results.totals, results.forfeited)
-        versus = results.relative_to(reference) if reference is not None else {}
-        moves = review(analysis, records, accuracy, reference, versus)
+        figures = judged(analysis, records, results.totals, results.forfeited)
+    versus = results.relative_to(figures.reference) if figures is not None and figures.reference else {}
     # Sections, each from the statistics it needs.
-    top = header(records, settings, name, results.pentanomials)
+    moves = review(figures, versus) if figures is not None else None
+    top = header(settings, name, games=len(records), dates=counts.dates, busy=counts.busy, sprt=sprt)
     if kind is not None:
         top = replace(top, format=kind, games=f"{len(records)} played")
     return Report(
@@ -176,65 +181,64 @@ def build(
         settings=settings,
         entrants=[entrant(spec) for spec in settings.entrants],
         standings=standings,
-        ratings=results.ratings,
-        scale=scale(results),
-        notes=notes(results, moves),
+        ratings=ratings,
+        scale=scale(ratings),
+        notes=notes(results.distinct, ratings, moves),
         review=moves,
         crosstable=crosstable,
         h2h=results.h2h,
-        by_colour=by_colour(counts, order),
-        terminations=terminations(counts, order, results.forfeited, results.suffered),
+        by_colour=by_colour(counts, crosstable.order),
+        terminations=terminations(counts, crosstable.order, results.forfeited, results.suffered),
         forfeits=counts.forfeits,
-        time_use=time_use(counts, order),
-        lengths=lengths(counts, order),
+        time_use=time_use(counts, crosstable.order),
+        lengths=lengths(counts, crosstable.order),
         progress=progress,
-        caption=caption(results),
-        tables=tables(results),
-        pairings=pairings(records, order, moves.deciding if moves is not None else None),
+        caption=caption(len(counts.plies), counts.boards),
+        tables=tables(standings, crosstable, results.h2h, results.pentanomials, los, records),
+        pairings=pairings(records, crosstable.order, moves.deciding if moves is not None else None),
         records=records,
-        replays=replay_data(records, analysis),
+        replays=replay_data(records, analysis, figures.deciding if figures is not None else None),
     )
 
 
-def caption(results: Results) -> str:
-    """What the figures' titles say of the games: how many were played between two entrants, and
-    their board and time settings, e.g. ``24 games · 6x7, 4 in a row, 2 s a move`` (settings joined
-    by ``;`` when the games differ)."""
-    played = sum(wdl.games for wdl in results.h2h.values())
-    settings = sorted(
-        {(r.task.rows, r.task.columns, r.task.inarow, r.task.act_timeout) for r in results.records}
-    )
+def caption(games: int, boards: Iterable[tuple[int, int, int, float]]) -> str:
+    """What the figures' titles say of the games: how many were played between two entrants
+    (``games``), and their board and time settings (``boards``: ``(rows, columns, inarow,
+    act_timeout)`` of each kind, :attr:`reports.stats.results.Counts.boards`), e.g. ``24 games · 6x7,
+    4 in a row, 2 s a move`` (settings joined by ``;`` when the games differ)."""
     shown = "; ".join(
         f"{rows}x{columns}, {inarow} in a row, {timeout:g} s a move"
-        for rows, columns, inarow, timeout in settings
+        for rows, columns, inarow, timeout in sorted(boards)
     )
-    return f"{plural(played, 'game')} · {shown}"
+    return f"{plural(games, 'game')} · {shown}"
 
 
-def scale(results: Results) -> str:
-    """Where the Elo scale's zero is, as a figure's axis says it: ``Elo (random = 0)`` for a rated
-    pool of one, else ``Elo (mean of the rated = 0)``."""
-    reference = next((r.name for r in results.ratings if r.reference), None)
+def scale(ratings: Iterable[Rating]) -> str:
+    """Where the Elo scale of ``ratings`` has its zero, as a figure's axis says it: ``Elo (random =
+    0)`` for a rated pool of one, else ``Elo (mean of the rated = 0)``."""
+    reference = next((r.name for r in ratings if r.reference), None)
     if reference is not None:
         return f"Elo ({reference} = 0)"
     return "Elo (mean of the rated = 0)"
 
 
-def notes(results: Results, moves: Review | None = None) -> list[str]:
-    """Sentences to show under the standings: how many games were distinct, pairings that repeated
-    games, why an Elo is a bound (agents that won or lost every game against those rated finitely),
-    the scale's zero when it is not the pool's mean (the rated pool's only agent), and, with a move
-    analysis ``moves`` that found an agent without a mistake, what the Elo relative to it means."""
-    distinct = results.distinct
+def notes(
+    distinct: Mapping[Matchup, tuple[int, int]], ratings: Sequence[Rating], moves: Review | None = None
+) -> list[str]:
+    """Sentences to show under the standings: how many games were distinct (``distinct``: ``(distinct,
+    games)`` per pairing), pairings that repeated games, why an Elo of ``ratings`` is a bound (agents
+    that won or lost every game against those rated finitely), the scale's zero when it is not the
+    pool's mean (the rated pool's only agent), and, with a move analysis ``moves`` that found an agent
+    without a mistake, what the Elo relative to it means."""
     unique, total = sum(d for d, _ in distinct.values()), sum(g for _, g in distinct.values())
     lines = [f"{unique} of {plural(total, 'game')} distinct"]
     for (a, b), (d, g) in sorted(distinct.items()):
         if d < g:
             lines.append(f"warning: {a} v {b} repeated games: {d} distinct of {g}")
-    finite = [r.name for r in results.ratings if r.is_finite]
+    finite = [r.name for r in ratings if r.is_finite]
     against = finite[0] if len(finite) == 1 else "the agents with a finite Elo"
-    for sign, names in (("+", [r.name for r in results.ratings if r.elo == math.inf]),
-                        ("-", [r.name for r in results.ratings if r.elo == -math.inf])):  # fmt: skip
+    for sign, names in (("+", [r.name for r in ratings if r.elo == math.inf]),
+                        ("-", [r.name for r in ratings if r.elo == -math.inf])):  # fmt: skip
         if names:
             outcome, bound = ("won", "lower") if sign == "+" else ("lost", "upper")
             lines.append(
@@ -242,8 +246,8 @@ def notes(results: Results, moves: Review | None = None) -> list[str]:
                 f"against {against}: no finite Elo, so {sign}∞, ranked by results; the interval is a "
                 f"one-sided 95 % {bound} bound"
             )
-    reference = next((r.name for r in results.ratings if r.reference), None)
-    if reference is not None and len(results.ratings) > 1:
+    reference = next((r.name for r in ratings if r.reference), None)
+    if reference is not None and len(ratings) > 1:
         lines.append(f"Elo is relative to {reference}, 0 by definition: the only agent rated finitely")
     if moves is not None and moves.reference is not None:
         perfect = moves.reference

@@ -1,7 +1,7 @@
 """What a report shows of the move analysis (:class:`reports.stats.analysis.Analysis`, ``RUN/moves.csv``):
-:func:`review` gathers each agent's accuracy with its worst moves, the move that decided each game, and,
-when an agent made no mistake, each agent's Elo relative to it (perfect play), as plain data with the
-words a reader needs.
+:func:`review` lays out what :func:`reports.stats.accuracy.figures` counted of it once (each agent's
+accuracy with its worst moves, the move that decided each game) and, when an agent made no mistake,
+each agent's Elo relative to it (perfect play), as plain data with the words a reader needs.
 
 Columns count from 1 and plies from 1 (the opening included), as in ``moves.csv``; a move's
 ``anchor`` is the report's address of its replay at that ply (``game-12-ply-9``).
@@ -9,17 +9,14 @@ Columns count from 1 and plies from 1 (the opening included), as in ``moves.csv`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from reports.stats.analysis import AgentAccuracy, Analysis, JudgedMove, Verdict, outcome
+from reports.stats.accuracy import MoveFigures
+from reports.stats.analysis import AgentAccuracy, JudgedMove, Verdict, outcome
 from reports.stats.ratings import Rating
-from tournament.record import FORFEITS, GameRecord, Termination
 
-__all__ = ["AccuracyLine", "MoveLink", "Review", "change", "link", "perfect_reference", "review"]
-
-WORST = 5
-"""How many of its worst moves the report lists for each agent."""
+__all__ = ["AccuracyLine", "MoveLink", "Review", "change", "link", "review"]
 
 _OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
 
@@ -42,7 +39,7 @@ class MoveLink:
 @dataclass(frozen=True, slots=True)
 class AccuracyLine:
     """An agent's accuracy against perfect play and its worst moves (mistakes first, then by value
-    given away; at most :data:`WORST`)."""
+    given away; at most :data:`reports.stats.accuracy.WORST`)."""
 
     accuracy: AgentAccuracy
     worst: list[MoveLink]
@@ -54,11 +51,12 @@ class Review:
 
     Attributes:
         accuracy: every agent's line, best first (fewest mistakes per move, as
-            :meth:`~reports.stats.analysis.Analysis.accuracy` orders them).
+            :func:`reports.stats.accuracy.accuracy` orders them).
         deciding: the move that decided each game it can name, by game id
-            (:meth:`~reports.stats.analysis.Analysis.decisive`).
+            (:func:`reports.stats.accuracy.deciding`).
         perfect: the agents that made no mistake in any judged move, best first.
-        reference: the agent that stands for perfect play (:func:`perfect_reference`), or None.
+        reference: the agent that stands for perfect play
+            (:func:`reports.stats.accuracy.perfect_reference`), or None.
         versus: each agent's Elo relative to ``reference``, by name
             (:meth:`~reports.stats.results.Results.relative_to`; ``reference`` is 0); empty without one.
         games: how many of the run's games were judged.
@@ -97,51 +95,15 @@ def link(move: JudgedMove) -> MoveLink:
     )  # fmt: skip
 
 
-def perfect_reference(
-    accuracy: Sequence[AgentAccuracy],
-    played: Mapping[str, object],
-    forfeited: Mapping[tuple[str, Termination], int],
-) -> str | None:
-    """The entrant that stands for perfect play, to measure the others' Elo from: one that made no
-    mistake in the analysis (its ``accuracy``, :meth:`~reports.stats.analysis.Analysis.accuracy`),
-    played the others (is in ``played``, e.g. :attr:`reports.stats.results.Results.totals`) and
-    forfeited no game (``forfeited``, keyed ``(name, Termination)``: a forfeit is no perfect play); of
-    several, the one with the most judged moves (the most evidence), then by name. None when there is
-    none."""
-    moves = {line.agent: line.moves for line in accuracy}
-    perfect = [
-        line.agent
-        for line in accuracy
-        if line.moves
-        and not line.mistakes
-        and line.agent in played
-        and not any(forfeited[line.agent, kind] for kind in FORFEITS)
-    ]
-    return min(perfect, key=lambda agent: (-moves[agent], agent), default=None)
-
-
-def review(
-    analysis: Analysis,
-    records: Sequence[GameRecord],
-    accuracy: Sequence[AgentAccuracy],
-    reference: str | None,
-    versus: Mapping[str, Rating],
-) -> Review:
-    """The :class:`Review` of ``analysis``, the judged moves of the games ``records``, given what the
-    report counted of it once: each agent's ``accuracy`` (:meth:`~reports.stats.analysis.Analysis.accuracy`),
-    the agent that stands for perfect play (:func:`perfect_reference`) and each agent's Elo relative to
-    it (``versus``, :meth:`~reports.stats.results.Results.relative_to`; empty without one)."""
-    deciding = {}
-    for record in records:
-        move = analysis.decisive(record)
-        if move is not None:
-            deciding[record.game_id] = link(move)
-    judged = set(analysis.by_game)
+def review(figures: MoveFigures, versus: Mapping[str, Rating]) -> Review:
+    """The :class:`Review` of a run's move analysis from what was counted of it once (``figures``,
+    :func:`reports.stats.accuracy.figures`) and each agent's Elo relative to the entrant that stands
+    for perfect play (``versus``, :meth:`~reports.stats.results.Results.relative_to`; empty without one)."""
     return Review(
-        accuracy=[AccuracyLine(a, [link(m) for m in analysis.worst(a.agent, WORST)]) for a in accuracy],
-        deciding=deciding,
-        perfect=[line.agent for line in accuracy if line.moves and not line.mistakes],
-        reference=reference,
+        accuracy=[AccuracyLine(a, [link(m) for m in figures.worst[a.agent]]) for a in figures.accuracy],
+        deciding={game: link(move) for game, move in figures.deciding.items()},
+        perfect=[line.agent for line in figures.accuracy if line.moves and not line.mistakes],
+        reference=figures.reference,
         versus=dict(versus),
-        games=sum(record.game_id in judged for record in records),
+        games=figures.games,
     )

@@ -12,6 +12,7 @@ from agents.engine.solver import Solver
 from connectx.cli import main
 from reports.exact import ExactScores
 from reports.stats import solved
+from reports.stats.accuracy import accuracy
 from reports.stats.analysis import OPENING, Analysis, AnalysisError, JudgedMove, Verdict
 from reports.stats.judging import judge, unavailable
 from tests.records import game_record
@@ -136,7 +137,7 @@ def test_the_deciding_move_is_the_losers_last_mistake() -> None:
     moves += [move(0, 4, "beta", 0, 0), move(0, 5, "alpha", 0, 0), move(0, 6, "beta", 0, -18)]
     analysis = Analysis(moves)
     assert analysis.decisive(record) == moves[5]
-    [beta] = [a for a in analysis.accuracy([record]) if a.agent == "beta"]
+    [beta] = [a for a in accuracy(analysis, [record]) if a.agent == "beta"]
     assert (beta.moves, beta.mistakes, beta.inaccuracies, beta.first_mistake_ply) == (3, 1, 1, 6)
     assert (beta.lost, beta.lost_by_own_mistake, beta.decided_by_own_mistake) == (1, 1, 1.0)
     assert analysis.worst("beta", n=2) == [moves[5], moves[1]]
@@ -147,7 +148,7 @@ def test_a_game_lost_from_the_first_move_was_not_lost_by_a_mistake() -> None:
     record = played((3, 3, 2, 2, 1, 1, 0))
     analysis = Analysis([move(0, 2, "beta", -1, -1), move(0, 4, "beta", -2, -3)])
     assert analysis.decisive(record) is None
-    [beta] = [a for a in analysis.accuracy([record]) if a.agent == "beta"]
+    [beta] = [a for a in accuracy(analysis, [record]) if a.agent == "beta"]
     assert (beta.lost, beta.lost_by_own_mistake, beta.decided_by_own_mistake) == (1, 0, 0.0)
 
 

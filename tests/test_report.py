@@ -23,7 +23,7 @@ from reports.render.documents import write_comparison, write_documents
 from reports.render.terminal import forfeit_summary, summary
 from reports.render.write import readable_pairs, write_reports
 from reports.report import build, load
-from reports.review import perfect_reference
+from reports.stats.accuracy import accuracy, perfect_reference
 from reports.stats.analysis import MOVES_FILE, Analysis, JudgedMove, Verdict
 from reports.stats.results import Results
 from reports.stats.sections import ForfeitRow
@@ -185,11 +185,15 @@ def test_forfeit_summary_says_whose_process_ended():
     assert forfeit_summary(rows)[1:] == [summary]
 
 
+def _pairs(results):
+    return pairs(results.h2h, results.pentanomials, results.order)
+
+
 def test_pairs_csv_is_rounded_and_explains_infinities():
     records = synthetic_records(("alpha", "beta"), 3)
-    table = readable_pairs(pairs(Results(records)))
+    table = readable_pairs(_pairs(Results(records)))
     assert table["elo_diff"].map(lambda v: v == round(v, 1)).all()
-    perfect = readable_pairs(pairs(Results(_sweep())))
+    perfect = readable_pairs(_pairs(Results(_sweep())))
     assert perfect["elo_diff"].iloc[0] == float("inf")
     assert "scored every point" in perfect["note"].iloc[0]
 
@@ -368,7 +372,7 @@ def analysed(records):
 def test_the_report_shows_each_agents_accuracy_and_worst_moves(analysed):
     report, analysis = analysed
     review = report.review
-    assert [line.accuracy for line in review.accuracy] == analysis.accuracy(report.records)
+    assert [line.accuracy for line in review.accuracy] == accuracy(analysis, report.records)
     assert review.games == len(report.records)
     assert "beta" in review.perfect and review.reference == "beta"
     for line in review.accuracy:
@@ -503,7 +507,8 @@ def test_an_agent_that_forfeits_does_not_stand_for_perfect_play(records, tmp_pat
     only_fullcol = Analysis(judged_moves(records, perfect=("fullcol",)))  # it never errs, but forfeits
     assert [name for name in only_fullcol.agents() if only_fullcol.perfect(name)] == ["fullcol"]
     results = Results(records, settings_for(AGENTS, 4))
-    assert perfect_reference(only_fullcol.accuracy(records), results.totals, results.forfeited) is None
+    lines = accuracy(only_fullcol, records)
+    assert perfect_reference(lines, results.totals, results.forfeited) is None
     report = build(results, name="x", analysis=only_fullcol)
     assert report.review.reference is None and report.review.versus == {}
     assert "vs perfect" not in markdown.render(report) and "vs perfect" not in html.render(report)

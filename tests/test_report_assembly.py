@@ -1,6 +1,6 @@
 """One assembly of a report (issue 55, item 2): the store is read once per report, by every reader (the
-command line, the web's run pages, the ladder), and each section is made from statistics computed once,
-never from the whole :class:`reports.stats.results.Results`."""
+command line, the web's run pages, the ladder), every game is counted once, in one pass, and each section
+is made from statistics computed once, never from the whole :class:`reports.stats.results.Results`."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ import pytest
 import reports.report
 from connectx.results import write_report
 from reports.render import documents
-from reports.stats import sections
 from reports.stats.analysis import Analysis
-from reports.stats.results import Results
+from reports.stats.results import Counts, Results
 from tests.records import AGENTS, judged_moves, settings_for, synthetic_records
 from tournament.store import Store
 from web.runs import Runs
 
-SECTIONS = ("header", "review", "by_colour", "terminations", "time_use", "lengths", "pairings", "replay_data")
+SECTIONS = (
+    "header", "review", "by_colour", "terminations", "time_use", "lengths", "pairings", "replay_data",
+    "tables", "notes", "scale", "caption",
+)  # fmt: skip
 """The section functions :func:`reports.report.build` calls with precomputed statistics."""
 
 
@@ -34,7 +36,8 @@ def run(tmp_path):
 
 @pytest.fixture
 def reads(monkeypatch):
-    """How often the store is opened and read, and each section function's arguments, as counted."""
+    """How often the store is opened and read and a game is counted, and each section function's
+    arguments, as counted."""
     counted = {"open": 0, "records": 0, "settings": 0, "count": 0}
     calls: dict[str, list[tuple]] = {}
     opened, records, settings = Store.open.__func__, Store.records, Store.settings
@@ -49,7 +52,7 @@ def reads(monkeypatch):
     monkeypatch.setattr(Store, "open", classmethod(counting("open", opened)))
     monkeypatch.setattr(Store, "records", counting("records", records))
     monkeypatch.setattr(Store, "settings", counting("settings", settings))
-    monkeypatch.setattr(reports.report, "count", counting("count", sections.count))
+    monkeypatch.setattr(Counts, "add", counting("count", Counts.add))
     for name in SECTIONS:
         function = getattr(reports.report, name)
 
@@ -62,7 +65,7 @@ def reads(monkeypatch):
 
 
 def _read_once_and_counted_once(counted, calls, opens):
-    assert counted == {"open": opens, "records": 1, "settings": 1, "count": 1}
+    assert counted == {"open": opens, "records": 1, "settings": 1, "count": len(synthetic_records(AGENTS, 1))}
     assert set(calls) == set(SECTIONS)
     for name, made in calls.items():
         assert len(made) == 1, name

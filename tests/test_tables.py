@@ -122,7 +122,7 @@ def test_standings():
         game("weak", "mid", 0.0, termination=Termination.TIMEOUT, offender=1, pair_id=7, game_id=14),
         game("mid", "weak", 0.0, termination=Termination.INVALID, offender=1, pair_id=7, game_id=15),
     ]
-    table = standings(Results(records))
+    table = standings(Results(records).standings)
     assert list(table.columns) == [
         "agent", "games", "wins", "draws", "losses", "score", "invalid", "timeouts", "errors",
         "elo", "elo_low", "elo_high", "score_pct",
@@ -142,7 +142,7 @@ def test_standings():
 
 
 def test_results_count_once_and_rate_once(tmp_path, monkeypatch):
-    calls = {"rate_with_los": 0, "head_to_head": 0}
+    calls = {"rate_with_los": 0, "add": 0}
 
     def counted(name, function):
         def wrapper(*args, **kwargs):
@@ -154,41 +154,51 @@ def test_results_count_once_and_rate_once(tmp_path, monkeypatch):
     monkeypatch.setattr(
         reports.stats.results, "rate_with_los", counted("rate_with_los", reports.stats.results.rate_with_los)
     )
-    monkeypatch.setattr(reports.stats.results, "head_to_head", counted("head_to_head", head_to_head))
-    results = Results(tournament(), settings_for(("strong", "mid", "weak"), 2))
-    standings(results), crosstable(results), pairs(results), notes(results)
+    monkeypatch.setattr(reports.stats.results.Tally, "add", counted("add", reports.stats.results.Tally.add))
+    records = tournament()
+    results = Results(records, settings_for(("strong", "mid", "weak"), 2))
+    standings(results.standings), crosstable(results.crosstable), notes(results.distinct, results.ratings)
+    pairs(results.h2h, results.pentanomials, results.order)
     format_standings(results.standings)
     write_reports(build(results, name="t"), tmp_path)
-    assert calls == {"rate_with_los": 1, "head_to_head": 1}
-    assert standings(results)["elo"].tolist() == [r.elo for r in results.ratings]
+    assert calls == {"rate_with_los": 1, "add": len(records)}  # one pass over the games
+    assert standings(results.standings)["elo"].tolist() == [r.elo for r in results.ratings]
+
+
+def _pairs(results, order=None):
+    return pairs(results.h2h, results.pentanomials, results.order if order is None else order)
 
 
 def test_empty_tables_keep_their_columns():
     empty = Results([])
-    assert standings(empty).empty and list(standings(empty).columns)[:3] == ["agent", "games", "wins"]
-    assert pairs(empty).empty and list(pairs(empty).columns) == PAIRS_COLUMNS
-    assert crosstable(empty).empty
+    lines = standings(empty.standings)
+    assert lines.empty and list(lines.columns)[:3] == ["agent", "games", "wins"]
+    assert pairs(empty.h2h, empty.pentanomials, empty.order).empty
+    assert list(pairs(empty.h2h, empty.pentanomials, empty.order).columns) == PAIRS_COLUMNS
+    assert crosstable(empty.crosstable).empty
 
 
 def test_crosstable():
-    table = crosstable(Results(tournament()), order=["strong", "mid", "weak"])
+    table = crosstable(Results(tournament()).crosstable, order=["strong", "mid", "weak"])
     assert list(table.index) == list(table.columns) == ["strong", "mid", "weak"]
     assert table.loc["strong", "mid"] == 0.75
     assert table.loc["mid", "strong"] == 0.25
     assert table.loc["weak", "mid"] == 0.125
     assert table.loc["strong", "weak"] == 1.0
     assert np.isnan(np.diag(table.to_numpy())).all()
-    assert list(crosstable(Results(tournament())).index) == ["strong", "mid", "weak"]  # default: standings
+    default = crosstable(Results(tournament()).crosstable)
+    assert list(default.index) == ["strong", "mid", "weak"]  # the standings' order
 
 
 def test_crosstable_leaves_pairings_that_never_met_empty():
-    table = crosstable(Results(match("A", "B", [1, 0]) + match("B", "C", [1, 1])), order=["A", "B", "C"])
+    results = Results(match("A", "B", [1, 0]) + match("B", "C", [1, 1]))
+    table = crosstable(results.crosstable, order=["A", "B", "C"])
     assert math.isnan(table.loc["A", "C"]) and math.isnan(table.loc["C", "A"])
     assert table.loc["B", "C"] == 1.0
 
 
 def test_pairs():
-    table = pairs(Results(tournament()), order=["strong", "mid", "weak"])
+    table = _pairs(Results(tournament()), order=["strong", "mid", "weak"])
     assert list(table.columns) == PAIRS_COLUMNS
     assert list(zip(table["agent_a"], table["agent_b"], strict=True)) == [
         ("strong", "mid"), ("strong", "weak"), ("mid", "weak"),
@@ -205,7 +215,7 @@ def test_pairs():
     assert first["penta_elo_error"] == pytest.approx(estimate_pentanomial(Pentanomial(dd_wl=1, ww=1)).error)
     last = table.iloc[2]  # mid v weak: (1, 1) = WW, (1, 0.5) = WD
     assert last[["wins", "draws", "losses", "ww", "wd"]].tolist() == [3, 1, 0, 1, 1]
-    weak_first = pairs(Results(tournament()), order=["weak", "strong", "mid"]).iloc[0]
+    weak_first = _pairs(Results(tournament()), order=["weak", "strong", "mid"]).iloc[0]
     assert weak_first[["agent_a", "wins", "losses", "ll"]].tolist() == ["weak", 0, 4, 2]
     assert weak_first["elo_diff"] == -math.inf
 
@@ -249,7 +259,7 @@ def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
     assert elo.loc["A", "elo"] == elo.loc["B", "elo"] == 0
     text = format_standings(results.standings)
     assert "+∞" in text and "≥ +" in text
-    lines = notes(results)
+    lines = notes(results.distinct, results.ratings)
     assert any(line.startswith("C won every game") and "one-sided 95 % lower bound" in line for line in lines)
 
 
@@ -310,7 +320,7 @@ def test_a_small_run_ranks_by_results_and_its_numbers_read_in_rank_order():
     assert all(line.rating.interval() == f"≥ {line.rating.low:+.0f}" for line in lines[:3])
     # A bound may lie below the reference's 0 (two wins prove little): the Elo column reads —, not +∞.
     assert "+0 [+0, +0]" not in format_standings(lines)
-    text = notes(results)
+    text = notes(results.distinct, results.ratings)
     assert any(line.startswith("top, second and third won every game") for line in text)
     assert "Elo is relative to bottom, 0 by definition: the only agent rated finitely" in text
 
@@ -338,7 +348,8 @@ def test_an_even_pair_is_rated_0_neither_above_nor_below():
 
 def test_notes_count_distinct_games_and_warn_about_repeats():
     records = match("A", "B", [1, 0, 1, 0])  # every game has the same (empty) moves
-    lines = notes(Results(records))
+    results = Results(records)
+    lines = notes(results.distinct, results.ratings)
     assert lines[0] == "2 of 4 games distinct"  # one game with each player first
     assert "warning: A v B repeated games: 2 distinct of 4" in lines
 

@@ -233,6 +233,11 @@ class GameRecord:
         task = self.task
         return Board.from_moves(self.moves[:plies], rows=task.rows, columns=task.columns, inarow=task.inarow)
 
+    def notation(self, plies: int | None = None) -> str:
+        """The game's first ``plies`` moves (default: all of them) in Pons' notation, written without
+        replaying them (:meth:`Board.notation_of <agents.engine.board.Board.notation_of>`)."""
+        return Board.notation_of(self.moves[:plies], self.task.columns)
+
     def score_of(self, name: str) -> float:
         """Score (1, 0.5, 0) of entrant ``name``; raises ValueError if it did not play."""
         if name == self.first:

@@ -17,6 +17,11 @@ as it ends and kills and reaps every process one leaves (:func:`tournament.sandb
 at once, so no ``<defunct>`` process stays under the server. It dies with the server
 (``PR_SET_PDEATHSIG``), and its zygotes with it.
 
+A caller that already has threads (a Jupyter kernel: :mod:`connectx.playing`) cannot fork a clean
+one: it starts the fork server as a fresh interpreter instead (:meth:`ForkServer.spawn`:
+``posix_spawn`` then ``exec``, so nothing of the caller is copied into it), which then serves as
+above.
+
 Every wait of the server on the fork server or a zygote is bounded (:data:`ANSWER`): a zygote that
 never answers costs a move an error, never a thread of the server. Sources: ``fork(2)``,
 ``pidfd_open(2)``, ``unix(7)``, ``prctl(2)`` (Linux man-pages).
@@ -29,17 +34,21 @@ import os
 import select
 import signal
 import socket
+import sys
 import threading
 
 from tournament import sandbox
 
-__all__ = ["ANSWER", "ForkServer", "ServedZygote", "prepare"]
+__all__ = ["ANSWER", "ForkServer", "ServedZygote", "prepare", "serve"]
 
 ANSWER = 30.0
 """Seconds the server waits at most for the fork server or a zygote to answer (a fork, a host)."""
 
 READY = 300.0
 """Seconds the first request waits at most for the fork server's warm-up."""
+
+SPAWNED_FD = 3
+"""The descriptor of the socket in a fork server started by :meth:`ForkServer.spawn`."""
 
 CLOSING = 2.0
 """Seconds a zygote (then the fork server) is given to clear up and exit when closed before it is killed."""
@@ -97,6 +106,30 @@ class ForkServer:
         """Fork the fork server now (the class docstring)."""
         return cls(*_start())  # forked before the object exists: the fork server's frames hold none
 
+    @classmethod
+    def spawn(cls) -> ForkServer:
+        """Start the fork server as a fresh Python interpreter (``posix_spawn(3)``, which execs it at
+        once: nothing of this process is copied), for a caller with threads, which cannot fork a
+        clean one (module docstring). It runs :func:`serve` on its end of the socket, in this
+        process's working directory and environment, with its ``sys.path`` (so it imports what this
+        process imports, a folder a notebook put on it included). It dies when the thread that
+        called this ends (``PR_SET_PDEATHSIG`` follows the parent *thread*): call it from one that
+        lives as long as the fork server is needed (a kernel's main thread)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # dup2 onto another number clears close-on-exec on the child's copy alone
+        target = SPAWNED_FD if theirs.fileno() != SPAWNED_FD else SPAWNED_FD + 1
+        code = f"import sys; sys.path[:] = {sys.path!r}; from web.forkserver import serve; serve({target})"
+        try:
+            pid = os.posix_spawn(
+                sys.executable,
+                [sys.executable, "-c", code],
+                os.environ,
+                file_actions=[(os.POSIX_SPAWN_DUP2, theirs.fileno(), target)],
+            )
+        finally:
+            theirs.close()
+        return cls(pid, ours)
+
     def zygote(self) -> ServedZygote:
         """A new zygote. Raises ``OSError`` when the fork server does not send one within
         :data:`ANSWER` seconds (it is gone, or the machine cannot fork)."""
@@ -146,6 +179,17 @@ def _start() -> tuple[int, socket.socket]:
         os._exit(code)
     theirs.close()
     return pid, ours
+
+
+def serve(fd: int) -> None:
+    """The fork server's program in an interpreter :meth:`ForkServer.spawn` started: serve on the
+    socket ``fd`` until the caller closes its end, then exit (never return)."""
+    code = 0
+    try:
+        _serve(socket.socket(fileno=fd))
+    except BaseException:  # noqa: BLE001 - it exits with a status, whatever went wrong
+        code = 1
+    os._exit(code)
 
 
 def _serve(control: socket.socket) -> None:

@@ -6,10 +6,11 @@ run``'s, ``sprt``'s, ``play``'s, ``import``'s or the board page's. Every store i
 (:meth:`tournament.store.Store.open`), so a run being played is never blocked or changed; whether a
 run is being played is read from the kernel's table of locks (:func:`tournament.store.locks.held`).
 
-Everything shown is :mod:`reports`': the report (:func:`reports.report.assemble`, its move analysis read
-from ``moves.csv``), the standings of a run in progress (:class:`reports.stats.results.Results`), its
-latest games (:func:`reports.games.pairings`). A run's records and report are read once for each
-state of its files (the store, its write-ahead log, ``moves.csv``), and kept for the runs last asked.
+Everything shown is :mod:`reports`': the report (:func:`reports.report.build`, its move analysis read
+from ``moves.csv``), the standings of a run in progress, its latest games (:func:`reports.games.pairings`),
+both from one :class:`reports.stats.results.Results`. A run's records are read, and its games counted,
+once for each state of its files (the store, its write-ahead log, ``moves.csv``), and kept for the
+runs last asked.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.games import pairings
-from reports.report import Report, assemble
+from reports.report import Report, build
 from reports.stats.analysis import MOVES_FILE, Analysis
 from reports.stats.results import Results
 from tournament.record import GameRecord
@@ -170,9 +171,9 @@ class Runs:
         :class:`reports.stats.analysis.AnalysisError` for a ``moves.csv`` that cannot be read."""
         loaded = self._load(path)
         if "report" not in loaded.kept:
+            results = _results(loaded)
             analysis = Analysis.read(path)
-            report = assemble(loaded.records, loaded.settings, name=path.name, analysis=analysis)
-            loaded.kept["report"] = report
+            loaded.kept["report"] = build(results, name=path.name, analysis=analysis) if results.h2h else None
         kept: Report | None = loaded.kept["report"]
         return kept
 
@@ -193,7 +194,7 @@ class Runs:
         return self._load(path).kept
 
     def _progress(self, loaded: _Loaded) -> Progress:
-        results = Results(loaded.records, loaded.settings)
+        results = _results(loaded)
         rows = []
         if results.h2h:
             for row in results.standings:
@@ -236,6 +237,15 @@ class Runs:
             while len(self._kept) > KEPT:
                 self._kept.popitem(last=False)
         return loaded
+
+
+def _results(loaded: _Loaded) -> Results:
+    """The :class:`~reports.stats.results.Results` of a run's state, counted when first asked, then kept:
+    the report and the progress read the same."""
+    if "results" not in loaded.kept:
+        loaded.kept["results"] = Results(loaded.records, loaded.settings)
+    results: Results = loaded.kept["results"]
+    return results
 
 
 def _state(path: Path) -> tuple[int, ...]:

@@ -132,6 +132,11 @@ class Table:
             clock = Clock(act_timeout, self.bank(key, board.moves))
             proxy = self._seat(spec, board.mark)
             self._thinking = proxy
+            if self._cancelled:  # cancelled while its host was being made: never asked
+                self._thinking = None
+                self._end_hosts()
+                self._cancelled = False
+                raise Cancelled
             made = ask(proxy, board, clock, timer=self._timer)
             self._thinking = None
             if self._cancelled or self.closed:
@@ -164,10 +169,12 @@ class Table:
 
     def cancel(self) -> None:
         """End the move being thought, if any: its host is killed, so :meth:`move` returns at once
-        (raising :class:`Cancelled`). Takes no lock: :meth:`move` holds it meanwhile. A move that
-        answered just before is not undone, but the next move starts with fresh hosts, since the kill
-        may have hit that host after its answer."""
+        (raising :class:`Cancelled`); a move still making its host is never asked. Takes no lock:
+        :meth:`move` holds it meanwhile. A move that answered just before is not undone, but the
+        next move starts with fresh hosts, since the kill may have hit that host after its answer."""
         self.touched = time.monotonic()
+        if self._lock.locked():  # a move under way (set before its host is looked at: see move)
+            self._cancelled = True
         thinking = self._thinking
         if thinking is not None:
             self._cancelled = True

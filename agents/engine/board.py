@@ -25,7 +25,7 @@ A position is stored as
 
 ``position + mask`` is a unique key of the position (Pons). Columns are 0-based everywhere except in
 move strings in Pons' notation (``"4453"``: 1-based digits), which :meth:`Board.from_notation` reads
-and :meth:`Board.notation` writes, and nothing else.
+and :meth:`Board.notation_of` writes (:meth:`Board.notation` for a board's moves), and nothing else.
 Scores and results are always from the point of view of the side to move.
 
 The configuration's bit masks (:class:`Geometry`, :func:`geometry`) are built in
@@ -328,7 +328,17 @@ class Board:
         >>> Board.from_moves([3, 3, 4]).notation()
         '445'
         """
-        return (" " if self.geo.columns > 9 else "").join(str(column + 1) for column in self._history)
+        return self.notation_of(self._history, self.geo.columns)
+
+    @staticmethod
+    def notation_of(moves: Iterable[int], columns: int) -> str:
+        """``moves`` (0-based columns) on a board of ``columns`` columns in Pons' notation, as
+        :meth:`notation` writes a board's moves, without playing them.
+
+        >>> Board.notation_of([3, 3, 4], 7)
+        '445'
+        """
+        return (" " if columns > 9 else "").join(str(column + 1) for column in moves)
 
     def to_kaggle(self) -> list[int]:
         """Kaggle's flat row-major list (row 0 on top) with marks 1 and 2."""

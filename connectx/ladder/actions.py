@@ -10,6 +10,7 @@ import sys
 
 from agents.engine.board import InvalidBoardError
 from agents.registry import DEFAULT_ENTRANTS, SpecError
+from connectx.entrants import AgentError
 from connectx.ladder.arguments import DEFAULT_UNTIL, LIMITS
 from connectx.ladder.lists import rated, show_args, show_list
 from connectx.ladder.progress import SeedingBar, add_progress, added_line, why_wider
@@ -22,7 +23,7 @@ from tournament.openings import OpeningError
 
 __all__ = ["add_members", "retire_member", "seed_ladder"]
 
-BAD_INPUT = (SpecError, LadderError, OpeningError, InvalidBoardError, BackendError)
+BAD_INPUT = (SpecError, AgentError, LadderError, OpeningError, InvalidBoardError, BackendError)
 """What the ladder's methods raise for input that cannot be played: one line, exit status 2."""
 
 

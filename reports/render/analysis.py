@@ -13,7 +13,7 @@ __all__ = ["accuracy_lines"]
 
 def accuracy_lines(accuracy: Sequence[AgentAccuracy]) -> list[str]:
     """The lines of the accuracy table, one per agent, best first (as
-    :meth:`reports.stats.analysis.Analysis.accuracy` orders them).
+    :func:`reports.stats.accuracy.accuracy` orders them).
 
     Columns: moves judged; ``best`` the share that kept the value; mistakes (the outcome changed);
     inaccuracies (a slower win or a faster loss); ``1st mistake`` the median ply of the agent's first

@@ -2,7 +2,8 @@
 
 Connect Four on the standard 6x7 board is solved (Allis 1988; Tromp 1995), so every move can be
 judged, not only every game. :mod:`reports.stats.judging` does the solving; this module holds its
-result, ``RUN/moves.csv``, and the figures a report shows from it.
+result, ``RUN/moves.csv``, each game's and each agent's moves, and the move that decided a game;
+what adds up from them for a report (each agent's :class:`AgentAccuracy`) is :mod:`reports.stats.accuracy`'s.
 
 **Values** are Pons' scores (http://blog.gamesolver.org/solving-connect-four/02-test-protocol/) from
 the mover's point of view: 0 a draw; a win is positive, higher the sooner it comes (``22 - s`` on
@@ -22,15 +23,14 @@ judged too, under the agent name :data:`OPENING`, and count for no agent.
 from __future__ import annotations
 
 import csv
-import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from tournament.record import GameRecord, Termination
+from tournament.record import GameRecord
 
 __all__ = [
     "MOVES_COLUMNS",
@@ -156,7 +156,8 @@ class JudgedMove:
 
 @dataclass(frozen=True, slots=True)
 class AgentAccuracy:
-    """One agent's moves against perfect play (its opening moves excluded, as the referee made them).
+    """One agent's moves against perfect play, its opening moves excluded as the referee made them
+    (:func:`reports.stats.accuracy.accuracy` counts it).
 
     ``games`` counts the games it moved in; ``first_mistake_ply`` is the median ply of its first
     mistake over the games in which it made one (None: it made none); ``lost`` counts its lost games
@@ -187,7 +188,7 @@ class AgentAccuracy:
 
 
 class Analysis:
-    """The judged moves of one tournament (``RUN/moves.csv``), with the figures reports show.
+    """The judged moves of one tournament (``RUN/moves.csv``), by game and by agent.
 
     ``Analysis(moves)`` from :class:`JudgedMove` values (any order); :meth:`read` loads a run's file.
     """
@@ -258,40 +259,6 @@ class Analysis:
     def agents(self) -> list[str]:
         """The agents whose moves were judged, sorted."""
         return list(self.by_agent)
-
-    def accuracy(self, records: Sequence[GameRecord]) -> list[AgentAccuracy]:
-        """Every agent's :class:`AgentAccuracy`, best first (fewest mistakes per move, then most best
-        moves per move); ``records`` are the run's games (for who lost which)."""
-        tallies = []
-        records_by_id = {record.game_id: record for record in records}
-        for agent, own in self.by_agent.items():
-            firsts: dict[int, int] = {}
-            for move in own:
-                if move.verdict is Verdict.MISTAKE:
-                    firsts.setdefault(move.game, move.ply)
-            lost = by_mistake = 0
-            for game in {move.game for move in own}:
-                record = records_by_id.get(game)
-                if record is None or record.termination is not Termination.WIN:
-                    continue
-                if record.score_of(agent) == 0.0 and record.first != record.second:
-                    lost += 1
-                    decisive = self.decisive(record)
-                    by_mistake += decisive is not None and decisive.agent == agent
-            tallies.append(
-                AgentAccuracy(
-                    agent=agent,
-                    moves=len(own),
-                    best=sum(move.verdict is Verdict.BEST for move in own),
-                    inaccuracies=sum(move.verdict is Verdict.INACCURACY for move in own),
-                    mistakes=sum(move.verdict is Verdict.MISTAKE for move in own),
-                    games=len({move.game for move in own}),
-                    first_mistake_ply=statistics.median(firsts.values()) if firsts else None,
-                    lost=lost,
-                    lost_by_own_mistake=by_mistake,
-                )
-            )
-        return sorted(tallies, key=lambda a: (a.mistakes / a.moves, -a.best_share, a.agent))
 
     def worst(self, agent: str, n: int = 5) -> list[JudgedMove]:
         """The ``n`` worst moves of ``agent``: mistakes first, then by value given away (ties: the

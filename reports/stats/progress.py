@@ -1,15 +1,14 @@
-"""Elo progression: every agent's rating and interval as the games of a tournament accumulate."""
+"""Elo progression: every agent's rating and interval as the games of a tournament accumulate
+(:attr:`reports.stats.results.Results.progress` fits it, from the counts taken in its one pass at
+the :func:`ends` of the prefixes)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from reports.stats.ratings import Rating, rate
-from reports.stats.tally import head_to_head, pentanomials
-from tournament.record import GameRecord
+from reports.stats.ratings import Rating
 
-__all__ = ["Checkpoint", "progression"]
+__all__ = ["Checkpoint", "ends"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,27 +19,12 @@ class Checkpoint:
     ratings: tuple[Rating, ...]
 
 
-def progression(records: Iterable[GameRecord], *, points: int = 12) -> list[Checkpoint]:
-    """Ratings after about ``points`` evenly spaced prefixes of the games, in game-id order.
+def ends(total: int, points: int = 12) -> list[int]:
+    """How many games each of about ``points`` evenly spaced prefixes of ``total`` games holds, ascending.
 
     Prefixes end on an even number of games, so that colour-swapped pairs (games ``2k``, ``2k+1``)
-    are complete, and the last is every game. Prefixes in which no two agents have met yet, or whose
-    players fall into groups that never met, are skipped. Raises ValueError for ``points < 1``.
+    are complete, and the last is every game. Raises ValueError for ``points < 1``.
     """
     if points < 1:
         raise ValueError("points must be >= 1")
-    ordered = sorted(records, key=lambda record: record.game_id)
-    total = len(ordered)
-    ends = sorted({min(total, 2 * round(total * k / points / 2)) for k in range(1, points + 1)} | {total})
-    checkpoints = []
-    for end in ends:
-        prefix = ordered[:end]
-        h2h = head_to_head(prefix)
-        if not h2h:
-            continue
-        try:
-            ratings = rate(h2h, pentanomials(prefix))
-        except ValueError:  # not every player has met the pool yet
-            continue
-        checkpoints.append(Checkpoint(end, tuple(ratings)))
-    return checkpoints
+    return sorted({min(total, 2 * round(total * k / points / 2)) for k in range(1, points + 1)} | {total})

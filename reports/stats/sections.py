@@ -2,27 +2,30 @@
 (:mod:`reports.stats.standings`): results by colour, terminations (every forfeit with its message),
 time use and game lengths.
 
-:func:`count` walks the games between two entrants once and keeps what every section needs
-(:class:`Counts`); each section is then plain data made from those counts, in standings order (the
-rated entrants, best first). Units: seconds for times, plies (moves, the opening included) for
+Each section is plain data made from what :class:`reports.stats.results.Results` counted of the games
+in its one pass (:class:`reports.stats.results.Counts`), in standings order (the rated entrants, best
+first). Units: seconds for times, plies (moves, the opening included) for
 lengths. Self-play games count nowhere.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from reports.stats.headtohead import WDL
-from tournament.record import FORFEITS, GameRecord, Termination
+from tournament.record import FORFEITS, Termination
+
+if TYPE_CHECKING:
+    from reports.stats.results import Counts
 
 __all__ = [
-    "ColourRow", "Counts", "ForfeitRow", "LengthRow", "TerminationRow", "TimeUse",
-    "by_colour", "count", "lengths", "sides", "terminations", "time_use",
+    "ColourRow", "ForfeitRow", "LengthRow", "TerminationRow", "TimeUse",
+    "by_colour", "lengths", "terminations", "time_use",
 ]  # fmt: skip
 
 
@@ -89,83 +92,6 @@ class LengthRow:
     median: float
     mean: float
     longest: int
-
-
-def sides(record: GameRecord, mark: int) -> tuple[str, str]:
-    """``(the entrant playing mark, its opponent)``."""
-    return (record.first, record.second) if mark == 1 else (record.second, record.first)
-
-
-def _calls(record: GameRecord) -> list[tuple[int, float]]:
-    """``(mark, seconds)`` of every agent call: calls alternate from the side to move after the opening."""
-    start = len(record.opening)
-    return [((start + k) % 2 + 1, seconds) for k, seconds in enumerate(record.move_times)]
-
-
-@dataclass(slots=True)
-class Counts:
-    """What the sections count, from one pass over the games (:func:`count`).
-
-    Attributes:
-        colour: wins, draws, losses of ``(agent, opponent, mark)``; opponent ``""`` for all of its games.
-        games: games played by each agent.
-        connected: games won (``(agent, True)``) and lost (``(agent, False)``) by N in a row.
-        draws: games drawn by each agent.
-        forfeits: every forfeited game, by game id.
-        times: seconds of each of an agent's calls, the opening excluded.
-        bank: the most overage bank an agent drew in one game (seconds) and that game's id.
-        plies: ``(first, second, plies)`` of every game, by game id.
-    """
-
-    colour: defaultdict[tuple[str, str, int], WDL] = field(default_factory=lambda: defaultdict(WDL))
-    games: Counter[str] = field(default_factory=Counter)
-    connected: Counter[tuple[str, bool]] = field(default_factory=Counter)
-    draws: Counter[str] = field(default_factory=Counter)
-    forfeits: list[ForfeitRow] = field(default_factory=list)
-    times: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    bank: defaultdict[str, tuple[float, int | None]] = field(
-        default_factory=lambda: defaultdict(lambda: (0.0, None))
-    )
-    plies: list[tuple[str, str, int]] = field(default_factory=list)
-
-
-def count(played: Iterable[GameRecord]) -> Counts:
-    """The :class:`Counts` of ``played``, games between two different entrants by game id, in one pass."""
-    counts = Counts()
-    for record in played:
-        for mark in (1, 2):
-            agent, opponent = sides(record, mark)
-            result = WDL.from_result(record.score_of(agent))
-            counts.colour[agent, "", mark] += result
-            counts.colour[agent, opponent, mark] += result
-            counts.games[agent] += 1
-        if record.termination == Termination.DRAW:
-            counts.draws[record.first] += 1
-            counts.draws[record.second] += 1
-        elif record.termination == Termination.WIN:
-            winner, loser = sides(record, 1 if record.result == 1.0 else 2)
-            counts.connected[winner, True] += 1
-            counts.connected[loser, False] += 1
-        if record.offender is not None:
-            counts.forfeits.append(
-                ForfeitRow(
-                    record.game_id,
-                    *sides(record, record.offender),
-                    str(record.termination),
-                    len(record.moves),
-                    record.detail,
-                )  # fmt: skip
-            )
-        overage: defaultdict[str, float] = defaultdict(float)
-        for mark, seconds in _calls(record):
-            agent = sides(record, mark)[0]
-            counts.times[agent].append(seconds)
-            overage[agent] += max(0.0, seconds - record.task.act_timeout)
-        for agent, used in overage.items():
-            if used > counts.bank[agent][0]:
-                counts.bank[agent] = (used, record.game_id)
-        counts.plies.append((record.first, record.second, len(record.moves)))
-    return counts
 
 
 def by_colour(counts: Counts, order: Sequence[str]) -> list[ColourRow]:

@@ -1,6 +1,6 @@
 """Tournament tables as pandas DataFrames: standings, crosstable, head-to-head pairs, LOS and games,
-read from :class:`reports.stats.results.Results`; :func:`tables` makes them all (the CSV files of a
-report, :class:`Tables`).
+laid out from the statistics :class:`reports.stats.results.Results` computed once (each function takes
+the ones it shows); :func:`tables` makes them all (the CSV files of a report, :class:`Tables`).
 
 Units everywhere: ``score`` is points (a win 1, a draw 1/2), ``score_pct`` is points per game in
 percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as the recorded result
@@ -9,15 +9,15 @@ percent, Elo values are in Elo, ``los`` is a probability 0..1. Forfeits count as
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from reports.stats.headtohead import Pentanomial, estimate_pentanomial, estimate_wdl
-from reports.stats.results import Results
-from reports.stats.tally import oriented
+from reports.stats.headtohead import WDL, Pentanomial, estimate_pentanomial, estimate_wdl
+from reports.stats.standings import Crosstable, Standing
+from reports.stats.tally import Matchup, oriented
 from tournament.record import GameRecord
 
 __all__ = [
@@ -52,9 +52,9 @@ PAIRS_COLUMNS = [
 ]  # fmt: skip
 
 
-def standings(results: Results) -> pd.DataFrame:
-    """One row per agent, in rank order (``results.standings``, best first), columns
-    :data:`STANDINGS_COLUMNS`.
+def standings(lines: Sequence[Standing]) -> pd.DataFrame:
+    """One row per agent of the standings ``lines`` (:attr:`reports.stats.results.Results.standings`),
+    in their order (best first), columns :data:`STANDINGS_COLUMNS`.
 
     ``games, wins, draws, losses`` count the agent's games, ``score`` its points; ``invalid``,
     ``timeouts``, ``errors`` the games it forfeited by an invalid action, a time-out or an exception;
@@ -78,35 +78,36 @@ def standings(results: Results) -> pd.DataFrame:
             "elo_high": line.rating.high,
             "score_pct": line.score_pct,
         }
-        for line in results.standings
+        for line in lines
     ]
     return pd.DataFrame(rows, columns=STANDINGS_COLUMNS)
 
 
-def crosstable(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
+def crosstable(cross: Crosstable, order: Sequence[str] | None = None) -> pd.DataFrame:
     """Score (0..1, points per game) of the row agent against the column agent; ``nan`` where they never met.
 
-    Rows and columns are ``order`` (default: ``results.order``, best first); the index is named ``agent``.
-    The scores are ``results.crosstable``'s.
+    Rows and columns are ``order`` (default: the crosstable's, the standings order, best first); the index
+    is named ``agent``. The scores are those of ``cross`` (:attr:`reports.stats.results.Results.crosstable`).
     """
-    cross = results.crosstable
     score = [[np.nan if value is None else value for value in row] for row in cross.score]
     table = pd.DataFrame(score, index=pd.Index(cross.order, name="agent"), columns=cross.order, dtype=float)
     return table if order is None else table.loc[list(order), list(order)]
 
 
-def pairs(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
-    """Head-to-head statistics of every pairing that played, columns :data:`PAIRS_COLUMNS`.
+def pairs(
+    h2h: Mapping[Matchup, WDL], pentanomials: Mapping[Matchup, Pentanomial], order: Sequence[str]
+) -> pd.DataFrame:
+    """Head-to-head statistics of every pairing that played, columns :data:`PAIRS_COLUMNS`, from the
+    counts per pairing ``h2h`` and ``pentanomials`` (:class:`reports.stats.results.Results`').
 
-    ``agent_a`` comes before ``agent_b`` in ``order`` (default: ``results.order``, best first), and
+    ``agent_a`` comes before ``agent_b`` in ``order`` (the standings', best first, in a report), and
     rows follow that order. Counts and ``score`` are ``agent_a``'s; ``elo_diff``, ``elo_error`` (95 %)
     and ``los`` are the trinomial estimate of ``agent_a - agent_b`` (:func:`estimate_wdl`);
     ``pairs`` and ``ll .. ww`` the complete colour-swapped pairs and their pentanomial counts,
     ``penta_elo_error`` and ``penta_los`` the pentanomial estimate
     (:func:`estimate_pentanomial`).
     """
-    h2h, pentas = results.h2h, results.pentanomials
-    names = list(order) if order is not None else results.order
+    names = list(order)
     rows = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
@@ -114,7 +115,7 @@ def pairs(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
             if key not in h2h:
                 continue
             wdl = oriented(h2h, a, b)
-            penta = oriented(pentas, a, b) if key in pentas else Pentanomial()
+            penta = oriented(pentanomials, a, b) if key in pentanomials else Pentanomial()
             trinomial, pentanomial = estimate_wdl(wdl), estimate_pentanomial(penta)
             rows.append(
                 {
@@ -142,11 +143,10 @@ def pairs(results: Results, order: Sequence[str] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PAIRS_COLUMNS)
 
 
-def los(results: Results) -> pd.DataFrame:
-    """Likelihood of superiority (0..1) of the row agent over the column agent, in standings order
-    (``results.los``); the index is named ``agent``."""
-    order = results.order
-    return pd.DataFrame(results.los, index=pd.Index(order, name="agent"), columns=order)
+def los(matrix: np.ndarray, order: Sequence[str]) -> pd.DataFrame:
+    """Likelihood of superiority (0..1) of the row agent over the column agent: ``matrix`` in ``order``
+    (:attr:`reports.stats.results.Results.los`, in standings order); the index is named ``agent``."""
+    return pd.DataFrame(matrix, index=pd.Index(list(order), name="agent"), columns=list(order))
 
 
 def games(records: Iterable[GameRecord]) -> pd.DataFrame:
@@ -177,8 +177,8 @@ def games(records: Iterable[GameRecord]) -> pd.DataFrame:
                 "inarow": task.inarow,
                 "act_timeout": task.act_timeout,
                 "seed": task.seed,
-                "opening": record.board(len(record.opening)).notation(),
-                "moves": record.board().notation(),
+                "opening": record.notation(len(record.opening)),
+                "moves": record.notation(),
                 "plies": len(record.moves),
                 "result": record.result,
                 "winner": winner,
@@ -207,9 +207,24 @@ class Tables:
     games: pd.DataFrame
 
 
-def tables(results: Results) -> Tables:
-    """The :class:`Tables` of ``results``."""
-    table = standings(results)
+def tables(
+    lines: Sequence[Standing],
+    cross: Crosstable,
+    h2h: Mapping[Matchup, WDL],
+    pentanomials: Mapping[Matchup, Pentanomial],
+    matrix: np.ndarray,
+    records: Iterable[GameRecord],
+) -> Tables:
+    """The :class:`Tables` of a tournament from its statistics: the standings ``lines``, the crosstable
+    ``cross`` (whose order, the standings', every table follows), the counts per pairing ``h2h`` and
+    ``pentanomials``, the LOS ``matrix`` in that order, and the games ``records``."""
+    table = standings(lines)
+    order = cross.order
     return Tables(
-        table, table[ELO_COLUMNS], crosstable(results), pairs(results), los(results), games(results.records)
+        table,
+        table[ELO_COLUMNS],
+        crosstable(cross),
+        pairs(h2h, pentanomials, order),
+        los(matrix, order),
+        games(records),
     )

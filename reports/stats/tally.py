@@ -1,7 +1,7 @@
 """Count game records into head-to-head values: WDL and pentanomial per pairing, forfeits.
 
-:class:`reports.stats.results.Results` calls these once per tournament; :mod:`reports.stats.progress` on
-prefixes of it.
+:class:`reports.stats.results.Results` counts a tournament's games once, in one pass, with a
+:class:`Tally`; the functions below count a sequence of games with one too.
 
 A pairing is keyed ``(a, b)`` with ``a < b`` (string order), and its values are from ``a``'s point
 of view; :func:`oriented` turns them to either side. A game of an entrant against itself says nothing
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -22,12 +23,14 @@ from tournament.record import GameRecord, Termination
 __all__ = [
     "GamePairs",
     "Matchup",
+    "Tally",
     "distinct_games",
     "forfeits",
     "head_to_head",
     "oriented",
     "pentanomials",
     "score_matrix",
+    "tally",
     "totals",
 ]
 
@@ -39,19 +42,6 @@ _Stat = TypeVar("_Stat", WDL, Pentanomial)
 
 def _matchup(record: GameRecord) -> Matchup:
     return (record.first, record.second) if record.first < record.second else (record.second, record.first)
-
-
-def head_to_head(records: Iterable[GameRecord]) -> dict[Matchup, WDL]:
-    """Wins, draws and losses of ``a`` against ``b`` for every pairing ``(a, b)`` that played.
-
-    Forfeits count as the result recorded (a loss for the offender).
-    """
-    table: dict[Matchup, WDL] = defaultdict(WDL)
-    for record in records:
-        if record.first != record.second:
-            key = _matchup(record)
-            table[key] += WDL.from_result(record.score_of(key[0]))
-    return dict(table)
 
 
 class GamePairs:
@@ -81,16 +71,73 @@ class GamePairs:
         return group[0], Pentanomial.from_pair_points(record.score_of(a) + other.score_of(a))
 
 
+@dataclass(slots=True)
+class Tally:
+    """The per-pairing counts of games added one at a time (:meth:`add`): what :func:`head_to_head`,
+    :func:`pentanomials`, :func:`distinct_games` and :func:`forfeits` return, counted in one pass
+    (:class:`reports.stats.results.Results` adds each game once).
+
+    Attributes:
+        h2h: wins, draws, losses of ``a`` against ``b`` per pairing ``(a, b)``.
+        pentanomials: the complete game pairs' pentanomial counts per pairing.
+        forfeits: games forfeited, keyed ``(offender, opponent, Termination)``.
+        games: games per pairing.
+        seen: ``(first, moves)`` of each pairing's games, each distinct game once.
+        pairs: the games grouped into pairs (None: pairs are not counted, ``pentanomials`` stays empty).
+    """
+
+    h2h: defaultdict[Matchup, WDL] = field(default_factory=lambda: defaultdict(WDL))
+    pentanomials: defaultdict[Matchup, Pentanomial] = field(default_factory=lambda: defaultdict(Pentanomial))
+    forfeits: Counter[tuple[str, str, Termination]] = field(default_factory=Counter)
+    games: Counter[Matchup] = field(default_factory=Counter)
+    seen: defaultdict[Matchup, set[tuple[str, tuple[int, ...]]]] = field(
+        default_factory=lambda: defaultdict(set)
+    )
+    pairs: GamePairs | None = field(default_factory=GamePairs)
+
+    def add(self, record: GameRecord) -> None:
+        """Count one game (a game of an entrant against itself counts nowhere); raises ValueError as
+        :meth:`GamePairs.add` does when pairs are counted."""
+        if record.first == record.second:
+            return
+        key = _matchup(record)
+        self.h2h[key] += WDL.from_result(record.score_of(key[0]))
+        if self.pairs is not None and (pair := self.pairs.add(record)) is not None:
+            self.pentanomials[key] += pair[1]
+        if record.offender is not None:
+            offender, opponent = (record.first, record.second)[:: 1 if record.offender == 1 else -1]
+            self.forfeits[offender, opponent, Termination(record.termination)] += 1
+        self.games[key] += 1
+        self.seen[key].add((record.first, record.moves))
+
+    @property
+    def distinct(self) -> dict[Matchup, tuple[int, int]]:
+        """``(distinct, games)`` per pairing (:func:`distinct_games`)."""
+        return {key: (len(self.seen[key]), games) for key, games in self.games.items()}
+
+
+def tally(records: Iterable[GameRecord], *, pairs: bool = True) -> Tally:
+    """The :class:`Tally` of ``records``, in the order given, their game pairs counted when ``pairs``;
+    raises ValueError as :meth:`Tally.add`."""
+    counted = Tally() if pairs else Tally(pairs=None)
+    for record in records:
+        counted.add(record)
+    return counted
+
+
+def head_to_head(records: Iterable[GameRecord]) -> dict[Matchup, WDL]:
+    """Wins, draws and losses of ``a`` against ``b`` for every pairing ``(a, b)`` that played.
+
+    Forfeits count as the result recorded (a loss for the offender).
+    """
+    return dict(tally(records, pairs=False).h2h)
+
+
 def pentanomials(records: Iterable[GameRecord]) -> dict[Matchup, Pentanomial]:
     """Pentanomial counts of ``a`` against ``b`` for every pairing with at least one complete pair
     (:class:`GamePairs`); a pair of one game (an interrupted run) is left out. Raises ValueError as
     :meth:`GamePairs.add` does."""
-    pairs = GamePairs()
-    table: dict[Matchup, Pentanomial] = defaultdict(Pentanomial)
-    for record in records:
-        if (pair := pairs.add(record)) is not None:
-            table[pair[0]] += pair[1]
-    return dict(table)
+    return dict(tally(records).pentanomials)
 
 
 def distinct_games(records: Iterable[GameRecord]) -> dict[Matchup, tuple[int, int]]:
@@ -100,24 +147,12 @@ def distinct_games(records: Iterable[GameRecord]) -> dict[Matchup, tuple[int, in
     are the same. Deterministic agents replay a game from the same start; such copies add no
     evidence, which is what openings are for.
     """
-    seen: dict[Matchup, set[tuple[str, tuple[int, ...]]]] = defaultdict(set)
-    games: Counter[Matchup] = Counter()
-    for record in records:
-        if record.first != record.second:
-            key = _matchup(record)
-            seen[key].add((record.first, record.moves))
-            games[key] += 1
-    return {key: (len(seen[key]), games[key]) for key in games}
+    return tally(records, pairs=False).distinct
 
 
 def forfeits(records: Iterable[GameRecord]) -> Counter[tuple[str, str, Termination]]:
     """Games forfeited by offender, opponent and kind: ``counts[offender, opponent, Termination.TIMEOUT]``."""
-    counts: Counter[tuple[str, str, Termination]] = Counter()
-    for record in records:
-        if record.offender is not None and record.first != record.second:
-            offender, opponent = (record.first, record.second)[:: 1 if record.offender == 1 else -1]
-            counts[offender, opponent, Termination(record.termination)] += 1
-    return counts
+    return tally(records, pairs=False).forfeits
 
 
 def oriented(table: Mapping[Matchup, _Stat], a: str, b: str) -> _Stat:
