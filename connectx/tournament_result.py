@@ -80,7 +80,8 @@ class Result:
         from reports.report import assemble
 
         records, settings = self._stored
-        return assemble(records, settings, name=self.path.resolve().name, analysis=self._analysis)
+        name = "temporary run" if self._keep is not None else self.path.resolve().name  # not tmp's name
+        return assemble(records, settings, name=name, analysis=self._analysis)
 
     @property
     def report(self) -> Report:

@@ -291,7 +291,7 @@ class _Bar:
 
             total = None if message.sprt is not None else message.scheduled
             self.bar = tqdm(total=total, initial=message.stored, unit="game", desc="games", file=sys.stderr)
-            self.bar.write(message.isolation, file=sys.stderr)
+            self.bar.write(message.isolation, file=sys.stdout)  # news, not an error (no red block)
             if message.sprt is not None:
                 self.bar.set_postfix_str(message.sprt, refresh=False)
         elif isinstance(message, GameStored) and self.bar is not None:
