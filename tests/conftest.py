@@ -28,7 +28,6 @@ import builtins
 import functools
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -248,29 +247,9 @@ class _ChildReporter:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """In a child pytest process, register the reporter that writes to the parent; where Python may
-    not write bytecode, keep it for the session in a folder of its own (:func:`_session_bytecode`)."""
+    """In a child pytest process, register the reporter that writes to the parent."""
     if CHILD in os.environ:
         config.pluginmanager.register(_ChildReporter(config, os.environ[CHILD]), "connectx-child-reporter")
-    _session_bytecode(config)
-
-
-def _session_bytecode(config: pytest.Config) -> None:
-    """Where Python may not write bytecode (``PYTHONDONTWRITEBYTECODE``, ``-B``) and has no folder for
-    it (``PYTHONPYCACHEPREFIX``), give this session a temporary one, removed at its end: this process
-    and every Python process it starts (pytest-xdist's workers, the child pytest processes, the
-    commands the tests run; not those run with ``-I`` or an environment of their own) compile each
-    module once and read the compiled code after, and nothing is written beside the sources. Without
-    it each of the suite's several hundred Python processes compiled the package's modules again
-    (about 1 s of CPU for ``connectx run --help``, 6 s for a worker's collection)."""
-    if not sys.flags.dont_write_bytecode or sys.pycache_prefix:
-        return
-    folder = tempfile.mkdtemp(prefix="pytest-bytecode-")
-    config.add_cleanup(functools.partial(shutil.rmtree, folder, ignore_errors=True))
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ["PYTHONPYCACHEPREFIX"] = folder
-    sys.dont_write_bytecode = False
-    sys.pycache_prefix = folder
 
 
 @pytest.fixture(scope="session")
