@@ -220,7 +220,7 @@ def test_run_analyze_on_another_board_is_refused_before_any_game(tmp_path, capsy
 
 
 def test_report_analyze_judges_then_reports(tmp_path, capsys) -> None:
-    store_of(tmp_path, [played(random_game(seed), game_id=seed) for seed in range(2)])
+    store_of(tmp_path, [played(random_game(0))])
     assert main(["report", str(tmp_path), "--analyze"]) == 0
     assert Analysis.read(tmp_path) is not None
     assert "perfect play" in (tmp_path / "report.html").read_text().lower()

@@ -37,9 +37,11 @@ def in_read_only_view(tmp_path: Path, source: Path, *argv: str) -> subprocess.Co
 
 @pytest.fixture
 def stored(tmp_path) -> Path:
+    """A run of one game pair (``--analyze`` judges every move of it, about a second of CPU a game)."""
     run = tmp_path / "run"
-    records = [r for r in synthetic_records(AGENTS, 2) if (r.task.rows, r.task.columns) == (6, 7)]
-    with Store.create(run, settings_for(AGENTS, 2)) as store:
+    records = [r for r in synthetic_records(AGENTS, 1) if (r.task.rows, r.task.columns) == (6, 7)]
+    assert len(records) == 2
+    with Store.create(run, settings_for(AGENTS, 1)) as store:
         for record in records:
             store.add(record)
     return run
