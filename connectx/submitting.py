@@ -83,7 +83,7 @@ def build(agent: Agent, path: str | os.PathLike[str] = "main.py") -> Path:
 
     Example::
 
-        >>> connectx.build("minimax:depth=4", "main.py")
+        >>> connectx.build("minimax:depth=4", "main.py")  # doctest: +SKIP
         PosixPath('main.py')
     """
     submission = write_submission(agent, path)
@@ -164,8 +164,8 @@ def check(
 
     Example::
 
-        >>> result = connectx.check("main.py")
-        >>> bool(result), result.report.times.slowest      # passed, the slowest move in seconds
+        >>> result = connectx.check("main.py")  # doctest: +SKIP
+        >>> bool(result), result.report.times.slowest  # passed, the slowest move in seconds  # doctest: +SKIP
         (True, 0.012)
     """
     source = Path(path)

@@ -51,6 +51,8 @@ ISOLATED_MARKS = ("jax", "ray", "torch")
 """Marks of the tests that run in a child process (as do those using :func:`random_weights`)."""
 
 SLOWEST = (
+    "tests/test_notebooks.py",
+    "tests/test_notebooks_browser.py",
     "tests/test_submissions.py",
     "tests/test_analysis.py",
     "tests/test_sandbox.py",
@@ -67,6 +69,10 @@ SLOWEST = (
     "tests/test_cluster.py",
     "tests/test_ppo.py",
     "tests/test_imports.py",
+    "tests/test_board_widget.py",
+    "tests/test_api.py",
+    "tests/test_entrants.py",
+    "tests/test_submitting.py",
 )
 """The files that took longest (about 70% of the suite's time, measured on 2 cores), slowest first:
 handed to the workers before the others, which follow in xdist's order (most tests first). A file
