@@ -191,6 +191,7 @@ def session(
     game = _Game(task, colour=colour, say=say)
     sandbox.protect_runner()  # the agent's process may not read this one's memory
     sandbox.become_subreaper()  # so that what the agent starts and leaves behind is killed at the end
+    others = set(sandbox.children())  # this process's own children from before: not the agent's
     started_at, began = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
     # A slot no runner on the machine holds, as a runner's games have: the agent's user is its own.
     with sandbox.claim_slots(1) as (slot,):
@@ -205,7 +206,7 @@ def session(
             end = game.play(HumanPlayer(game.you, ask, say), AgentSide(proxy, game.label, say))
         finally:
             proxy.close()
-            sandbox.kill_descendants()
+            sandbox.kill_descendants(spare=others)
     forfeit = end.forfeit if isinstance(end, Forfeited) else None
     duration = time.perf_counter() - began
     return GameRecord.ended(task, game.moves, game.times, forfeit, duration=duration, started_at=started_at)

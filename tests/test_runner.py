@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import tempfile
 import threading
 import time
@@ -281,18 +282,25 @@ def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeyp
 def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tmp_path, monkeypatch):
     """The watchdog: a game process silent for longer than a move may take (here it is stopped) is
     killed, and the agent whose turn it was forfeits, with the moves played until then; nothing of
-    the game is left, not even its agents' working directories."""
+    the game is left, not even its agents' working directories. A child this process had before the
+    run (a notebook's, a test's browser) is not the game's to kill."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the games' scratch folders, looked at below
     slow = tmp_path / "slow.py"
     slow.write_text(SECOND_MOVE)
     task = game_task(
         first=str(slow), second="leftmost", act_timeout=1.0, hang_limit=2.0, seed=7
     )  # the stop comes first
+    bystander = subprocess.Popen(["sleep", "600"])
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games([task], workers=1)
     stopper = _at_second_move(others, signal.SIGSTOP)
-    (record,) = games
-    stopper.join()
+    try:
+        (record,) = games
+        stopper.join()
+        assert bystander.poll() is None  # the game process killed, and what it left, but not this
+    finally:
+        bystander.kill()
+        bystander.wait()
     assert record.termination is Termination.TIMEOUT and "held the game process" in record.detail
     assert record.moves == (6, 0) and record.offender == 1  # stopped during its second move
     assert not list(tmp_path.glob("connectx-*"))  # its agents' directories are gone too

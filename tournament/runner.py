@@ -153,6 +153,8 @@ class _Scheduler:
         self.shares = {slot: cpu_share(numbers[0] + k, len(numbers), cpus) for k, slot in enumerate(numbers)}
         self.slots: dict[int, GameProcess] = {}
         self.retired: list[GameProcess] = []
+        # This process's children from before: not the games' to kill (a notebook's or a test's own).
+        self.bystanders = set(sandbox.children())
 
     def play(self, pending: list[GameTask]) -> Iterator[Finished]:
         """Play ``pending`` (last first; the list is emptied), yielding each result as it ends."""
@@ -187,7 +189,7 @@ class _Scheduler:
         game.process.join()
         game.conn.close()
         sandbox.kill_descendants(
-            spare={other.process.pid for other in self.slots.values() if other.process.pid}
+            spare={other.process.pid for other in self.slots.values() if other.process.pid} | self.bystanders
         )
         game.scratch.close()
 
