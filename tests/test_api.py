@@ -1,7 +1,7 @@
 """The Python API of tournaments (:mod:`connectx.tournaments`): frames of the right shapes and sums, a
 folder resumed, the same games as the command line's, bad input refused before any game with
 nothing written, an interrupt that keeps the finished games and leaves no process, and an
-``import connectx`` that loads none of it."""
+``import connectx`` that loads none of it. (A real kernel interrupted in a cell: tests/test_notebooks.py.)"""
 
 from __future__ import annotations
 
@@ -212,59 +212,6 @@ def test_an_sprt_stops_at_its_max_games_and_its_moves_are_judged_on_the_standard
         connectx.analyze(result, progress=False)
     with pytest.raises(connectx.TournamentError, match="no tournament"):
         connectx.analyze(result.path / "nothing", progress=False)
-
-
-KERNEL_CELL = """
-import connectx
-
-try:
-    result = connectx.tournament(["leftmost", "random", {slow!r}], games=2, out={out!r}, workers=1,
-                                 rows=4, columns=5, inarow=3)
-except connectx.RunInterrupted as stop:
-    kept = len(stop.result.games)
-    raise
-"""
-
-
-def _execute(client, code: str, timeout: float) -> dict:
-    """Run ``code`` in the kernel of ``client``; its execute reply's content."""
-    msg_id = client.execute(code)
-    while True:
-        reply = client.get_shell_msg(timeout=timeout)
-        if reply["parent_header"].get("msg_id") == msg_id:
-            return reply["content"]
-
-
-@pytest.mark.slow
-def test_a_kernel_interrupted_keeps_the_finished_games_and_the_cell_run_again_plays_the_rest(tmp_path):
-    from jupyter_client.manager import start_new_kernel
-
-    slow = tmp_path / "slow.py"
-    slow.write_text(SLOW_AGENT)
-    out, mark = tmp_path / "out", str(uuid.uuid4())
-    manager, client = start_new_kernel(cwd=str(ROOT), env={**os.environ, "CONNECTX_TEST_MARK": mark})
-    try:
-        cell = KERNEL_CELL.format(slow=str(slow), out=str(out))
-        msg_id = client.execute(cell)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not (
-            (out / "tournament.db").is_file() and len(_records(out)) >= 2
-        ):
-            time.sleep(0.2)
-        manager.interrupt_kernel()
-        while (reply := client.get_shell_msg(timeout=60))["parent_header"].get("msg_id") != msg_id:
-            pass
-        assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "RunInterrupted"
-        finished = _records(out)
-        assert 2 <= len(finished) < 12
-        assert _execute(client, "print(kept)", 30)["status"] == "ok"
-        kernel = manager.provisioner.process.pid
-        assert [pid for pid in _marked(f"CONNECTX_TEST_MARK={mark}") if pid != kernel] == []
-        assert _execute(client, cell, 120)["status"] == "ok"  # the same cell again: the rest
-        assert set(finished) <= set(_records(out)) and len(_records(out)) == 12
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
 
 
 def test_a_callable_that_cannot_be_sent_is_one_sentence_and_no_game(tmp_path):
