@@ -87,6 +87,7 @@ from submissions.build import provenance
 from submissions.report import CheckReport
 from submissions.timing import load_limit
 from submissions.verdict import FileFacts, read_events, size_warning, verdict
+from tournament.refusal import REFEREE_UNNEEDED
 from tournament.signals import sigterm_raises
 
 TIME_POLICIES = ("load", "strict", "bank")
@@ -303,6 +304,7 @@ def check_file(
         "opponents": list(OPPONENTS),
         "project_root": str(PROJECT_ROOT),
         "packages": sorted(p.name for p in PROJECT_ROOT.iterdir() if (p / "__init__.py").is_file()),
+        "refuse": list(REFEREE_UNNEEDED),
         "seed": seed,
         "stop_over": act_timeout if time_policy == "strict" else None,
     }

@@ -33,11 +33,12 @@ A check runs the probe twice, each time in a fresh process, one ``stage`` each:
   board and the action tagged as :func:`encode` tags it, for the parent to put in words.
 
 ``REQUEST`` is a JSON object (``stage``, ``path``, ``act_timeout``, ``games``, ``opponents``,
-``out``, ``project_root``, ``packages``, ``seed``, ``stop_over``). Results are appended to ``out``
+``out``, ``project_root``, ``packages``, ``refuse``, ``seed``, ``stop_over``). Results are appended to ``out``
 as JSON lines, flushed one event at a time, so the parent still knows which stage or game was
 running if it must kill a hung probe.
 """
 
+import importlib.abc
 import importlib.util
 import json
 import os
@@ -266,6 +267,20 @@ def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> Non
             break
 
 
+class _Refuse(importlib.abc.MetaPathFinder):
+    """Refuses the top-level modules ``names`` while kaggle-environments is imported: those the
+    referee does not need (``tournament.refusal.REFEREE_UNNEEDED``, which the check hands over), as
+    the runner imports it. They cost the referee seconds, never the agent: Kaggle imports its
+    package before any agent is loaded, and an agent may still import them afterwards."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] in self.names:
+            raise ImportError(f"{name} is not needed by the ConnectX referee")
+
+
 def main(argv: list[str]) -> int:
     request = json.loads(argv[1])
     out = open(request["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open for the whole run
@@ -290,8 +305,13 @@ def main(argv: list[str]) -> int:
         return 0
 
     started = time.perf_counter()
-    import kaggle_environments
-    from kaggle_environments import make
+    finder = _Refuse(request["refuse"])
+    sys.meta_path.insert(0, finder)
+    try:
+        import kaggle_environments
+        from kaggle_environments import make
+    finally:
+        sys.meta_path.remove(finder)
 
     emit(
         event="kaggle",
