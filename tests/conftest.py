@@ -252,8 +252,31 @@ class _ChildReporter:
         self._write({"warning": warning})
 
 
+class _ExamplesOnly:
+    """``--doctest-modules`` collects every module of the packages in ``testpaths``, and collecting
+    one imports it: Ray (``tournament.cluster``), JAX, Starlette and the rest, in every xdist worker,
+    though 31 of the 197 modules have an example. This plugin skips, in the packages, a module whose
+    text holds no ``>>>``: it has no doctest to run, and the tests import what they test."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        if collection_path.suffix != ".py" or TESTS in collection_path.parents:
+            return None
+        try:
+            text = collection_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return None if ">>>" in text else True
+
+
+TESTS = Path(__file__).resolve().parent
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """In a child pytest process, register the reporter that writes to the parent."""
+    """Skip the package modules without examples (:class:`_ExamplesOnly`, registered for every path,
+    not only this folder's as a conftest's hooks are); in a child pytest process, register the
+    reporter that writes to the parent."""
+    config.pluginmanager.register(_ExamplesOnly(), "connectx-examples-only")
     if CHILD in os.environ:
         config.pluginmanager.register(_ChildReporter(config, os.environ[CHILD]), "connectx-child-reporter")
 
