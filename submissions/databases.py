@@ -7,15 +7,16 @@ and xz-compressed, it is 1.5 MB (2.0 MB in the file). A submission then plays pe
 13 in the weak sense (it keeps every win and draw) but not always the fastest win there; from ply
 13 on its solver gives exact scores.
 
-The compression takes about 3 s of CPU (at xz's presets 6 and 9 alike, measured), so a
-packed book is kept in the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``), under
-``connectx/packed/``, named by the SHA-256 of what it holds, and reused by every later build that
-packs the same bytes (:func:`packed_database`).
+The compression takes about 3 s of CPU (at xz's presets 6 and 9 alike, measured), so the packed book
+is kept in the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``), under
+``connectx/packed/``, named by the SHA-256 of what makes it (the book's arrays and the source of
+:func:`pack_wdl`), and read back by every later build (:func:`packed_database`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import lzma
 import os
 import struct
@@ -26,15 +27,12 @@ import numpy as np
 from agents.engine.solver.databases import PACK_HEADER, PACK_MAGIC, PACKED_FILE, Database, load_database
 from agents.files import replace_atomically
 
-__all__ = ["cache_folder", "pack_wdl", "packed_database"]
+__all__ = ["cache_folder", "kept_pack", "pack_wdl", "packed_database"]
 
 
-def pack_wdl(book: Database, cache: Path | None = None) -> bytes:
+def pack_wdl(book: Database) -> bytes:
     """``book``'s draws and losses in the layout that :func:`agents.engine.solver.databases.unpack_wdl`
-    reads (``book`` may be exact: only the signs of its scores are kept, and its wins are left out).
-    With ``cache`` (a folder), the compressed part is read from there when a build has kept it (the
-    file named by its content's SHA-256, checked by decompressing it), else compressed and kept
-    there; a folder that cannot be written only goes without."""
+    reads (``book`` may be exact: only the signs of its scores are kept, and its wins are left out)."""
     keep = book.scores <= 0
     codes = book.codes[keep].astype(np.int64) >> 2
     losses = book.scores[keep] < 0
@@ -49,23 +47,37 @@ def pack_wdl(book: Database, cache: Path | None = None) -> bytes:
         )
     )
     head = PACK_HEADER.pack(PACK_MAGIC, len(codes), int(escaped.sum()))
-    return head + (_compress(body) if cache is None else _kept(body, cache))
+    return head + lzma.compress(body, preset=9 | lzma.PRESET_EXTREME)
 
 
-def _compress(body: bytes) -> bytes:
-    return lzma.compress(body, preset=9 | lzma.PRESET_EXTREME)
+def packed_database() -> dict[str, bytes]:
+    """``{PACKED_FILE: bytes}`` to embed in a submission (:func:`kept_pack` in :func:`cache_folder`:
+    about 3 s of compression the first time, 0.1 s afterwards), or ``{}`` when the databases are not
+    installed: the built file then plays as the package does without them."""
+    book = load_database()
+    return {} if book is None else {PACKED_FILE: kept_pack(book, cache_folder())}
 
 
-def _kept(body: bytes, cache: Path) -> bytes:
-    """``body`` compressed (:func:`_compress`), read from ``cache`` when kept there, else kept there."""
-    path = cache / f"wdl-{hashlib.sha256(body).hexdigest()[:32]}.xz"
+def kept_pack(book: Database, cache: Path) -> bytes:
+    """:func:`pack_wdl` of ``book``, read from the folder ``cache`` when a build has kept it there (the
+    file named by the SHA-256 of ``book``'s arrays, of :func:`pack_wdl`'s source and of the header's
+    layout, checked by decompressing it), else packed now and kept there; a folder that cannot be
+    written only goes without."""
+    try:
+        key = hashlib.sha256(f"{inspect.getsource(pack_wdl)}{PACK_HEADER.format}{PACK_MAGIC!r}".encode())
+    except OSError:  # no source to read (an install without .py files): nothing to name it by
+        return pack_wdl(book)
+    for array in (book.codes, book.scores):
+        key.update(f"{array.dtype.str}{array.shape}".encode())
+        key.update(array.tobytes())
+    path = cache / f"wdl-{key.hexdigest()[:32]}.bin"
     try:
         kept = path.read_bytes()
-        if lzma.decompress(kept) == body:
-            return kept
+        lzma.decompress(kept[PACK_HEADER.size :])  # whole: not cut short, not another file
+        return kept
     except (OSError, lzma.LZMAError):
         pass
-    packed = _compress(body)
+    packed = pack_wdl(book)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_atomically(path, lambda temporary: temporary.write_bytes(packed))
@@ -77,11 +89,3 @@ def _kept(body: bytes, cache: Path) -> bytes:
 def cache_folder() -> Path:
     """Where builds keep packed books: ``connectx/packed`` in ``$XDG_CACHE_HOME``, else ``~/.cache``."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "connectx" / "packed"
-
-
-def packed_database() -> dict[str, bytes]:
-    """``{PACKED_FILE: bytes}`` to embed in a submission (about 3 s of compression the first time, then
-    read from :func:`cache_folder`), or ``{}`` when the databases are not installed: the built file
-    then plays as the package does without them."""
-    book = load_database()
-    return {} if book is None else {PACKED_FILE: pack_wdl(book, cache_folder())}

@@ -1,10 +1,10 @@
-"""The packed win/draw/loss book that ``connectx build`` embeds is compressed once and kept in the
-user's cache folder (:func:`submissions.databases.pack_wdl`): a later build reads it back, a kept file
-that does not hold the same bytes is made again, and a folder that cannot be written only goes without."""
+"""The packed win/draw/loss book that ``connectx build`` embeds is packed once and kept in the user's
+cache folder (:func:`submissions.databases.kept_pack`): a later build reads it back, another book is
+packed anew, a kept file cut short is packed again, and a folder that cannot be written only goes
+without."""
 
 from __future__ import annotations
 
-import lzma
 from pathlib import Path
 
 import numpy as np
@@ -14,35 +14,35 @@ import submissions.databases as databases
 from agents.engine.solver.databases import Database, unpack_wdl
 
 
-def _book() -> Database:
+def _book(last: int = -2) -> Database:
     codes = np.array([16, 32, 48, 64, 1_600_000], dtype=np.int32)  # sorted, as a database's are
-    return Database(codes, np.array([0, -1, 3, 0, -2], dtype=np.int8), exact=True, absent=None)
+    return Database(codes, np.array([0, -1, 3, 0, last], dtype=np.int8), exact=True, absent=None)
 
 
-def test_a_packed_book_is_kept_read_back_made_again_when_wrong_and_never_needs_the_folder(
+def test_a_packed_book_is_kept_read_back_packed_anew_when_another_and_never_needs_the_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fresh = databases.pack_wdl(_book())
-    assert databases.pack_wdl(_book(), tmp_path) == fresh  # compressed, and kept
+    packs: list[Database] = []
+    pack = databases.pack_wdl
+
+    def counted(book: Database) -> bytes:
+        packs.append(book)
+        return pack(book)
+
+    monkeypatch.setattr(databases, "pack_wdl", counted)
+    assert databases.kept_pack(_book(), tmp_path) == fresh and len(packs) == 1  # packed, and kept
     (kept,) = tmp_path.iterdir()
-    compressions: list[bytes] = []
-
-    def compress(body: bytes) -> bytes:
-        compressions.append(body)
-        return lzma.compress(body)
-
-    monkeypatch.setattr(databases, "_compress", compress)
-    assert databases.pack_wdl(_book(), tmp_path) == fresh and compressions == []  # read back
-    kept.write_bytes(lzma.compress(b"another book"))
-    assert (
-        unpack_wdl(databases.pack_wdl(_book(), tmp_path)).codes.tolist() == unpack_wdl(fresh).codes.tolist()
-    )
-    assert len(compressions) == 1 and lzma.decompress(kept.read_bytes()) == compressions[0]  # made again
-    kept.write_bytes(b"not xz")
-    assert unpack_wdl(databases.pack_wdl(_book(), tmp_path)).scores.tolist() == [0, -1, 0, -1]
+    assert databases.kept_pack(_book(), tmp_path) == fresh and len(packs) == 1  # read back
+    other = databases.kept_pack(_book(last=0), tmp_path)  # another book: packed, and kept beside
+    assert unpack_wdl(other).scores.tolist() == [0, -1, 0, 0] and len(packs) == 2
+    assert len(list(tmp_path.iterdir())) == 2
+    kept.write_bytes(fresh[: len(fresh) // 2])  # cut short
+    assert databases.kept_pack(_book(), tmp_path) == fresh and len(packs) == 3
+    assert kept.read_bytes() == fresh  # and kept whole again
     blocked = tmp_path / "file"
     blocked.write_text("")
-    assert unpack_wdl(databases.pack_wdl(_book(), blocked / "cache")).absent == 1  # cannot be written
+    assert databases.kept_pack(_book(), blocked / "cache") == fresh and len(packs) == 4  # not writable
 
 
 def test_the_cache_folder_follows_xdg_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
