@@ -44,6 +44,13 @@ def report(records):
     return build(Results(records, settings_for(AGENTS, 4)), name="synthetic")
 
 
+@pytest.fixture(scope="module")
+def documents(report, tmp_path_factory):
+    """The report's documents as :func:`write_documents` writes them (report.html with its figures
+    drawn), once for the module: their paths by name."""
+    return write_documents(report, tmp_path_factory.mktemp("documents"))
+
+
 def test_the_synthetic_games_cover_every_ending(records):
     endings = {record.termination for record in records}
     assert {Termination.WIN, Termination.ERROR, Termination.INVALID} <= endings
@@ -114,8 +121,8 @@ def test_replay_data_is_compact_and_complete(records):
     assert ("d" in game) == bool(record.detail)
 
 
-def test_html_is_self_contained_and_escapes_messages(report):
-    page = html.render(report)
+def test_html_is_self_contained_and_escapes_messages(documents):
+    page = documents["report.html"].read_text(encoding="utf-8")  # html.render's page
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page)
     assert not re.search(r"@import|url\(\s*['\"]?https?:", page)
     assert page.count("<script") == 2  # the replay data and the player: the message is escaped
@@ -152,9 +159,10 @@ def test_a_1000_game_report_stays_small(tmp_path):
     assert paths["report.md"].stat().st_size < 2e6
 
 
-def test_documents_and_games_csv(report, tmp_path):
-    paths = write_documents(report, tmp_path)
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["games.csv", "report.html", "report.md"]
+def test_documents_and_games_csv(report, documents):
+    paths = documents
+    folder = paths["games.csv"].parent
+    assert sorted(path.name for path in folder.iterdir()) == ["games.csv", "report.html", "report.md"]
     games = pd.read_csv(paths["games.csv"], dtype={"opening": str, "moves": str}, keep_default_na=False)
     assert len(games) == len(report.records)
     first = report.records[0]
@@ -369,7 +377,13 @@ def analysed(records):
     return build(Results(records, settings_for(AGENTS, 4)), name="analysed", analysis=analysis), analysis
 
 
-def test_the_report_shows_each_agents_accuracy_and_worst_moves(analysed):
+@pytest.fixture(scope="module")
+def analysed_page(analysed):
+    """The HTML page of :func:`analysed`'s report (:func:`reports.render.html.render`), drawn once."""
+    return html.render(analysed[0])
+
+
+def test_the_report_shows_each_agents_accuracy_and_worst_moves(analysed, analysed_page):
     report, analysis = analysed
     review = report.review
     assert [line.accuracy for line in review.accuracy] == accuracy(analysis, report.records)
@@ -385,7 +399,7 @@ def test_the_report_shows_each_agents_accuracy_and_worst_moves(analysed):
     text = markdown.render(report)
     assert "## Against perfect play" in text
     assert any(line.startswith("| beta | ") for line in text.split("## Against perfect play")[1].splitlines())
-    page = html.render(report)
+    page = analysed_page
     assert 'id="accuracy-table"' in page and 'href="#game-' in page and "-ply-" in page
 
 
@@ -409,7 +423,9 @@ def test_the_deciding_move_of_each_game_is_named_and_linked(analysed):
         assert judged["v"] == [m.value_after if m.mark == 1 else -m.value_after for m in moves]
 
 
-def test_a_perfect_agent_adds_each_agents_elo_relative_to_it_and_leaves_the_standings_alone(analysed):
+def test_a_perfect_agent_adds_each_agents_elo_relative_to_it_and_leaves_the_standings_alone(
+    analysed, analysed_page
+):
     report, _ = analysed
     pool = Results(report.records, report.settings)  # no analysis: the pool's mean at 0
     assert report.standings == pool.standings and report.scale == "Elo (mean of the rated = 0)"
@@ -443,7 +459,7 @@ def test_a_perfect_agent_adds_each_agents_elo_relative_to_it_and_leaves_the_stan
     terminal = "\n".join(summary(report))
     assert "vs perfect play" in terminal.splitlines()[0] and f"≤ {crashy.high:+.0f}" in terminal
     assert note in terminal
-    page = html.render(report)
+    page = analysed_page
     assert ">vs perfect<br>play</th>" in page and f'<td class="n">{crashy.cell()}</td>' in page
 
 

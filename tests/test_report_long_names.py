@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -13,7 +14,6 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from benchmarks.browser import find_chromium, watch
-from reports.render import html
 from reports.render.documents import write_documents
 from reports.render.plots import (
     NAME_LIMIT,
@@ -40,6 +40,13 @@ def report() -> Report:
     records = synthetic_records(NAMES, 2)
     analysis = Analysis(judged_moves(records, perfect=("negamax",)))
     return build(Results(records, settings_for(NAMES, 2)), name="long names", analysis=analysis)
+
+
+@pytest.fixture(scope="module")
+def written(report: Report, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report's ``report.html`` as ``connectx report`` writes it (:func:`write_documents`), once
+    for the module's tests."""
+    return write_documents(report, tmp_path_factory.mktemp("long-names"))["report.html"]
 
 
 def test_the_names_are_long():
@@ -108,8 +115,8 @@ def test_the_progression_panel_titles_do_not_collide(report):
         assert not one.overlaps(other)
 
 
-def test_the_page_gives_the_names_whole_and_breakable(report):
-    page = html.render(report)
+def test_the_page_gives_the_names_whole_and_breakable(written):
+    page = written.read_text(encoding="utf-8")  # html.render's page, as connectx report writes it
     breakable = "network:<wbr>book=false,<wbr>weights=runs/<wbr>experiments/<wbr>net350/<wbr>final.npz"
     assert f'<td class="agent">{breakable}</td>' in page  # the standings
     assert f"<code>{breakable}</code>" in page  # the entrants' specs
@@ -123,11 +130,10 @@ pytestmark_browser = pytest.mark.skipif(
 
 @pytestmark_browser
 @pytest.mark.parametrize("width", [1280, 800])
-def test_in_a_browser_the_page_fits_and_nothing_is_cut(browser, report, tmp_path, width):
-    path = write_documents(report, tmp_path)["report.html"]
+def test_in_a_browser_the_page_fits_and_nothing_is_cut(browser, report, written, width):
     page = browser.new_page(viewport={"width": width, "height": 900})
     errors = watch(page)
-    page.goto(path.as_uri())
+    page.goto(written.as_uri())
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     cells = "document.querySelectorAll('#standings-table tr td:nth-child(2)')"
     assert page.evaluate(f"Array.from({cells}).map(td => td.textContent)") == [

@@ -272,17 +272,25 @@ from pathlib import Path
 from tests.records import settings_for, synthetic_records
 from tournament.store import Store
 
-agents = ("leftmost", "random")
+agents, signals = ("leftmost", "random"), Path(sys.argv[2])
+
+
+def wait(name):
+    while not (signals / name).exists():
+        time.sleep(0.02)
+
+
+records = synthetic_records(agents, 4)
 with Store.create(Path(sys.argv[1]), settings_for(agents, 4)) as store:  # the run's lock, as a run holds it
-    while not Path(sys.argv[2]).exists():  # the page is open
-        time.sleep(0.05)
-    for record in synthetic_records(agents, 4):
-        time.sleep(0.3)
-        store.add(record)
-    time.sleep(1.5)
+    wait("go")  # the page is open
+    for done, shown in ((0, 3), (3, 6), (6, 8)):
+        for record in records[done:shown]:
+            store.add(record)
+        wait(f"seen-{shown}")  # the page showed that many games played while the run went on
 """
-"""Another process playing a run of 8 games (``WRITER RUN GO``): once the file GO exists, it stores one
-every 0.3 s, as a run does when a game ends."""
+"""Another process playing a run of 8 games (``WRITER RUN SIGNALS``): once the file SIGNALS/go exists,
+it stores them in three batches, as a run does when games end, 3, 6 and 8 in all, each once the page
+has shown the one before (the file SIGNALS/seen-N), and ends the run once it has shown all 8."""
 
 ROWS = (
     "Array.from(document.querySelectorAll('#{} tr')).slice(1).map(r => Array.from(r.cells, c => c.innerText))"
@@ -291,19 +299,21 @@ ROWS = (
 
 def test_a_run_in_progress_is_watched_to_its_final_standings(page, errors, served, tmp_path):
     url, root = served[0], served[1]
-    out, go = root / "live", tmp_path / "go"
-    command = [sys.executable, "-c", WRITER, str(out), str(go)]
+    out = root / "live"
+    command = [sys.executable, "-c", WRITER, str(out), str(tmp_path)]
     run = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         until(lambda: (out / "tournament.db").is_file())
         page.goto(f"{url}runs/live")
-        go.write_text("")
+        (tmp_path / "go").write_text("")
         seen, deadline = [], time.monotonic() + 30
         while time.monotonic() < deadline and not (seen and seen[-1] == 8):
             if page.locator("#live").is_visible() and (text := page.text_content("#live-games")) != "":
                 seen.append(int(text.split()[0]))
+                if seen[-1] == 8:  # the last standings shown while it played, before it ends
+                    live = page.evaluate(ROWS.format("live-standings"))
+                (tmp_path / f"seen-{seen[-1]}").write_text("")
             time.sleep(0.05)
-        live = page.evaluate(ROWS.format("live-standings"))  # the last standings shown while it played
         assert run.wait(timeout=30) == 0, run.stderr.read()
     finally:
         if run.poll() is None:

@@ -23,7 +23,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from agents.engine.board import Board
-from tests.test_web_browser import processes, start
+from tests.test_web_browser import processes, start, until
 from web.app import create_app
 from web.tables import Table
 
@@ -221,6 +221,20 @@ def _tree(pid: int) -> dict[int, tuple[int, str]]:
     return found
 
 
+def _asleep(pid: int) -> list[int]:
+    """The processes below ``pid`` inside a ``sleep`` (``time.sleep``: the kernel's
+    ``hrtimer_nanosleep``, their ``/proc/PID/wchan``, ``proc(5)``): the agents of :data:`_serving`'s
+    ``never.py`` thinking."""
+    found = []
+    for child in _tree(pid):
+        try:
+            if Path(f"/proc/{child}/wchan").read_text() == "hrtimer_nanosleep":
+                found.append(child)
+        except OSError:
+            continue
+    return found
+
+
 def _serving(root: Path, tmp: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """A ``connectx serve`` of ``root``, made to hold :data:`PROBE` and an agent that never returns."""
     (root / "probe.py").write_text(PROBE)
@@ -285,7 +299,12 @@ def test_eight_boards_play_at_once(served):
     )
 
 
-def test_a_300_mib_body_is_refused_while_it_is_read(served):
+BODY_MIB = 128
+"""The body sent, in MiB: twice what the server's peak memory may grow by, so that a server that held
+it would fail."""
+
+
+def test_a_128_mib_body_is_refused_while_it_is_read(served):
     server, url = served
     host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
     assert _post(url + "api/tables", {})[0] == 200  # the warm-up is done
@@ -293,12 +312,12 @@ def test_a_300_mib_body_is_refused_while_it_is_read(served):
     before = _kib(server.pid, "VmHWM")
     for declared in (True, False):  # with its length said, or sent in chunks of unsaid length
         with socket.create_connection((host, int(port)), timeout=60) as connection:
-            length = f"Content-Length: {300 << 20}" if declared else "Transfer-Encoding: chunked"
+            length = f"Content-Length: {BODY_MIB << 20}" if declared else "Transfer-Encoding: chunked"
             head = f"POST /api/tables HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
             connection.sendall(f"{head}{length}\r\n\r\n".encode())
             chunk = b"[" * (1 << 20)
             try:
-                for _ in range(300):
+                for _ in range(BODY_MIB):
                     connection.sendall(chunk if declared else b"100000\r\n" + chunk + b"\r\n")
             except OSError:  # the server closed the connection once it had answered
                 pass
@@ -318,7 +337,7 @@ def test_ctrl_c_stops_the_server_within_5_s_while_agents_think(served_alone):
     ]
     for move in moves:
         move.start()
-    time.sleep(3)  # the hosts are thinking
+    until(lambda: len(_asleep(server.pid)) == 3, timeout=60)  # each host is in never.py's sleep
     assert sum(state != "Z" for _, state in _tree(server.pid).values()) >= 1 + 3 * 2
     began = time.monotonic()
     server.send_signal(signal.SIGINT)
