@@ -29,11 +29,13 @@ from kaggle_environments.agent import get_last_callable
 
 import agents.engine.board
 from agents.engine.board import Board
+from agents.engine.solver.databases import PACKED_FILE, Database
 from agents.registry import BUILTIN, SpecError, load_agent, parse_spec
 from connectx.cli import main
-from submissions import check, probe, timing
+from submissions import check, databases, probe, timing
 from submissions.build import BuildError, body_of, build_module, build_spec, header_fields, provenance, write
 from submissions.check import PROJECT_ROOT, check_file
+from submissions.databases import pack_wdl
 from submissions.report import CheckedGame, format_report
 from submissions.verdict import verdict
 from tests.records import game_task
@@ -417,6 +419,30 @@ def test_build_prints_only_what_the_user_can_act_on(tmp_path, capsys):
     assert main(["build", "negamax", "-o", str(out), "--no-check", "--verbose"]) == 0
     notes = {f"note: {note}" for note in build_spec("negamax").notes}
     assert set(capsys.readouterr().out.splitlines()[1:]) == notes
+
+
+def test_the_packed_databases_are_made_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    book = Database(
+        np.array([4, 8, 40], dtype=np.int32), np.array([-3, 0, 2], dtype=np.int8), exact=True, absent=None
+    )
+    monkeypatch.setattr(databases, "load_database", lambda: book)
+    packs = []
+    monkeypatch.setattr(databases, "pack_wdl", lambda b: packs.append(b) or pack_wdl(b))
+    first = databases.packed_database(tmp_path)
+    assert first == {PACKED_FILE: pack_wdl(book)} and packs == [book]
+    (cached,) = (tmp_path / "connectx" / "packed-databases").iterdir()
+    assert cached.read_bytes() == first[PACKED_FILE]
+    assert databases.packed_database(tmp_path) == first and len(packs) == 1  # read back, not packed
+    cached.write_bytes(first[PACKED_FILE][:-1])  # a truncated pack is made again
+    assert databases.packed_database(tmp_path) == first and len(packs) == 2
+    assert cached.read_bytes() == first[PACKED_FILE]
+    other = Database(book.codes, np.array([-3, 0, -1], dtype=np.int8), exact=True, absent=None)
+    monkeypatch.setattr(databases, "load_database", lambda: other)  # another book, another pack
+    assert databases.packed_database(tmp_path) == {PACKED_FILE: pack_wdl(other)} and len(packs) == 3
+    assert len(list(cached.parent.iterdir())) == 2
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")  # a cache folder that cannot be made: packed all the same
+    assert databases.packed_database(blocked) == {PACKED_FILE: pack_wdl(other)} and len(packs) == 4
 
 
 # ---- the verdict and the report, from hand-built probe events (no game is played) ----
