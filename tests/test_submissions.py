@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import functools
 import json
 import os
 import shutil
@@ -41,6 +42,7 @@ from submissions.verdict import verdict
 from tests.records import game_task
 from tournament import replies
 from tournament.record import Termination
+from tournament.refusal import REFEREE_UNNEEDED
 from tournament.replies import decode
 from tournament.rules import invalid_action
 from tournament.runner import run_games
@@ -72,11 +74,15 @@ def observations() -> list[dict]:
     return out
 
 
+@functools.cache
 def package_moves(spec_text: str) -> list[int]:
+    """The moves of the package's agent ``spec_text`` on :data:`POSITIONS` (deterministic: computed
+    once, then shared by the tests; a caller must not change the list)."""
     agent = load_agent(parse_spec(spec_text))
     return [agent(obs, dict(CONFIG)) for obs in observations()]
 
 
+@functools.cache
 def without_data() -> dict[str, str]:
     """Agents that cannot play from the package itself because a data file of theirs is missing
     (e.g. network weights not trained yet): name -> the error. Their built files cannot play either."""
@@ -187,8 +193,11 @@ try:
     sys.exit(1)
 except ModuleNotFoundError:
     pass
-from kaggle_environments.agent import get_last_callable
 request = json.loads(sys.argv[3])
+refuse = probe._Refuse(request["refuse"])  # as the check's probe imports kaggle-environments
+sys.meta_path.insert(0, refuse)
+from kaggle_environments.agent import get_last_callable
+sys.meta_path.remove(refuse)
 moves = {}
 for name, path in request["files"].items():
     with open(path) as handle:
@@ -207,6 +216,7 @@ def run_isolated(tmp_path: Path, files: dict[str, Path]) -> dict:
     (work / "player.py").write_text(ISOLATED_PLAYER, encoding="utf-8")
     request = {"files": {k: str(v) for k, v in files.items()}, "observations": observations()}
     request["config"] = CONFIG
+    request["refuse"] = list(REFEREE_UNNEEDED)
     command = [sys.executable, "-I", str(work / "player.py"), str(work), str(PROJECT_ROOT)]
     command.append(json.dumps(request))
     done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=60)
