@@ -267,7 +267,7 @@ def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> Non
             break
 
 
-class _Refuse(importlib.abc.MetaPathFinder):
+class Refuse(importlib.abc.MetaPathFinder):
     """Refuses the top-level modules ``names`` while kaggle-environments is imported: those the
     referee does not need (``tournament.refusal.REFEREE_UNNEEDED``, which the check hands over), as
     the runner imports it. They cost the referee seconds, never the agent: Kaggle imports its
@@ -305,7 +305,7 @@ def main(argv: list[str]) -> int:
         return 0
 
     started = time.perf_counter()
-    finder = _Refuse(request["refuse"])
+    finder = Refuse(request["refuse"])
     sys.meta_path.insert(0, finder)
     try:
         import kaggle_environments

@@ -194,7 +194,7 @@ try:
 except ModuleNotFoundError:
     pass
 request = json.loads(sys.argv[3])
-refuse = probe._Refuse(request["refuse"])  # as the check's probe imports kaggle-environments
+refuse = probe.Refuse(request["refuse"])  # as the check's probe imports kaggle-environments
 sys.meta_path.insert(0, refuse)
 from kaggle_environments.agent import get_last_callable
 sys.meta_path.remove(refuse)
