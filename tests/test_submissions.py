@@ -1091,8 +1091,9 @@ def test_loading_does_not_count_reading_the_file(tmp_path):
 
     writer = threading.Thread(target=write_late)
     writer.start()
-    request = {"stage": "load", "path": str(fifo), "out": str(work / "events.jsonl"), "refuse": [],
-               "project_root": str(PROJECT_ROOT), "packages": ["agents", "submissions"]}  # fmt: skip
+    request = {"stage": "load", "path": str(fifo), "out": str(work / "events.jsonl"),
+               "refuse": list(REFEREE_UNNEEDED), "project_root": str(PROJECT_ROOT),
+               "packages": ["agents", "submissions"]}  # fmt: skip
     done = subprocess.run([sys.executable, "-I", str(work / "probe.py"), json.dumps(request)], cwd=work,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     writer.join()
