@@ -997,18 +997,18 @@ def test_kaggle_lets_loading_and_the_first_move_take_act_timeout_plus_the_whole_
 @pytest.mark.slow
 def test_a_file_that_hangs_at_import_fails_within_kaggles_limit_and_leaves_nothing(tmp_path, monkeypatch):
     """Kaggle's limit (actTimeout plus the 60 s bank, 62 s: ``timing.load_limit``, tested on its own)
-    injected as a 3 s bank, so the check gives up within seconds: not before the limit, and about
-    :data:`~submissions.check.LOAD_GRACE` after it."""
-    monkeypatch.setattr(check, "load_limit", lambda act_timeout: timing.load_limit(act_timeout, bank=3.0))
+    injected as a 1 s bank with a 1 s actTimeout, so the check gives up within seconds: not before
+    the limit, and about :data:`~submissions.check.LOAD_GRACE` after it."""
+    monkeypatch.setattr(check, "load_limit", lambda act_timeout: timing.load_limit(act_timeout, bank=1.0))
     path, marker = hanging_file(tmp_path)
     started = time.monotonic()
-    report = check_file(path, games=2)
+    report = check_file(path, games=2, act_timeout=1.0)
     elapsed = time.monotonic() - started
-    assert elapsed > 5.0  # not before the limit: actTimeout + bank
-    assert elapsed < 5.0 + check.STARTUP  # the load killed at its limit, not at the check's timeout
+    assert elapsed > 2.0  # not before the limit: actTimeout + bank
+    assert elapsed < 2.0 + check.STARTUP  # the load killed at its limit, not at the check's timeout
     assert not report.passed and report.forfeit is True and report.games == ()
     assert report.reasons[0].startswith(
-        "it takes too long to load: loading the file did not finish within the 5 s that Kaggle lets the "
+        "it takes too long to load: loading the file did not finish within the 2 s that Kaggle lets the "
         "first move take"
     )
     assert processes_with(marker) == []  # the probe's whole process group was killed
