@@ -448,11 +448,12 @@ def test_the_packed_databases_are_made_once_then_read_from_the_cache(tmp_path, m
     assert cached.read_bytes() == first[PACKED_FILE]
     other = Database(book.codes, np.array([-3, 0, -1], dtype=np.int8), exact=True, absent=None)
     monkeypatch.setattr(databases, "load_database", lambda: other)  # another book, another pack
-    assert databases.packed_database(tmp_path) == {PACKED_FILE: pack_wdl(other)} and len(packs) == 3
+    expected = {PACKED_FILE: pack_wdl(other)}
+    assert databases.packed_database(tmp_path) == expected and len(packs) == 3
     assert len(list(cached.parent.iterdir())) == 2
     blocked = tmp_path / "a-file"
     blocked.write_text("")  # a cache folder that cannot be made: packed all the same
-    assert databases.packed_database(blocked) == {PACKED_FILE: pack_wdl(other)} and len(packs) == 4
+    assert databases.packed_database(blocked) == expected and len(packs) == 4
 
 
 # ---- the verdict and the report, from hand-built probe events (no game is played) ----
