@@ -1044,6 +1044,21 @@ def test_a_check_stopped_by_a_signal_leaves_no_process_and_no_folder(tmp_path, s
 
 
 @pytest.mark.slow
+def test_a_thread_the_file_leaves_running_does_not_hold_the_check_up(tmp_path):
+    """Kaggle does not wait for what an agent leaves behind; a probe that waited for a thread that
+    never ends (the interpreter joins them at exit) would hang until the check's timeout."""
+    path = tmp_path / "main.py"
+    path.write_text(
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(3600,)).start()  # not a daemon: never joined\n"
+        "def agent(obs, config):\n"
+        "    return next(c for c in range(config.columns) if obs.board[c] == 0)\n"
+    )
+    report = check_file(path, games=0, act_timeout=0.5, timeout=60.0)
+    assert report.passed, report.reasons
+
+
+@pytest.mark.slow
 def test_loading_is_timed_in_a_fresh_process_and_within_the_first_move(tmp_path):
     path = tmp_path / "main.py"
     path.write_text(
