@@ -16,7 +16,8 @@ move). Times are ``time.perf_counter()`` seconds around the call alone, as
   ``python -I`` process of the same interpreter, set up as :mod:`submissions.probe` sets up
   ``connectx check``: the file alone is copied into an empty directory, the project's packages
   are made unimportable (:func:`submissions.probe.isolate`, then verified with
-  ``importlib.util.find_spec``) before kaggle_environments is imported, and every move builds a
+  ``importlib.util.find_spec``) before kaggle_environments is imported (without the modules the
+  referee does not need, :data:`tournament.refusal.REFEREE_UNNEEDED`), and every move builds a
   fresh agent with Kaggle's own ``build_agent``, whose lazy ``get_last_callable`` executes the
   file inside the timed first call -- so each move's time includes loading the file, as a Kaggle
   agent's first move does (modules the file imports, numpy say, stay imported from one move to the
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import AgentSpec, load_agent
+from tournament.refusal import REFEREE_UNNEEDED
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """Directory holding this project's packages (``agents``, ``benchmarks``...)."""
@@ -67,8 +69,12 @@ if importable:
     out.write(json.dumps({"error": "project packages still importable: " + ", ".join(importable)}) + "\n")
     out.flush()
     sys.exit(3)
-from kaggle_environments.agent import build_agent  # after isolate: it puts an agents.py on sys.path
-from kaggle_environments.utils import structify
+refuse = probe.Refuse(json.loads(sys.argv[6]))  # as the check's probe imports kaggle_environments
+sys.meta_path.insert(0, refuse)
+with contextlib.redirect_stdout(sys.stderr):  # kaggle prints the environments it skips
+    from kaggle_environments.agent import build_agent  # after isolate: it puts an agents.py on sys.path
+    from kaggle_environments.utils import structify
+sys.meta_path.remove(refuse)
 out.write(json.dumps({"ready": True}) + "\n")
 out.flush()
 for line in sys.stdin:
@@ -144,6 +150,7 @@ class FilePlayer:
             json.dumps(project_packages()),
             str(target),
             json.dumps(list(hidden)),
+            json.dumps(list(REFEREE_UNNEEDED)),
         ]
         self.process = subprocess.Popen(
             command,

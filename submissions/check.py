@@ -9,12 +9,14 @@ move, play its last callable) and Kaggle's referee decide everything. It plays t
 episode (the file against itself, as Kaggle does on upload), then ``games`` games against each of
 kaggle-environments' ``random`` and ``negamax``, colours alternating.
 
-Before the games, the probe's ``load`` stage (a fresh process of its own) loads the file once
-with Kaggle's loader and times it: the file's module level, its imports included, as Kaggle runs it
-inside the first move. Kaggle lets that first move take ``actTimeout`` plus the whole overage bank
-(:func:`submissions.timing.load_limit`, 62 s by default): a load still running that long after it
-started is killed at once and reported as the hang Kaggle would forfeit (``TIMEOUT``), and a load
-that took longer is a forfeit too; either way no game is played.
+Before the games, the probe's ``load`` stage loads the file once with Kaggle's loader and times it,
+in a child forked by the probe once it has imported kaggle-environments (a fresh process for the
+file, as Kaggle's, which imports its package before it loads an agent; the games are played in the
+probe itself, where the file was never loaded): the file's module level, its imports included, as
+Kaggle runs it inside the first move. Kaggle lets that first move take ``actTimeout`` plus the whole
+overage bank (:func:`submissions.timing.load_limit`, 62 s by default): a load still running that
+long after it started is killed at once and reported as the hang Kaggle would forfeit (``TIMEOUT``),
+and a load that took longer is a forfeit too; either way no game is played.
 
 Why not :func:`tournament.runner.run_games`: it plays inside this process's children, where our
 ``agents`` package is imported -- exactly what a check must exclude. The probe still plays no game
@@ -24,7 +26,7 @@ A move of the file that does not return is killed once Kaggle's servers would ha
 (``actTimeout`` plus the overage bank it had left, plus :data:`LOAD_GRACE`: the probe announces each
 call, :mod:`submissions.probe`), and reported as the ``TIMEOUT`` Kaggle would give it.
 
-Each stage of the probe runs in a process group of its own; on the way out -- finished, timed out,
+The probe and its child run in a process group of their own; on the way out -- finished, timed out,
 or interrupted by SIGINT (``KeyboardInterrupt``) or SIGTERM (:class:`~tournament.signals.Terminated`, raised
 while a check runs in the main thread) -- the whole group is killed (whatever the file started too) and the
 temporary directory removed.
@@ -104,7 +106,8 @@ PROJECT_ROOT = Path(agents.__file__).resolve().parent.parent
 
 
 STARTUP = 30.0
-"""Seconds allowed for each stage of the probe to start (an interpreter, kaggle-environments)."""
+"""Seconds allowed for each stage of the probe to start (an interpreter, kaggle-environments; the
+games, after the load, start at once)."""
 
 LOAD_GRACE = 1.0
 """Seconds a load may run past :func:`~submissions.timing.load_limit`, or a move past its own limit,
@@ -128,8 +131,8 @@ def default_timeout(games: int, act_timeout: float, opponents: int = len(OPPONEN
 
 
 @dataclass(frozen=True, slots=True)
-class _Stage:
-    """How one stage of the probe ended. ``events``: what it wrote; ``crash``: its stderr when it
+class _Outcome:
+    """How the probe ended. ``events``: what it wrote; ``crash``: its stderr when it
     exited non-zero ("" else); ``hung``: it was killed after ``timeout`` seconds (of loading, when it
     was loading the file; of one move, with ``move``); ``forfeits``: that was no shorter than
     Kaggle's own limit, so Kaggle would forfeit the hang."""
@@ -150,8 +153,7 @@ def _kill_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _run_stage(
-    stage: str,
+def _run_probe(
     request: dict,
     work: Path,
     deadline: float,
@@ -159,24 +161,25 @@ def _run_stage(
     longest: float,
     on_event: Callable[[dict], object],
     python: str,
-) -> _Stage:
-    """Run the probe's ``stage`` (``"load"`` or ``"games"``) on ``request`` in ``work``, in a new
-    process group, until it ends or ``deadline`` (``time.monotonic``; the check's ``timeout`` s,
-    ``longest``: the default) passes; a load is also killed :data:`LOAD_GRACE` s past
-    :func:`~submissions.timing.load_limit` after it started. ``on_event`` is called with each of the
-    probe's events as it comes (within :data:`POLL` s). The group is killed on the way out,
-    whatever happens (an exception, ``KeyboardInterrupt``, :class:`~tournament.signals.Terminated`).
-    ``python``: the interpreter that runs the probe."""
-    out = work / f"{stage}.jsonl"
-    arguments = json.dumps({**request, "stage": stage, "out": str(out)})
+) -> _Outcome:
+    """Run the probe (both its stages) on ``request`` in ``work``, in a new process group, until it
+    ends or ``deadline`` (``time.monotonic``; the check's ``timeout`` s, ``longest``: the default)
+    passes; a load is also killed :data:`LOAD_GRACE` s past :func:`~submissions.timing.load_limit`
+    after it started, and a move once Kaggle would have given up on it. ``on_event`` is called with
+    each of the probe's events as it comes (within :data:`POLL` s). The group is killed on the way
+    out, whatever happens (an exception, ``KeyboardInterrupt``,
+    :class:`~tournament.signals.Terminated`). ``python``: the interpreter that runs the probe."""
+    out = work / "events.jsonl"
+    arguments = json.dumps({**request, "stage": "check", "out": str(out)})
     command = [python, "-I", str(work / "probe.py"), arguments]
-    errors = work / f"{stage}.stderr"
+    errors = work / "probe.stderr"
     stderr = open(errors, "w", encoding="utf-8")  # noqa: SIM115 - closed once the process runs
     process = subprocess.Popen(
         command, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
         start_new_session=True,
     )  # fmt: skip
     kill_at, limit = deadline, None  # limit: the load's, once it started
+    loaded = False  # the load has ended
     seen = 0  # events passed to on_event
     moves = _Moves(out)
     try:
@@ -192,18 +195,20 @@ def _run_stage(
             for event in events[seen:]:
                 on_event(event)
             seen = max(seen, len(events))
-            if stage == "load" and limit is None and any(e["event"] == "loading" for e in events):
-                limit = load_limit(request["act_timeout"])
+            if limit is None and any(e["event"] == "loading" for e in events):
+                limit = request["load_limit"]
                 kill_at = min(deadline, now + limit + LOAD_GRACE)
-            if stage == "games" and (late := moves.late(now)) is not None:
-                return _Stage(moves.events, hung=True, timeout=late, forfeits=True, move=True)
+            if not loaded and any(e["event"] == "load" for e in events):
+                loaded, kill_at = True, deadline
+            if (late := moves.late(now)) is not None:
+                return _Outcome(moves.events, hung=True, timeout=late, forfeits=True, move=True)
             if now >= kill_at:
                 events = read_events(out)
-                if stage == "load" and limit is not None and kill_at < deadline:
-                    return _Stage(events, hung=True, timeout=limit, forfeits=True)
-                # a load stage killed before it started loading: the file had not run yet
-                forfeits = timeout >= longest and (stage == "games" or limit is not None)
-                return _Stage(events, hung=True, timeout=timeout, forfeits=forfeits)
+                if limit is not None and not loaded and kill_at < deadline:
+                    return _Outcome(events, hung=True, timeout=limit, forfeits=True)
+                # a probe killed before it started loading: the file had not run yet
+                forfeits = timeout >= longest and limit is not None
+                return _Outcome(events, hung=True, timeout=timeout, forfeits=forfeits)
     finally:
         _kill_group(process)
     events = read_events(out)
@@ -214,7 +219,7 @@ def _run_stage(
         crash = errors.read_text(encoding="utf-8", errors="replace").strip() or (
             f"exit status {code} and nothing on stderr: did the file end the process (sys.exit, os._exit)?"
         )
-    return _Stage(events, crash=crash)
+    return _Outcome(events, crash=crash)
 
 
 class _Moves:
@@ -307,14 +312,15 @@ def check_file(
         "refuse": list(REFEREE_UNNEEDED),
         "seed": seed,
         "stop_over": act_timeout if time_policy == "strict" else None,
+        "load_limit": load_limit(act_timeout),
     }
     interpreter = str(python or sys.executable)
-    events, stage = _probe(source, request, timeout, longest, on_event, interpreter)
+    events, ended = _probe(source, request, timeout, longest, on_event, interpreter)
     facts = FileFacts(path=str(source), size=size, act_timeout=act_timeout, origin=origin, packages=packages)
     return verdict(
         facts, events,
-        time_policy=time_policy, crash=stage.crash, hung=stage.hung, timeout=stage.timeout,
-        started=started, hang_forfeits=stage.forfeits, late_move=stage.move,
+        time_policy=time_policy, crash=ended.crash, hung=ended.hung, timeout=ended.timeout,
+        started=started, hang_forfeits=ended.forfeits, late_move=ended.move,
     )  # fmt: skip
 
 
@@ -337,10 +343,9 @@ def _probe(
     longest: float,
     on_event: Callable[[dict], object],
     python: str,
-) -> tuple[list[dict], _Stage]:
-    """Run the probe on a copy of ``source`` in a temporary directory: the load stage, then the games
-    when they should follow it (``request`` without the copy's path); the events of both, and the
-    last stage run."""
+) -> tuple[list[dict], _Outcome]:
+    """Run the probe on a copy of ``source`` in a temporary directory (``request`` without the copy's
+    path): the events of both its stages, and how it ended."""
     deadline = time.monotonic() + timeout
     with sigterm_raises(), tempfile.TemporaryDirectory(prefix="connectx-check-") as tmp:
         work = Path(tmp)
@@ -349,20 +354,5 @@ def _probe(
         shutil.copyfile(source, target)
         shutil.copyfile(probe.__file__, work / "probe.py")
         request = {"path": str(target), **request}
-        stage = _run_stage("load", request, work, deadline, timeout, longest, on_event, python)
-        events = list(stage.events)
-        if _play_games(stage, request["act_timeout"]):
-            stage = _run_stage("games", request, work, deadline, timeout, longest, on_event, python)
-            events += stage.events
-    return events, stage
-
-
-def _play_games(load: _Stage, act_timeout: float) -> bool:
-    """Whether the games should follow the ``load`` stage: it ended normally, isolated, and the file
-    loaded within Kaggle's limit (or raised: the games then show Kaggle's verdict and traceback)."""
-    if load.hung or load.crash or not load.events or load.events[-1]["event"] != "done":
-        return False
-    if any(any(event["importable"].values()) for event in load.events if event["event"] == "isolation"):
-        return False
-    loaded = [event for event in load.events if event["event"] == "load"]
-    return bool(loaded) and ("error" in loaded[0] or loaded[0]["seconds"] <= load_limit(act_timeout))
+        ended = _run_probe(request, work, deadline, timeout, longest, on_event, python)
+    return ended.events, ended

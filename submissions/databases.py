@@ -6,16 +6,25 @@ wins of the side to move and needs one bit a position: packed here as gaps betwe
 and xz-compressed, it is 1.5 MB (2.0 MB in the file). A submission then plays perfectly before ply
 13 in the weak sense (it keeps every win and draw) but not always the fastest win there; from ply
 13 on its solver gives exact scores.
+
+Packing takes seconds (xz at its strongest preset), so :func:`packed_database` packs once and keeps
+the result in the user's cache folder (:mod:`submissions.cache`), under
+``connectx/packed-databases/``, named after a hash of the book it packed and of this module (which
+defines the packing): every later build reads it back.
 """
 
 from __future__ import annotations
 
+import hashlib
 import lzma
 import struct
+from pathlib import Path
 
 import numpy as np
 
 from agents.engine.solver.databases import PACK_HEADER, PACK_MAGIC, PACKED_FILE, Database, load_database
+from agents.files import replace_atomically
+from submissions.cache import folder
 
 __all__ = ["pack_wdl", "packed_database"]
 
@@ -40,8 +49,32 @@ def pack_wdl(book: Database) -> bytes:
     return head + lzma.compress(body, preset=9 | lzma.PRESET_EXTREME)
 
 
-def packed_database() -> dict[str, bytes]:
-    """``{PACKED_FILE: bytes}`` to embed in a submission (about 3 s of compression), or ``{}`` when the
-    databases are not installed: the built file then plays as the package does without them."""
+def packed_database(cache: Path | None = None) -> dict[str, bytes]:
+    """``{PACKED_FILE: bytes}`` to embed in a submission, or ``{}`` when the databases are not
+    installed: the built file then plays as the package does without them. Packed by :func:`pack_wdl`
+    (about 3 s of compression) once, then read from the cache folder under ``cache`` (default: the
+    user's, :func:`submissions.cache.folder`); a cache that cannot be written is done without."""
     book = load_database()
-    return {} if book is None else {PACKED_FILE: pack_wdl(book)}
+    if book is None:
+        return {}
+    key = hashlib.sha256(Path(__file__).read_bytes())
+    key.update(book.codes.tobytes())
+    key.update(book.scores.tobytes())
+    path = folder(cache) / "packed-databases" / f"{key.hexdigest()[:16]}.xz"
+    try:
+        packed = path.read_bytes()
+        if packed.startswith(PACK_MAGIC) and packed.endswith(_XZ_FOOTER):  # whole: written atomically
+            return {PACKED_FILE: packed}
+    except OSError:
+        pass
+    packed = pack_wdl(book)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(path, lambda temporary: temporary.write_bytes(packed))
+    except OSError:
+        pass
+    return {PACKED_FILE: packed}
+
+
+_XZ_FOOTER = b"YZ"
+"""The last two bytes of an xz stream (its stream footer's magic): a truncated pack lacks them."""

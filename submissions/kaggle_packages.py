@@ -4,7 +4,7 @@
 The versions are pinned in ``submissions/data/kaggle-packages.txt``, which names its source
 (Kaggle/docker-python's ``installed_cpu_packages.txt``): numba and llvmlite, numpy, scipy and
 kaggle-environments as Kaggle's image has them. :func:`environment` makes the environment once, in
-the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``), under
+the user's cache folder (:mod:`submissions.cache`), under
 ``connectx/kaggle-packages/py<major>.<minor>-<hash of the pins>``, and reuses it afterwards; other
 pins, or another Python, make another. It is built in a temporary folder beside that one
 (``python -m venv``, then pip installs the pins from the package index pip is set up with: about
@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+from submissions.cache import folder
 
 __all__ = ["PINS", "Environment", "KagglePackagesError", "environment", "pins"]
 
@@ -63,9 +65,8 @@ def pins() -> list[str]:
 
 def location(cache: Path | None = None) -> Path:
     """Where the environment of these pins and this Python lives (made or not)."""
-    base = cache or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     key = hashlib.sha256("\n".join(pins()).encode()).hexdigest()[:12]
-    return base / "connectx" / "kaggle-packages" / f"py{sys.version_info[0]}.{sys.version_info[1]}-{key}"
+    return folder(cache) / "kaggle-packages" / f"py{sys.version_info[0]}.{sys.version_info[1]}-{key}"
 
 
 def _python(home: Path) -> Path:

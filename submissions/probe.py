@@ -9,7 +9,12 @@ first the finders, path hooks and ``sys.path`` entries that reach the project ro
 check could not be honest). kaggle-environments is imported only afterwards (it appends a directory
 holding an unrelated ``agents.py`` to ``sys.path``).
 
-A check runs the probe twice, each time in a fresh process, one ``stage`` each:
+A check runs the probe once (``stage`` ``"check"``): once isolated and with kaggle-environments
+imported, it forks; the child runs the ``"load"`` stage and ends, and unless the load failed
+(:func:`_plays_on`) the probe itself then runs the ``"games"`` stage, in which the file has never
+been loaded. Each is a fresh process for the file, as on Kaggle, which imports its package before
+it loads an agent; the interpreter starts and kaggle-environments is imported once a check. (A
+``stage`` of ``"load"`` or ``"games"`` runs that stage alone.)
 
 * ``"load"``: the file is loaded once with Kaggle's loader, as Kaggle does inside the first move but
   without calling the agent: kaggle-environments reads the file when it builds the agent, before
@@ -32,17 +37,24 @@ A check runs the probe twice, each time in a fresh process, one ``stage`` each:
   An ``INVALID`` move is replayed on a fresh load of the file (:func:`_replay`) and reported with the
   board and the action tagged as :func:`encode` tags it, for the parent to put in words.
 
+Each stage ends its process at once after its ``done`` event (``os._exit``): neither the
+interpreter's clean-up (half a second on a busy machine, with kaggle-environments and numpy
+imported) nor what the file left behind (a thread that never ends, an ``atexit`` handler) holds the
+check up; on Kaggle they hold up nothing either.
+
 ``REQUEST`` is a JSON object (``stage``, ``path``, ``act_timeout``, ``games``, ``opponents``,
-``out``, ``project_root``, ``packages``, ``refuse``, ``seed``, ``stop_over``). Results are appended to ``out``
-as JSON lines, flushed one event at a time, so the parent still knows which stage or game was
-running if it must kill a hung probe.
+``out``, ``project_root``, ``packages``, ``refuse``, ``seed``, ``stop_over``, ``load_limit``).
+Results are appended to ``out`` as JSON lines, flushed one event at a time, so the parent still
+knows which stage or game was running if it must kill a hung probe.
 """
 
+import contextlib
 import importlib.abc
 import importlib.util
 import json
 import os
 import random
+import signal
 import sys
 import time
 import traceback
@@ -267,7 +279,7 @@ def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> Non
             break
 
 
-class _Refuse(importlib.abc.MetaPathFinder):
+class Refuse(importlib.abc.MetaPathFinder):
     """Refuses the top-level modules ``names`` while kaggle-environments is imported: those the
     referee does not need (``tournament.refusal.REFEREE_UNNEEDED``, which the check hands over), as
     the runner imports it. They cost the referee seconds, never the agent: Kaggle imports its
@@ -281,6 +293,41 @@ class _Refuse(importlib.abc.MetaPathFinder):
             raise ImportError(f"{name} is not needed by the ConnectX referee")
 
 
+def _load_in_a_child() -> int | None:
+    """Fork: None in the child; in the parent, the child's exit status once it ended (negative: the
+    signal that killed it)."""
+    sys.stdout.flush()
+    sys.stderr.flush()  # else the child would write what is buffered again
+    child = os.fork()
+    if child == 0:
+        return None
+    _, status = os.waitpid(child, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _exit_as(status: int) -> int:
+    """End this process as the load stage's child ended (``status``: its exit status, or minus the
+    signal that killed it); its stderr is this one's."""
+    if status < 0:
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL has no handler to reset
+            signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+        return 128 - status  # the shell's status, should the signal not end this process
+    return status
+
+
+def _plays_on(request: dict[str, Any]) -> bool:
+    """Whether the games follow the load stage whose events ``request["out"]`` holds: it ended
+    normally and the file loaded within ``request["load_limit"]`` seconds (or raised: the games then
+    show Kaggle's verdict and traceback)."""
+    with open(request["out"], encoding="utf-8") as handle:
+        events = [json.loads(line) for line in handle]
+    if not events or events[-1]["event"] != "done":
+        return False
+    loaded = [event for event in events if event["event"] == "load"]
+    return bool(loaded) and ("error" in loaded[0] or loaded[0]["seconds"] <= request["load_limit"])
+
+
 def main(argv: list[str]) -> int:
     request = json.loads(argv[1])
     out = open(request["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open for the whole run
@@ -292,20 +339,21 @@ def main(argv: list[str]) -> int:
     root = os.path.realpath(request["project_root"])
     removed = isolate(root, request["packages"])
     importable = {name: importlib.util.find_spec(name) is not None for name in request["packages"]}
-    emit(
-        event="isolation",
-        removed=removed,
-        importable=importable,
-        cwd=os.getcwd(),
-        isolated=bool(sys.flags.isolated),
-        python=sys.version.split()[0],
-    )
+    isolation = {
+        "event": "isolation",
+        "removed": removed,
+        "importable": importable,
+        "cwd": os.getcwd(),
+        "isolated": bool(sys.flags.isolated),
+        "python": sys.version.split()[0],
+    }
+    emit(**isolation)
     if any(importable.values()):
         emit(event="done", leaks=[])
         return 0
 
     started = time.perf_counter()
-    finder = _Refuse(request["refuse"])
+    finder = Refuse(request["refuse"])
     sys.meta_path.insert(0, finder)
     try:
         import kaggle_environments
@@ -318,6 +366,17 @@ def main(argv: list[str]) -> int:
         seconds=time.perf_counter() - started,
         version=getattr(kaggle_environments, "__version__", "?"),
     )
+    if request["stage"] == "check":
+        status = _load_in_a_child()
+        if status is None:  # the child: the load stage
+            request["stage"] = "load"
+        elif status != 0:
+            return _exit_as(status)
+        elif not _plays_on(request):
+            return 0
+        else:
+            emit(**isolation)  # the games stage begins, in this process: isolated, the file never loaded
+            request["stage"] = "games"
     if request["stage"] == "load":
         _load(request, emit)
     else:
@@ -328,7 +387,9 @@ def main(argv: list[str]) -> int:
         if project_path(getattr(module, "__file__", None) or "", root)
     )
     emit(event="done", leaks=leaks)
-    return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # at once: see the module docstring
 
 
 if __name__ == "__main__":

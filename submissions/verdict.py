@@ -1,9 +1,10 @@
 """From the probe's events to a verdict: why a game fails the file, and the :class:`CheckReport`.
 
-The events are the JSON lines :mod:`submissions.probe` writes in its two stages, one after the
-other (each ``isolation``, ``kaggle``, then ``loading`` and ``load``, or ``start`` and ``game`` a
-game, then ``done``); what fails a file is listed in :mod:`submissions.check`. Each reason is of one
-of three kinds, and the report's verdict names the first reason of the gravest kind present:
+The events are the JSON lines :mod:`submissions.probe` writes in its two stages, one after the other
+(``isolation`` and ``kaggle``; the load stage's ``loading``, ``load`` and ``done``; the games
+stage's ``isolation``, then ``start`` and ``game`` a game, and ``done``); what fails a file is
+listed in :mod:`submissions.check`. Each reason is of one of three kinds, and the report's verdict
+names the first reason of the gravest kind present:
 
 * a **forfeit**: Kaggle ended the file ``ERROR``, ``INVALID`` or ``TIMEOUT`` in a game, loading the
   file took longer than Kaggle lets the first move take (:func:`submissions.timing.load_limit`), or

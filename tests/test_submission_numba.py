@@ -19,6 +19,7 @@ from submissions import probe
 from submissions.build import build_spec, write
 from submissions.check import PROJECT_ROOT
 from submissions.inline import ACCELERATORS
+from tournament.refusal import REFEREE_UNNEEDED
 
 pytest.importorskip("numba")
 
@@ -31,8 +32,11 @@ import probe
 probe.isolate(sys.argv[2], ["agents", "submissions", "tournament"])
 for name in json.loads(sys.argv[4]):
     sys.modules[name] = None  # hidden: importing it raises ModuleNotFoundError
-from kaggle_environments.agent import get_last_callable
 request = json.loads(sys.argv[3])
+refuse = probe.Refuse(request["refuse"])  # as the check's probe imports kaggle-environments
+sys.meta_path.insert(0, refuse)
+from kaggle_environments.agent import get_last_callable
+sys.meta_path.remove(refuse)
 moves = []
 for obs in request["observations"]:
     with open(request["path"]) as handle:
@@ -65,7 +69,12 @@ def play(tmp_path: Path, path: Path, hidden: tuple[str, ...]) -> tuple[list[int]
     (tmp_path / "player.py").write_text(PLAYER)
     # actTimeout far beyond what any of these positions needs: the two searches must both finish
     config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 60.0}
-    request = {"path": str(path), "observations": positions(), "config": config}
+    request = {
+        "path": str(path),
+        "observations": positions(),
+        "config": config,
+        "refuse": list(REFEREE_UNNEEDED),
+    }
     done = subprocess.run(
         [sys.executable, "-I", str(tmp_path / "player.py"), str(tmp_path), str(PROJECT_ROOT),
          json.dumps(request), json.dumps(list(hidden))],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import functools
 import json
 import os
 import shutil
@@ -29,16 +30,19 @@ from kaggle_environments.agent import get_last_callable
 
 import agents.engine.board
 from agents.engine.board import Board
+from agents.engine.solver.databases import PACKED_FILE, Database
 from agents.registry import BUILTIN, SpecError, load_agent, parse_spec
 from connectx.cli import main
-from submissions import check, probe, timing
+from submissions import check, databases, probe, timing
 from submissions.build import BuildError, body_of, build_module, build_spec, header_fields, provenance, write
 from submissions.check import PROJECT_ROOT, check_file
+from submissions.databases import pack_wdl
 from submissions.report import CheckedGame, format_report
 from submissions.verdict import verdict
 from tests.records import game_task
 from tournament import replies
 from tournament.record import Termination
+from tournament.refusal import REFEREE_UNNEEDED
 from tournament.replies import decode
 from tournament.rules import invalid_action
 from tournament.runner import run_games
@@ -70,11 +74,15 @@ def observations() -> list[dict]:
     return out
 
 
+@functools.cache
 def package_moves(spec_text: str) -> list[int]:
+    """The moves of the package's agent ``spec_text`` on :data:`POSITIONS` (deterministic: computed
+    once, then shared by the tests; a caller must not change the list)."""
     agent = load_agent(parse_spec(spec_text))
     return [agent(obs, dict(CONFIG)) for obs in observations()]
 
 
+@functools.cache
 def without_data() -> dict[str, str]:
     """Agents that cannot play from the package itself because a data file of theirs is missing
     (e.g. network weights not trained yet): name -> the error. Their built files cannot play either."""
@@ -185,8 +193,11 @@ try:
     sys.exit(1)
 except ModuleNotFoundError:
     pass
-from kaggle_environments.agent import get_last_callable
 request = json.loads(sys.argv[3])
+refuse = probe.Refuse(request["refuse"])  # as the check's probe imports kaggle-environments
+sys.meta_path.insert(0, refuse)
+from kaggle_environments.agent import get_last_callable
+sys.meta_path.remove(refuse)
 moves = {}
 for name, path in request["files"].items():
     with open(path) as handle:
@@ -205,6 +216,7 @@ def run_isolated(tmp_path: Path, files: dict[str, Path]) -> dict:
     (work / "player.py").write_text(ISOLATED_PLAYER, encoding="utf-8")
     request = {"files": {k: str(v) for k, v in files.items()}, "observations": observations()}
     request["config"] = CONFIG
+    request["refuse"] = list(REFEREE_UNNEEDED)
     command = [sys.executable, "-I", str(work / "player.py"), str(work), str(PROJECT_ROOT)]
     command.append(json.dumps(request))
     done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=60)
@@ -417,6 +429,31 @@ def test_build_prints_only_what_the_user_can_act_on(tmp_path, capsys):
     assert main(["build", "negamax", "-o", str(out), "--no-check", "--verbose"]) == 0
     notes = {f"note: {note}" for note in build_spec("negamax").notes}
     assert set(capsys.readouterr().out.splitlines()[1:]) == notes
+
+
+def test_the_packed_databases_are_made_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    book = Database(
+        np.array([4, 8, 40], dtype=np.int32), np.array([-3, 0, 2], dtype=np.int8), exact=True, absent=None
+    )
+    monkeypatch.setattr(databases, "load_database", lambda: book)
+    packs = []
+    monkeypatch.setattr(databases, "pack_wdl", lambda b: packs.append(b) or pack_wdl(b))
+    first = databases.packed_database(tmp_path)
+    assert first == {PACKED_FILE: pack_wdl(book)} and packs == [book]
+    (cached,) = (tmp_path / "connectx" / "packed-databases").iterdir()
+    assert cached.read_bytes() == first[PACKED_FILE]
+    assert databases.packed_database(tmp_path) == first and len(packs) == 1  # read back, not packed
+    cached.write_bytes(first[PACKED_FILE][:-1])  # a truncated pack is made again
+    assert databases.packed_database(tmp_path) == first and len(packs) == 2
+    assert cached.read_bytes() == first[PACKED_FILE]
+    other = Database(book.codes, np.array([-3, 0, -1], dtype=np.int8), exact=True, absent=None)
+    monkeypatch.setattr(databases, "load_database", lambda: other)  # another book, another pack
+    expected = {PACKED_FILE: pack_wdl(other)}
+    assert databases.packed_database(tmp_path) == expected and len(packs) == 3
+    assert len(list(cached.parent.iterdir())) == 2
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")  # a cache folder that cannot be made: packed all the same
+    assert databases.packed_database(blocked) == expected and len(packs) == 4
 
 
 # ---- the verdict and the report, from hand-built probe events (no game is played) ----
@@ -961,18 +998,18 @@ def test_kaggle_lets_loading_and_the_first_move_take_act_timeout_plus_the_whole_
 @pytest.mark.slow
 def test_a_file_that_hangs_at_import_fails_within_kaggles_limit_and_leaves_nothing(tmp_path, monkeypatch):
     """Kaggle's limit (actTimeout plus the 60 s bank, 62 s: ``timing.load_limit``, tested on its own)
-    injected as a 3 s bank, so the check gives up within seconds: not before the limit, and about
-    :data:`~submissions.check.LOAD_GRACE` after it."""
-    monkeypatch.setattr(check, "load_limit", lambda act_timeout: timing.load_limit(act_timeout, bank=3.0))
+    injected as a 1 s bank with a 1 s actTimeout, so the check gives up within seconds: not before
+    the limit, and about :data:`~submissions.check.LOAD_GRACE` after it."""
+    monkeypatch.setattr(check, "load_limit", lambda act_timeout: timing.load_limit(act_timeout, bank=1.0))
     path, marker = hanging_file(tmp_path)
     started = time.monotonic()
-    report = check_file(path, games=2)
+    report = check_file(path, games=2, act_timeout=1.0)
     elapsed = time.monotonic() - started
-    assert elapsed > 5.0  # not before the limit: actTimeout + bank
-    assert elapsed < 5.0 + check.STARTUP  # the load killed at its limit, not at the check's timeout
+    assert elapsed > 2.0  # not before the limit: actTimeout + bank
+    assert elapsed < 2.0 + check.STARTUP  # the load killed at its limit, not at the check's timeout
     assert not report.passed and report.forfeit is True and report.games == ()
     assert report.reasons[0].startswith(
-        "it takes too long to load: loading the file did not finish within the 5 s that Kaggle lets the "
+        "it takes too long to load: loading the file did not finish within the 2 s that Kaggle lets the "
         "first move take"
     )
     assert processes_with(marker) == []  # the probe's whole process group was killed
@@ -1004,6 +1041,21 @@ def test_a_check_stopped_by_a_signal_leaves_no_process_and_no_folder(tmp_path, s
     assert err.splitlines()[-1] == f"{how}: the check of {path} stopped; its processes were killed"
     assert processes_with(marker) == [] and processes_with(str(folder)) == []
     assert list(temporary.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_a_thread_the_file_leaves_running_does_not_hold_the_check_up(tmp_path):
+    """Kaggle does not wait for what an agent leaves behind; a probe that waited for a thread that
+    never ends (the interpreter joins them at exit) would hang until the check's timeout."""
+    path = tmp_path / "main.py"
+    path.write_text(
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(3600,)).start()  # not a daemon: never joined\n"
+        "def agent(obs, config):\n"
+        "    return next(c for c in range(config.columns) if obs.board[c] == 0)\n"
+    )
+    report = check_file(path, games=0, act_timeout=0.5, timeout=60.0)
+    assert report.passed, report.reasons
 
 
 @pytest.mark.slow
@@ -1055,8 +1107,9 @@ def test_loading_does_not_count_reading_the_file(tmp_path):
 
     writer = threading.Thread(target=write_late)
     writer.start()
-    request = {"stage": "load", "path": str(fifo), "out": str(work / "events.jsonl"), "refuse": [],
-               "project_root": str(PROJECT_ROOT), "packages": ["agents", "submissions"]}  # fmt: skip
+    request = {"stage": "load", "path": str(fifo), "out": str(work / "events.jsonl"),
+               "refuse": list(REFEREE_UNNEEDED), "project_root": str(PROJECT_ROOT),
+               "packages": ["agents", "submissions"]}  # fmt: skip
     done = subprocess.run([sys.executable, "-I", str(work / "probe.py"), json.dumps(request)], cwd=work,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     writer.join()
