@@ -8,7 +8,6 @@ from pathlib import Path
 from tournament.ladder.roster import Candidate, LadderError
 from tournament.limits import Limits
 from tournament.record import GameRecord
-from tournament.runner import run_games
 from tournament.schedule import GameTask, Settings
 
 __all__ = ["same_board", "validate"]
@@ -21,6 +20,8 @@ def validate(candidate: Candidate, settings: Settings, limits: Limits = Limits()
     in a forfeit: the file does not load, raises, times out or plays an illegal move."""
     if candidate.spec not in candidate.files:
         return
+    from tournament.runner import run_games  # the referee (kaggle-environments): not for `ladder show`
+
     s = settings
     task = GameTask(game_id=0, pair_id=0, first=candidate.spec, second=candidate.spec, rows=s.rows,
                     columns=s.columns, inarow=s.inarow, act_timeout=s.act_timeout, hang_limit=s.hang_limit,
