@@ -175,7 +175,7 @@ def test_table_of_a_missing_directory_is_a_clear_error(tmp_path, capsys):
 
 def test_sprt_accepts_h1_for_a_clearly_stronger_agent_and_resumes(tmp_path, capsys):
     out = tmp_path / "sprt"
-    args = ["sprt", "one_step", "random", "--elo0", "0", "--elo1", "100", "--out", str(out), "--workers", "2"]
+    args = ["sprt", "one_step", "random", "--elo0", "0", "--elo1", "200", "--out", str(out), "--workers", "2"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "H1 accepted after" in text and "LLR" in text
