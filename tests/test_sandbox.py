@@ -86,10 +86,9 @@ def test_no_process_outlives_its_game(tmp_path):
         "    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n"
     )
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "connectx", "run", "--agents", "leftmost", str(spawner), "--games", "1"]
-    tiny = ["--rows", "4", "--columns", "4", "--inarow", "3"]  # games of 9 moves, not 19: fewer forks
+    command = [sys.executable, "-m", "connectx", "run", "--agents", "leftmost", str(spawner)]
     subprocess.run(
-        [*command, *tiny, "--openings", "none", "--out", str(out)], check=True, capture_output=True
+        [*command, "--games", "1", "--openings", "none", "--out", str(out)], check=True, capture_output=True
     )
     deadline = time.monotonic() + 10  # killed before the run ended; /proc may show them a moment longer
     while (
