@@ -175,7 +175,7 @@ def test_table_of_a_missing_directory_is_a_clear_error(tmp_path, capsys):
 
 def test_sprt_accepts_h1_for_a_clearly_stronger_agent_and_resumes(tmp_path, capsys):
     out = tmp_path / "sprt"
-    args = ["sprt", "one_step", "random", "--elo0", "0", "--elo1", "100", "--out", str(out), "--workers", "2"]
+    args = ["sprt", "one_step", "random", "--elo0", "0", "--elo1", "200", "--out", str(out), "--workers", "2"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "H1 accepted after" in text and "LLR" in text
@@ -309,12 +309,14 @@ def test_an_out_that_cannot_be_a_directory_is_one_line(capsys):
     assert err.count("\n") == 1 and "/dev/null/x" in err
 
 
-def test_python_m_connectx_is_the_command():
+def test_python_m_connectx_is_the_command(capsys):
+    """A fresh interpreter says what ``main`` says here (``agents``: a command that needs no solver)."""
     done = subprocess.run(
-        [sys.executable, "-m", "connectx", "solve", "32164625"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "connectx", "agents"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "32164625 11  Red (mark 1) to move wins with its 11th stone\n"
+    assert main(["agents"]) == 0
+    assert done.stdout == capsys.readouterr().out and "negamax" in done.stdout
 
 
 # ---- connectx solve ----

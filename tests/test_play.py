@@ -15,6 +15,7 @@ import pytest
 
 from agents.engine.board import Board
 from agents.kit.clock import Clock
+from connectx.cli import main
 from connectx.drawing import draw, stone, wants_colour, winning_stones
 from connectx.human import HumanPlayer, Quit, Undo, column_of
 from connectx.play import default_out
@@ -262,12 +263,7 @@ def test_stored_games_are_appended_and_reported(tmp_path: Path) -> None:
     assert [(r.first, r.result) for r in records] == [("leftmost", 1.0), (HUMAN, 1.0)]
     assert [r.pair_id for r in records] == [0, 1]  # each game a pair of its own
     assert [r.task.seed for r in records] == [3118038342, 3076692213]  # as before pair_seed (main at 430ffb7)
-    report = pexpect.run(
-        f"{sys.executable} -m connectx report {tmp_path / 'games'}",
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path, withexitstatus=True, encoding="utf-8",
-        timeout=120,
-    )  # fmt: skip
-    assert report[1] == 0, report[0]
+    assert main(["report", str(tmp_path / "games")]) == 0  # in this process: no terminal to test here
     html = (tmp_path / "games" / "report.html").read_text()
     assert "terminal play: a person against leftmost" in html and "2 played" in html
     assert "a person playing at the terminal" in html
@@ -290,8 +286,10 @@ def play_out(child: pexpect.spawn) -> str:
 
 
 def test_a_newcomer_plays_again_and_another_agent_without_out(tmp_path: Path) -> None:
-    # The README's examples one after the other: each agent (board, pace) gets a folder of its own.
-    sequence = [(["one_step"], "games/one_step", 0), (["negamax", "--second"], "games/negamax", 0),
+    # As the README's examples one after the other: each agent (board, pace) gets a folder of its own.
+    # Its second agent, negamax, is minimax here: negamax's solver warms up in the game (2 s of CPU).
+    sequence = [(["one_step"], "games/one_step", 0),
+                (["minimax:depth=2", "--second"], "games/minimax_depth=2", 0),
                 (["one_step"], "games/one_step", 1)]  # fmt: skip
     for args, folder, game in sequence:
         child = spawn(tmp_path, *args, env={"NO_COLOR": "1"}, out=False)
@@ -309,27 +307,36 @@ def test_the_default_folder_names_the_agent_and_a_board_or_pace_other_than_kaggl
     )
 
 
-def test_other_settings_in_the_same_directory_are_refused(tmp_path: Path) -> None:
+def refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """The one line ``connectx play ARGS`` exits 2 with, run in this process: the refusal comes before
+    any game, so there is no terminal to test."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", *args])
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err.splitlines()[-1]  # argparse's usage, then the error
+
+
+def test_other_settings_in_the_same_directory_are_refused(tmp_path: Path, capsys) -> None:
     child = spawn(tmp_path, "leftmost", *TINY, env={"NO_COLOR": "1"})
     for column in ("2", "3", "4"):
         child.expect(PROMPT)
         child.sendline(column)
     assert finish(child) == 0
     before = (tmp_path / "games" / "tournament.db").read_bytes()
-    child = spawn(tmp_path, "one_step", *TINY)
-    child.expect("connectx play: error: .* holds games of leftmost on 4x4, 3 in a row, actTimeout 2 s, "
-                 "not one_step on 4x4, 3 in a row, actTimeout 2 s; choose another --out")  # fmt: skip
-    assert finish(child) == 2
+    assert re.fullmatch(
+        "connectx play: error: .* holds games of leftmost on 4x4, 3 in a row, actTimeout 2 s, "
+        "not one_step on 4x4, 3 in a row, actTimeout 2 s; choose another --out",
+        refused(capsys, "one_step", *TINY, "--out", str(tmp_path / "games")),
+    )
     assert (tmp_path / "games" / "tournament.db").read_bytes() == before
 
 
-def test_bad_agent_and_board_are_one_line_errors(tmp_path: Path) -> None:
+def test_bad_agent_and_board_are_one_line_errors(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # where it would store by default
     for args, message in ((["nobody"], "unknown agent 'nobody'"),
                           (["leftmost", "--inarow", "9"], "--inarow 9 does not fit"),
                           (["leftmost", "--first", "--second"], "not allowed with argument")):  # fmt: skip
-        child = spawn(tmp_path, *args)
-        child.expect(f"connectx play: error: .*{message}")
-        assert finish(child) == 2
+        assert re.fullmatch(f"connectx play: error: .*{message}.*", refused(capsys, *args))
     assert not (tmp_path / "games").exists()
 
 

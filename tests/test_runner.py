@@ -14,15 +14,15 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.records import game_task
-from tournament import sandbox
+from tournament import runner, sandbox
 from tournament.record import GameFailed, GameRecord, Termination
-from tournament.runner import cpu_share, run_games
+from tournament.runner import cpu_share, run_games, stall_limit
 from tournament.schedule import GameTask
 
 HERE = Path(__file__).parent / "misbehaving"
@@ -207,9 +207,12 @@ def _named(name: str) -> bool:
     return False
 
 
-def _at_second_move(others: set[int], sig: signal.Signals) -> threading.Thread:
+def _at_second_move(
+    others: set[int], sig: signal.Signals, then: Callable[[], None] = lambda: None
+) -> threading.Thread:
     """A started thread that waits (at most 120 s) until :data:`SECOND_MOVE`'s agent names its process,
-    then sends ``sig`` to the runner's game processes (this process's children but ``others``)."""
+    then sends ``sig`` to the runner's game processes (this process's children but ``others``), then
+    calls ``then``."""
 
     def act() -> None:
         deadline = time.monotonic() + 120
@@ -217,6 +220,7 @@ def _at_second_move(others: set[int], sig: signal.Signals) -> threading.Thread:
             time.sleep(0.02)
         for pid in _new_children(others):
             os.kill(pid, sig)
+        then()
 
     thread = threading.Thread(target=act, daemon=True)
     thread.start()
@@ -279,6 +283,19 @@ def test_a_relative_agent_path_means_what_it_meant_where_the_run_started(monkeyp
     assert record.offender is None and record.moves[0] == 6, record.detail
 
 
+class _Clock:
+    """``time`` as :mod:`tournament.runner` reads it, :func:`time.monotonic` but for the seconds skipped."""
+
+    def __init__(self) -> None:
+        self.skipped = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        self.skipped += seconds
+
+
 def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tmp_path, monkeypatch):
     """The watchdog: a game process silent for longer than a move may take (here it is stopped) is
     killed, and the agent whose turn it was forfeits, with the moves played until then; nothing of
@@ -290,10 +307,12 @@ def test_a_game_process_that_stalls_is_killed_and_the_agent_to_move_times_out(tm
     task = game_task(
         first=str(slow), second="leftmost", act_timeout=1.0, hang_limit=2.0, seed=7
     )  # the stop comes first
+    clock = _Clock()  # the runner's clock: once the game process is stopped, its limit passes at once
+    monkeypatch.setattr(runner, "time", clock)
     bystander = subprocess.Popen(["sleep", "600"])
     others = set(sandbox.children())  # e.g. the resource tracker of an earlier pool
     games = run_games([task], workers=1)
-    stopper = _at_second_move(others, signal.SIGSTOP)
+    stopper = _at_second_move(others, signal.SIGSTOP, then=lambda: clock.skip(stall_limit(task)))
     try:
         (record,) = games
         stopper.join()

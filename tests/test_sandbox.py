@@ -2,7 +2,8 @@
 read or write files beyond their own.
 
 Each cheating agent tries its attack at every move and otherwise plays leftmost, in a gauntlet
-against negamax through the command line. Every attack must fail: negamax wins every game by four
+against ``minimax:depth=2`` through the command line (any agent that beats leftmost would do; this
+one needs no solver to start in each game). Every attack must fail: the opponent wins every game by four
 in a row (no forfeit by either side), the run finishes, and the store holds exactly the games played.
 The snooping agent (``tests/cheats/snoop.py``) also plays a rival whose file holds a secret, and must
 play the game it would have played had it not looked. Hosts hold no capability; the fallbacks (no
@@ -43,6 +44,7 @@ from tournament.store import Store
 ROOT = Path(__file__).parent.parent
 CHEATS = sorted((ROOT / "tests" / "cheats").glob("*.py"))
 MISBEHAVING = ROOT / "tests" / "misbehaving"
+OPPONENT = "minimax:depth=2"
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="agents get users of their own only when run as root")
 with_landlock = pytest.mark.skipif(
@@ -54,7 +56,7 @@ with_landlock = pytest.mark.skipif(
 @as_root
 def test_every_cheat_loses_every_game_and_the_store_holds_exactly_the_games_played(tmp_path, capsys):
     out = tmp_path / "run"
-    args = ["run", "--agents", "negamax", *map(str, CHEATS), "--gauntlet", "--games", "1"]
+    args = ["run", "--agents", OPPONENT, *map(str, CHEATS), "--gauntlet", "--games", "1"]
     assert main([*args, "--openings", "none", "--out", str(out), "--workers", "2"]) == 0
     capsys.readouterr()
     with Store.open(out) as store:
@@ -62,7 +64,7 @@ def test_every_cheat_loses_every_game_and_the_store_holds_exactly_the_games_play
     assert sorted(record.game_id for record in records) == list(range(2 * len(CHEATS)))
     for record in records:
         assert record.termination is Termination.WIN, (record.first, record.second, record.detail)
-        assert record.score_of("negamax") == 1.0, (record.first, record.second)
+        assert record.score_of(OPPONENT) == 1.0, (record.first, record.second)
     with sqlite3.connect(out / "tournament.db") as db:  # nothing beside the records either
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == len(records)
     assert oct(out.stat().st_mode & 0o777) == "0o700"
