@@ -6,10 +6,10 @@ that lose at once, bound transposition table, null-window bisection. Scores are 
 move, in Pons' convention. Differences that do not change any score: 64-bit bitboards (boards of at
 most 64 bits, ``(rows + 1) * columns <= 64``, and ``inarow == 4``), and the transposition table is
 Pons' fixed-size array (one entry per slot, always replaced) instead of a dict, so node counts differ
-slightly from the pure-Python core. It knows nothing of the opening databases: it searches the
-positions past them.
+slightly from the pure-Python core. Given the distance database, it scores the positions of its
+ply by it (``_probe``), as the pure-Python kernel does.
 
-:class:`agents.engine.solver.Solver` hands it those searches wherever numba imports (a dependency of
+:class:`agents.engine.solver.Solver` hands it its searches wherever numba imports (a dependency of
 the package; the first use in a process loads the compiled code from numba's cache, about 0.5 s,
 or compiles it, a few seconds, the first time ever). A single-file submission carries this module
 verbatim (:data:`submissions.inline.ACCELERATORS`): where numba imports, as on Kaggle's image, it
@@ -27,7 +27,6 @@ project's functions of at most about 60 lines.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import time
@@ -40,9 +39,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from agents.engine.board import Geometry, geometry
+from agents.engine.solver.databases import Database
 from agents.engine.solver.kernel import SearchAborted
 
-__all__ = ["FastSolver", "warm_up"]
+__all__ = ["FastSolver"]
 
 _U = np.uint64
 
@@ -52,6 +52,8 @@ one. A built submission's modules have pseudo file names (:mod:`submissions.runt
 numba's ``cache=True`` finds no place and raises as the function is decorated (it needs the source
 file, and a folder it can write: numba issues #4908, #5566): there the kernel compiles in memory,
 once a process."""
+
+_ABSENT = 1 << 20  # what _probe returns for a position not stored (no score is this large)
 
 CLOCK_EVERY = 1 << 12
 """The compiled search reads the clock once every this many nodes (about 0.5 ms on an idle core)."""
@@ -109,6 +111,38 @@ def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
 
 
 @njit(cache=CACHE)
+def _probe(first: np.uint64, mask: np.uint64, h: np.uint64, ncols: np.int64, db: np.ndarray) -> np.int64:
+    """The distance database's score of a 6x7 position (``first``: mark 1's stones, ``mask``: all
+    stones), or :data:`_ABSENT`: ``Database.score`` compiled. The Huffman codes of the position and
+    of its mirror image (:func:`agents.engine.solver.databases.huffman_code`; 32 bits, signed) are
+    searched among the sorted ``code << 8 | (score + 128)`` of ``db``
+    (:meth:`agents.engine.solver.databases.Database.entries`)."""
+    code = mirror = bits = np.int64(0)
+    for c in range(ncols):
+        stones = np.int64(first >> (_U(c) * h))
+        filled = np.int64(mask >> (_U(c) * h))
+        piece, n = np.int64(0), np.int64(1)  # 10: mark 1's stone, 11: mark 2's, 0 atop the column
+        while filled >> (n >> 1) & 1:
+            piece = (piece << 2) | (3 - (stones >> (n >> 1) & 1))
+            n += 2
+        code = (code << n) | (piece << 1)
+        mirror |= (piece << 1) << bits  # columns right to left
+        bits += n
+    for key in (code << 1, mirror << 1):
+        key -= (key >> 31 & 1) << 32 if bits == 31 else 0
+        lo, hi = np.int64(0), np.int64(db.shape[0])
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if db[mid] < key << 8:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < db.shape[0] and db[lo] >> 8 == key:
+            return np.int64((db[lo] & 255) - 128)
+    return np.int64(_ABSENT)
+
+
+@njit(cache=CACHE)
 def _negamax(
     cur: np.uint64,
     msk: np.uint64,
@@ -123,6 +157,8 @@ def _negamax(
     ncols: np.int64,
     tt: np.ndarray,
     sc: np.ndarray,
+    leaf: np.int64,
+    db: np.ndarray,
 ) -> np.int64:
     # tt: one uint64 a slot, key << 8 | (bound + 128), bound = 2 * score + is_lower; 0 = empty.
     # sc: rows 0..size: per-ply move lists (masks | winning cells | threat counts, ncols each);
@@ -139,6 +175,10 @@ def _negamax(
     if (sc[ctr, w - 1] & _CLOCK_EVERY) == _U(0) and _U(_clock_ns(np.int64(sc[ctr, w - 5]))) > sc[ctr, w - 4]:
         sc[ctr, w - 3] = _U(1)  # deadline: unwind without storing
         return np.int64(0)
+    if ply == leaf:  # the opening database's ply: its score (_probe), as the pure-Python kernel's leaf
+        known = _probe(cur, msk, h, ncols, db)
+        if known != _ABSENT:
+            return known
     empty = board ^ msk
     opp_wins = opp_wins & empty
     possible = (msk + bottom) & board
@@ -196,8 +236,9 @@ def _negamax(
     other = cur ^ msk
     for k in range(n):
         m = sc[ply, k]
+        threats = sc[ply, ncols + k]
         score = -_negamax(
-            other, msk | m, ply + 1, -beta, -alpha, sc[ply, ncols + k], board, bottom, h, size, ncols, tt, sc
+            other, msk | m, ply + 1, -beta, -alpha, threats, board, bottom, h, size, ncols, tt, sc, leaf, db
         )
         if sc[ctr, w - 3]:
             return np.int64(0)
@@ -225,6 +266,8 @@ def _solve(
     ncols: np.int64,
     tt: np.ndarray,
     sc: np.ndarray,
+    leaf: np.int64,
+    db: np.ndarray,
 ) -> np.int64:
     # lo < hi: search only that score range (the result is then clamped to it).
     possible = (msk + bottom) & board
@@ -246,7 +289,7 @@ def _solve(
             med = half_low
         elif med >= 0 and half_high > med:
             med = half_high
-        r = _negamax(cur, msk, ply, med, med + 1, opp_wins, board, bottom, h, size, ncols, tt, sc)
+        r = _negamax(cur, msk, ply, med, med + 1, opp_wins, board, bottom, h, size, ncols, tt, sc, leaf, db)
         if sc[sc.shape[0] - 1, sc.shape[1] - 3]:
             return np.int64(-1000)
         if r <= med:
@@ -262,7 +305,9 @@ class FastSolver:
     """numba twin of :class:`agents.engine.solver.Solver` (``inarow == 4``, boards of at most 64 bits).
 
     ``table_bits`` sets the transposition table to about ``2**table_bits`` slots (8 bytes each).
-    Raises ``ValueError`` for an unsupported geometry. ``nodes`` counts the last solve's negamax calls.
+    ``database``: the distance database (:class:`~agents.engine.solver.databases.Database`, exact),
+    whose ply the search then scores by it instead of searching on. Raises ``ValueError`` for an
+    unsupported geometry. ``nodes`` counts the last solve's negamax calls.
 
     Deadlines are kept by the clock, not by an assumed speed: the compiled search reads the clock
     (``clock_gettime``, :func:`_clock_ns`) every :data:`CLOCK_EVERY` nodes, so a process that gets a
@@ -271,19 +316,36 @@ class FastSolver:
     kernel then searches.
     """
 
-    def __init__(self, rows: int = 6, columns: int = 7, inarow: int = 4, *, table_bits: int = 23) -> None:
+    def __init__(
+        self,
+        rows: int = 6,
+        columns: int = 7,
+        inarow: int = 4,
+        *,
+        table_bits: int = 23,
+        database: Database | None = None,
+    ) -> None:
         geo: Geometry = geometry(rows, columns, inarow)
         if inarow != 4 or geo.height * columns > 64:
             raise ValueError("FastSolver needs inarow == 4 and (rows + 1) * columns <= 64")
         if not hasattr(time, "clock_gettime_ns"):
             raise ValueError("FastSolver needs clock_gettime (a POSIX system)")
         self.geo = geo
-        self._consts = (_U(geo.board), _U(geo.bottom), _U(geo.height), np.int64(geo.size), np.int64(columns))
-        self._tt = np.zeros(_next_prime((1 << table_bits) + 1), dtype=np.uint64)
+        slots = (1 << table_bits) + 1  # the next prime: a prime table size spreads keys, as in Pons' table
+        while any(slots % k == 0 for k in range(2, math.isqrt(slots) + 1)):
+            slots += 1
+        self._tt = np.zeros(slots, dtype=np.uint64)
         self._sc = np.zeros((geo.size + 2, 3 * columns + 3), dtype=np.uint64)
         for i, c in enumerate(geo.centre_order):
             self._sc[-1, i] = geo.column_masks[c]
         self._sc[-1, -5] = time.CLOCK_MONOTONIC
+        leaf = (np.int64(-1), np.zeros(0, np.int64))  # the database's ply and Database.entries()
+        if database is not None:
+            if (rows, columns) != (6, 7):
+                raise ValueError("the opening databases hold 6x7 positions only")
+            leaf = (np.int64(database.ply), database.entries())
+        consts = (_U(geo.board), _U(geo.bottom), _U(geo.height), np.int64(geo.size), np.int64(columns))
+        self._args = (*consts, self._tt, self._sc, *leaf)
         self.nodes = 0
 
     def reset(self) -> None:
@@ -307,18 +369,9 @@ class FastSolver:
         """
         return self.solve_window(position, mask, ply, weak, 0, 0, max_nodes, deadline)
 
-    def at_least(
-        self,
-        position: int,
-        mask: int,
-        ply: int,
-        value: int,
-        *,
-        max_nodes: int = 1 << 62,
-        deadline: float = math.inf,
-    ) -> bool:
+    def at_least(self, position: int, mask: int, ply: int, value: int, *, max_nodes: int = 1 << 62) -> bool:
         """True when the score is ``>= value`` (one null-window search), as ``Solver.at_least``."""
-        return self.solve_window(position, mask, ply, False, value - 1, value, max_nodes, deadline) >= value
+        return self.solve_window(position, mask, ply, False, value - 1, value, max_nodes) >= value
 
     def solve_window(
         self,
@@ -336,62 +389,12 @@ class FastSolver:
         ``max_nodes`` or past ``deadline`` (``time.perf_counter()`` seconds, read every
         :data:`CLOCK_EVERY` nodes; one already past stops the search at its first node)."""
         last = self._sc[-1]
-        last[-1] = 0
-        last[-3] = 0
-        last[-4] = _NEVER if deadline == math.inf else max(0, _on_monotonic_clock(deadline))
+        last[-1] = last[-3] = 0
+        now, left = time.clock_gettime_ns(time.CLOCK_MONOTONIC), deadline - time.perf_counter()
+        last[-4] = _NEVER if deadline == math.inf else max(0, now + int(left * 1e9))  # the kernel's clock
         last[-2] = max_nodes if deadline > time.perf_counter() else 0
-        score = _solve(
-            _U(position),
-            _U(mask),
-            np.int64(ply),
-            weak,
-            np.int64(lo),
-            np.int64(hi),
-            *self._consts,
-            self._tt,
-            self._sc,
-        )
+        score = _solve(_U(position), _U(mask), np.int64(ply), weak, np.int64(lo), np.int64(hi), *self._args)
         self.nodes = int(last[-1])
         if last[-3]:
             raise SearchAborted(f"search aborted after {self.nodes} nodes")
         return int(score)
-
-
-def _on_monotonic_clock(deadline: float) -> int:
-    """``deadline`` (``time.perf_counter()`` seconds) as nanoseconds of ``CLOCK_MONOTONIC``."""
-    return time.clock_gettime_ns(time.CLOCK_MONOTONIC) + int((deadline - time.perf_counter()) * 1e9)
-
-
-@functools.cache
-def warm_up() -> None:
-    """Have this process hold the kernel compiled, before it forks processes that search.
-
-    numba compiles on the first call of a signature, or loads the machine code from its cache, which
-    it reads only from a folder it can write to (the package's ``__pycache__``, else a user-wide
-    folder). A sandboxed agent host can write to neither, so a host that made the first call itself
-    compiled the kernel inside its game, for seconds. Called in the process that forks the hosts of
-    agents that search with it (:func:`agents.registry.uses_solver`: the runner before its game
-    processes, :class:`tournament.sandbox.AgentProcess` before a host of its own), it makes the one
-    call that the solver's searches use
-    (:meth:`FastSolver.solve_window`'s types) on a small board; forked children inherit the compiled
-    code. Once a process; later calls return at once.
-    """
-    FastSolver(4, 4, 4, table_bits=4).solve_bits(0, 0, 0)
-
-
-def _next_prime(n: int) -> int:
-    """Smallest prime >= ``n`` (a prime table size spreads keys, as in Pons' table)."""
-
-    def is_prime(k: int) -> bool:
-        if k < 2:
-            return False
-        i = 2
-        while i * i <= k:
-            if k % i == 0:
-                return False
-            i += 1
-        return True
-
-    while not is_prime(n):
-        n += 1
-    return n
