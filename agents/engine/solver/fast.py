@@ -169,7 +169,7 @@ def _negamax(
     ctr = sc.shape[0] - 1
     w = sc.shape[1]
     sc[ctr, w - 1] += _U(1)
-    if sc[ctr, w - 1] > sc[ctr, w - 2]:  # node limit: unwind without storing
+    if sc[ctr, w - 1] >= sc[ctr, w - 2]:  # node limit (the pure kernel's: its max_nodes-th call): unwind
         sc[ctr, w - 3] = _U(1)
         return np.int64(0)
     if (sc[ctr, w - 1] & _CLOCK_EVERY) == _U(0) and _U(_clock_ns(np.int64(sc[ctr, w - 5]))) > sc[ctr, w - 4]:
