@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -85,6 +85,18 @@ def _clock_gettime_ns(typingctx: Any, clock_id: Any) -> Any:
 _clock_ns: Any = intrinsic(_clock_gettime_ns)
 
 
+def _address_to_pointer(typingctx: Any, address: Any) -> Any:
+    """A pointer to int64 at ``address`` (uint64), for :func:`numba.carray` (see ``_negamax``'s comment)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+
+    return types.CPointer(types.int64)(types.uint64), codegen
+
+
+_pointer: Any = intrinsic(_address_to_pointer)
+
+
 @njit(cache=CACHE, inline="always")
 def _popcount(x: np.uint64) -> np.int64:
     x = x - ((x >> _U(1)) & _U(0x5555555555555555))
@@ -112,11 +124,9 @@ def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
 
 @njit(cache=CACHE)
 def _probe(first: np.uint64, mask: np.uint64, h: np.uint64, ncols: np.int64, db: np.ndarray) -> np.int64:
-    """The distance database's score of a 6x7 position (``first``: mark 1's stones, ``mask``: all
-    stones), or :data:`_ABSENT`: ``Database.score`` compiled. The Huffman codes of the position and
-    of its mirror image (:func:`agents.engine.solver.databases.huffman_code`; 32 bits, signed) are
-    searched among the sorted ``code << 8 | (score + 128)`` of ``db``
-    (:meth:`agents.engine.solver.databases.Database.entries`)."""
+    """``Database.score`` compiled, or :data:`_ABSENT`: the Huffman codes of a 6x7 position and of its
+    mirror image (:func:`agents.engine.solver.databases.huffman_code`; 32 bits, signed) searched among
+    the sorted ``code << 8 | (score + 128)`` of ``db`` (``Database.entries()``)."""
     code = mirror = bits = np.int64(0)
     for c in range(ncols):
         stones = np.int64(first >> (_U(c) * h))
@@ -130,15 +140,9 @@ def _probe(first: np.uint64, mask: np.uint64, h: np.uint64, ncols: np.int64, db:
         bits += n
     for key in (code << 1, mirror << 1):
         key -= (key >> 31 & 1) << 32 if bits == 31 else 0
-        lo, hi = np.int64(0), np.int64(db.shape[0])
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if db[mid] < key << 8:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < db.shape[0] and db[lo] >> 8 == key:
-            return np.int64((db[lo] & 255) - 128)
+        i = np.searchsorted(db, key << 8)
+        if i < db.shape[0] and db[i] >> 8 == key:
+            return np.int64((db[i] & 255) - 128)
     return np.int64(_ABSENT)
 
 
@@ -157,15 +161,13 @@ def _negamax(
     ncols: np.int64,
     tt: np.ndarray,
     sc: np.ndarray,
-    leaf: np.int64,
-    db: np.ndarray,
 ) -> np.int64:
     # tt: one uint64 a slot, key << 8 | (bound + 128), bound = 2 * score + is_lower; 0 = empty.
     # sc: rows 0..size: per-ply move lists (masks | winning cells | threat counts, ncols each);
-    # last row: column masks centre first; its last five cells: the clock's id and the deadline on it
-    # (nanoseconds), abort flag, node limit, node count.
-    # Two arrays only: every array argument costs reference counting on each call (this layout is
-    # 2.7x faster than six arrays).
+    # last row: column masks centre first; its last eight cells: the distance database's length,
+    # address and ply (none: size + 1), the clock's id and the deadline on it (nanoseconds), abort
+    # flag, node limit, node count. Two arrays only: every array argument costs reference counting on
+    # each call (this layout is 2.7x faster than six arrays; the database as a third: 10 % slower).
     ctr = sc.shape[0] - 1
     w = sc.shape[1]
     sc[ctr, w - 1] += _U(1)
@@ -175,8 +177,8 @@ def _negamax(
     if (sc[ctr, w - 1] & _CLOCK_EVERY) == _U(0) and _U(_clock_ns(np.int64(sc[ctr, w - 5]))) > sc[ctr, w - 4]:
         sc[ctr, w - 3] = _U(1)  # deadline: unwind without storing
         return np.int64(0)
-    if ply == leaf:  # the opening database's ply: its score (_probe), as the pure-Python kernel's leaf
-        known = _probe(cur, msk, h, ncols, db)
+    if ply == np.int64(sc[ctr, w - 6]):  # the database's ply: its score, as the pure-Python kernel's leaf
+        known = _probe(cur, msk, h, ncols, carray(_pointer(sc[ctr, w - 7]), int(sc[ctr, w - 8])))
         if known != _ABSENT:
             return known
     empty = board ^ msk
@@ -236,9 +238,8 @@ def _negamax(
     other = cur ^ msk
     for k in range(n):
         m = sc[ply, k]
-        threats = sc[ply, ncols + k]
         score = -_negamax(
-            other, msk | m, ply + 1, -beta, -alpha, threats, board, bottom, h, size, ncols, tt, sc, leaf, db
+            other, msk | m, ply + 1, -beta, -alpha, sc[ply, ncols + k], board, bottom, h, size, ncols, tt, sc
         )
         if sc[ctr, w - 3]:
             return np.int64(0)
@@ -266,8 +267,6 @@ def _solve(
     ncols: np.int64,
     tt: np.ndarray,
     sc: np.ndarray,
-    leaf: np.int64,
-    db: np.ndarray,
 ) -> np.int64:
     # lo < hi: search only that score range (the result is then clamped to it).
     possible = (msk + bottom) & board
@@ -289,7 +288,7 @@ def _solve(
             med = half_low
         elif med >= 0 and half_high > med:
             med = half_high
-        r = _negamax(cur, msk, ply, med, med + 1, opp_wins, board, bottom, h, size, ncols, tt, sc, leaf, db)
+        r = _negamax(cur, msk, ply, med, med + 1, opp_wins, board, bottom, h, size, ncols, tt, sc)
         if sc[sc.shape[0] - 1, sc.shape[1] - 3]:
             return np.int64(-1000)
         if r <= med:
@@ -335,17 +334,17 @@ class FastSolver:
         while any(slots % k == 0 for k in range(2, math.isqrt(slots) + 1)):
             slots += 1
         self._tt = np.zeros(slots, dtype=np.uint64)
-        self._sc = np.zeros((geo.size + 2, 3 * columns + 3), dtype=np.uint64)
+        self._sc = np.zeros((geo.size + 2, 3 * columns + 8), dtype=np.uint64)
         for i, c in enumerate(geo.centre_order):
             self._sc[-1, i] = geo.column_masks[c]
-        self._sc[-1, -5] = time.CLOCK_MONOTONIC
-        leaf = (np.int64(-1), np.zeros(0, np.int64))  # the database's ply and Database.entries()
+        self._sc[-1, -6:-4] = geo.size + 1, time.CLOCK_MONOTONIC  # the database's ply: none yet
         if database is not None:
             if (rows, columns) != (6, 7):
                 raise ValueError("the opening databases hold 6x7 positions only")
-            leaf = (np.int64(database.ply), database.entries())
+            self._db = database.entries()  # kept alive while the kernel reads it by its address
+            self._sc[-1, -8:-5] = len(self._db), self._db.ctypes.data, database.ply
         consts = (_U(geo.board), _U(geo.bottom), _U(geo.height), np.int64(geo.size), np.int64(columns))
-        self._args = (*consts, self._tt, self._sc, *leaf)
+        self._args = (*consts, self._tt, self._sc)
         self.nodes = 0
 
     def reset(self) -> None:
