@@ -135,10 +135,9 @@ class Database:
         return cls(codes, _PONS_SCORES[entries["value"]], exact=True, absent=None)
 
     def entries(self) -> np.ndarray:
-        """The distance book as the numba kernel reads it (:mod:`agents.engine.solver.fast`): one
-        sorted int64 a position, ``code << 8 | (score + 128)``; one array, not two, since each array
-        argument costs the compiled search time at every node. 34 MB, made once (0.1 s). Raises
-        ``ValueError`` for the win/draw/loss book."""
+        """The distance book as the numba kernel reads it (:mod:`agents.engine.solver.fast`, by the
+        array's address): one sorted int64 a position, ``code << 8 | (score + 128)``. 34 MB, made once
+        (0.02 s). Raises ``ValueError`` for the win/draw/loss book."""
         if not self.exact:
             raise ValueError("only the distance database is probed compiled")
         if self._entries is None:
