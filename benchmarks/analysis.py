@@ -3,9 +3,11 @@
 1. Judge every stored move of RUN as ``connectx analyze`` does (:func:`reports.stats.judging.judge`,
    ``--workers`` processes, no cache unless ``--cached``) and print the time.
 2. Check a seeded sample of ``--sample`` judged moves against a solver that took no part in judging
-   them: a move at a position of at most 12 stones was judged with the opening databases and the
-   pure-Python kernel, so it is checked by the numba kernel without databases; a later one was judged
-   by the numba kernel, so it is checked by the pure-Python kernel without databases. Each check
+   them: a move at a position of at most 12 stones was judged by the numba kernel down to the opening
+   databases, which it probes compiled, so it is checked by the numba kernel without databases (a check
+   of the databases and of their probe; the kernel itself is checked against the pure-Python one by
+   ``tests/test_fast_solver.py``); a later one was judged by the numba kernel, so it is checked by the
+   pure-Python kernel without databases. Each check
    recomputes every column's score, hence ``value_before``, ``value_after``, ``best_columns`` and
    the verdict. Positions before ``--from-ply`` are left out: without databases they take minutes.
 

@@ -23,7 +23,13 @@ from connectx.progress import Ticking, bar
 from reports.words import plural
 from tournament.store import Store, StoreError
 
-__all__ = ["add_commands", "analyze_run"]
+__all__ = ["GAMES_PER_WORKER", "add_commands", "analyze_run"]
+
+GAMES_PER_WORKER = 20
+"""Games for each judging process started, at the least, when the number of workers is not given: a
+worker costs about 1.4 s of CPU to start (imports, the databases, the compiled kernel) and a game
+about 0.14 s to judge (6 games of one_step against random, ``python -m benchmarks.early_search``),
+so a pool of two on two cores is faster only from about 20 games; fewer are judged in this process."""
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -37,7 +43,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "inaccuracy, mistake). `connectx report RUN` then shows each agent's accuracy and worst moves.",
     )
     analyze.add_argument("dir", type=Path, metavar="RUN", help="a tournament directory")
-    workers_option(analyze, "games judged")
+    workers_option(analyze, "games judged", f", and one per {GAMES_PER_WORKER} games at the most")
     analyze.set_defaults(handler=_analyze)
 
 
@@ -65,7 +71,8 @@ def analyze_run(
     on_judged: Callable[[int, int], object] = lambda done, total: None,
 ) -> str | None:
     """Judge every game in ``store``, write ``out/moves.csv`` and print the accuracy table; return
-    None, or why the games cannot be judged (a sentence; nothing is written then). ``on_judged``
+    None, or why the games cannot be judged (a sentence; nothing is written then). ``workers``
+    processes judge (None: the cores, and one per :data:`GAMES_PER_WORKER` games at the most). ``on_judged``
     hears of the games judged so far and in all, as each is.
 
     The positions solved go to the cache in ``out`` (:mod:`reports.stats.solved`); a cache that
@@ -87,7 +94,8 @@ def analyze_run(
     except solved.CacheError as error:
         print(f"note: the solved positions kept before are not used ({error})", file=sys.stderr)
         known = {}
-    workers = workers or len(os.sched_getaffinity(0))
+    if workers is None:
+        workers = max(1, min(len(os.sched_getaffinity(0)), len(records) // GAMES_PER_WORKER))
     start = time.perf_counter()
     judging = bar(total=len(records), unit="game", desc="judging moves")  # its clock runs while workers start
     with judging, Ticking(judging):

@@ -29,9 +29,10 @@ from submissions.cache import folder
 __all__ = ["pack_wdl", "packed_database"]
 
 
-def pack_wdl(book: Database) -> bytes:
+def pack_wdl(book: Database, *, preset: int = 9 | lzma.PRESET_EXTREME) -> bytes:
     """``book``'s draws and losses in the layout that :func:`agents.engine.solver.databases.unpack_wdl`
-    reads (``book`` may be exact: only the signs of its scores are kept, and its wins are left out)."""
+    reads (``book`` may be exact: only the signs of its scores are kept, and its wins are left out).
+    ``preset``: :mod:`lzma`'s; the default, the smallest file, takes about 3 s for the 12-ply book."""
     keep = book.scores <= 0
     codes = book.codes[keep].astype(np.int64) >> 2
     losses = book.scores[keep] < 0
@@ -46,7 +47,7 @@ def pack_wdl(book: Database) -> bytes:
         )
     )
     head = PACK_HEADER.pack(PACK_MAGIC, len(codes), int(escaped.sum()))
-    return head + lzma.compress(body, preset=9 | lzma.PRESET_EXTREME)
+    return head + lzma.compress(body, preset=preset)
 
 
 def packed_database(cache: Path | None = None) -> dict[str, bytes]:

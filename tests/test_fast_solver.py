@@ -4,11 +4,13 @@ offline jobs' solver choice (training.solvers)."""
 from __future__ import annotations
 
 import math
+import random
 import time
 from pathlib import Path
 
 import pytest
 
+from agents.engine.board import Board
 from agents.engine.solver import SearchAborted, Solver, parse_position
 from training.solvers import weak_solver
 
@@ -79,6 +81,30 @@ def test_the_solver_hands_the_positions_past_the_databases_to_the_numba_kernel()
     with pytest.raises(SearchAborted):  # a deadline that has passed allows the kernel no node
         solver.solve_bits(board.position, board.mask, board.ply, weak=True, deadline=time.perf_counter())
     assert solver.solve_bits(board.position, board.mask, board.ply, weak=True) == 1
+
+
+def test_positions_before_the_databases_get_the_pure_python_scores_from_the_compiled_kernel() -> None:
+    """The numba kernel searches down to the distance database and probes it compiled: every column's
+    score of random positions of 2 to 11 stones, and their signs, equal the pure-Python solver's, and
+    the pure-Python kernel took no part (it raises if called)."""
+    pytest.importorskip("bitbully_databases")
+    compiled, pure = Solver(), Solver(fast=False)
+    assert compiled.database is not None and compiled.database.exact
+
+    def refuse(*args: object) -> int:
+        raise AssertionError("the pure-Python kernel searched")
+
+    compiled._negamax = refuse
+    rng = random.Random(12)
+    for plies in [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 11]:  # ply 1 alone would cost the pure solver 0.6 s
+        board = Board(6, 7, 4)
+        while board.ply < plies:  # random moves, the game still on
+            column = rng.choice(board.legal_moves())
+            if not board.is_winning_move(column):
+                board.play(column)
+        moves = board.moves
+        assert compiled.analyse(moves) == pure.analyse(moves), moves
+        assert compiled.solve(moves, weak=True).score == pure.solve(moves, weak=True).score, moves
 
 
 def test_the_kernel_is_compiled_before_the_hosts_fork_for_agents_that_use_it_and_only_for_them() -> None:

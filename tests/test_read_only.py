@@ -37,7 +37,7 @@ def in_read_only_view(tmp_path: Path, source: Path, *argv: str) -> subprocess.Co
 
 @pytest.fixture
 def stored(tmp_path) -> Path:
-    """A run of one game pair (``--analyze`` judges every move of it, about a second of CPU a game)."""
+    """A run of one game pair (``--analyze`` judges every move of it, about 0.1 s of CPU a game)."""
     run = tmp_path / "run"
     records = [r for r in synthetic_records(AGENTS, 1) if (r.task.rows, r.task.columns) == (6, 7)]
     assert len(records) == 2

@@ -58,9 +58,19 @@ def _default(rows: int, columns: int, inarow: int) -> Solver:
 
 @functools.cache
 def warm_up() -> bool:
-    """Have the solver's numba kernel compiled in this process now
-    (:func:`agents.engine.solver.fast.warm_up`), so that no search compiles it later and processes
-    forked from this one never do. Once a process: later calls return the first answer at once.
+    """Have the solver's numba kernel (:mod:`agents.engine.solver.fast`) compiled in this process now,
+    so that no search compiles it later and processes forked from this one never do. Once a process:
+    later calls return the first answer at once.
+
+    numba compiles on the first call of a signature, or loads the machine code from its cache, which
+    it reads only from a folder it can write to (the package's ``__pycache__``, else a user-wide
+    folder). A sandboxed agent host can write to neither, so a host that made the first call itself
+    compiled the kernel inside its game, for seconds. Called in the process that forks the hosts of
+    agents that search with it (:func:`agents.registry.uses_solver`: the runner before its game
+    processes, :class:`tournament.sandbox.AgentProcess` before a host of its own), it makes the one
+    call that the solver's searches use (the types of
+    :meth:`~agents.engine.solver.fast.FastSolver.solve_window`) on a small board; forked children
+    inherit the compiled code.
 
     True when the compiled kernel is ready. False where numba does not import (a single-file
     submission on a machine without it) or compiling fails: :class:`Solver` then searches with the
@@ -74,7 +84,7 @@ def warm_up() -> bool:
     except ImportError as error:
         return _say(False, f"numba does not import ({type(error).__name__}: {error})")
     try:
-        fast.warm_up()
+        fast.FastSolver(4, 4, 4, table_bits=4).solve_bits(0, 0, 0)
     except Exception as error:  # noqa: BLE001 - any failure of the compiler: the pure-Python kernel plays on
         return _say(False, f"compiling it failed ({type(error).__name__}: {error})")
     if not fast.CACHE:

@@ -67,7 +67,10 @@ class Solver:
         self._negamax, self._control, self._wins_cache = build_search(self.geo, self.table, leaf, leaf_ply)
         self._wins = wins_function(self.geo)
         self._leaf_ply = leaf_ply
-        self._fast = _fast_solver(self.geo) if fast else None
+        self._fast = _fast_solver(self.geo, self.database) if fast else None
+        # The numba kernel searches down to the distance database too (it probes it compiled); the
+        # packed win/draw/loss book is probed by the pure-Python kernel only.
+        self._fast_from = -1 if self.database is None or self.database.exact else leaf_ply + 1
 
     def reset(self) -> None:
         """Empty the transposition tables."""
@@ -103,7 +106,7 @@ class Solver:
         geo = self.geo
         if not weak and _window is None and not self.exact_from(ply):
             raise ValueError(f"exact scores at ply {ply} need the distance database; ask for weak=True")
-        if self._fast is not None and ply > self._leaf_ply:
+        if self._fast is not None and ply >= self._fast_from:
             return self._solve_fast(position, mask, ply, weak, _window or (0, 0), deadline, max_nodes)
         if len(self.table) > self.table_limit:
             self.table.clear()
@@ -250,8 +253,10 @@ class Solver:
         return self.analyse_bits(board.position, board.mask, board.ply, weak=weak)
 
 
-def _fast_solver(geo: Geometry) -> Any:  # FastSolver | None: naming it unguarded, a build would need numba
-    """A :class:`~agents.engine.solver.fast.FastSolver` with :data:`FAST_TABLE_BITS`, or None where
+def _fast_solver(geo: Geometry, database: Database | None) -> Any:
+    # Any is FastSolver | None: naming it unguarded, a build would need numba.
+    """A :class:`~agents.engine.solver.fast.FastSolver` with :data:`FAST_TABLE_BITS`, probing
+    ``database`` when it is the distance database (exact), or None where
     the compiled kernel is not available (:func:`agents.engine.solver.warm_up`, which compiles it
     once a process: numba missing or compiling failed) or the geometry is not one it plays."""
     from agents.engine.solver import warm_up
@@ -263,7 +268,8 @@ def _fast_solver(geo: Geometry) -> Any:  # FastSolver | None: naming it unguarde
     except ImportError:  # pragma: no cover - warm_up imported it
         return None
     try:
-        return FastSolver(geo.rows, geo.columns, geo.inarow, table_bits=FAST_TABLE_BITS)
+        exact = database if database is not None and database.exact else None
+        return FastSolver(geo.rows, geo.columns, geo.inarow, table_bits=FAST_TABLE_BITS, database=exact)
     except ValueError:
         return None
 

@@ -6,10 +6,10 @@ that lose at once, bound transposition table, null-window bisection. Scores are 
 move, in Pons' convention. Differences that do not change any score: 64-bit bitboards (boards of at
 most 64 bits, ``(rows + 1) * columns <= 64``, and ``inarow == 4``), and the transposition table is
 Pons' fixed-size array (one entry per slot, always replaced) instead of a dict, so node counts differ
-slightly from the pure-Python core. It knows nothing of the opening databases: it searches the
-positions past them.
+slightly from the pure-Python core. Given the distance database, it scores the positions of its
+ply by it (``_probe``), as the pure-Python kernel does.
 
-:class:`agents.engine.solver.Solver` hands it those searches wherever numba imports (a dependency of
+:class:`agents.engine.solver.Solver` hands it its searches wherever numba imports (a dependency of
 the package; the first use in a process loads the compiled code from numba's cache, about 0.5 s,
 or compiles it, a few seconds, the first time ever). A single-file submission carries this module
 verbatim (:data:`submissions.inline.ACCELERATORS`): where numba imports, as on Kaggle's image, it
@@ -27,7 +27,6 @@ project's functions of at most about 60 lines.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import time
@@ -35,14 +34,15 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from agents.engine.board import Geometry, geometry
+from agents.engine.solver.databases import Database
 from agents.engine.solver.kernel import SearchAborted
 
-__all__ = ["FastSolver", "warm_up"]
+__all__ = ["FastSolver"]
 
 _U = np.uint64
 
@@ -52,6 +52,8 @@ one. A built submission's modules have pseudo file names (:mod:`submissions.runt
 numba's ``cache=True`` finds no place and raises as the function is decorated (it needs the source
 file, and a folder it can write: numba issues #4908, #5566): there the kernel compiles in memory,
 once a process."""
+
+_ABSENT = 1 << 20  # what _probe returns for a position not stored (no score is this large)
 
 CLOCK_EVERY = 1 << 12
 """The compiled search reads the clock once every this many nodes (about 0.5 ms on an idle core)."""
@@ -83,6 +85,18 @@ def _clock_gettime_ns(typingctx: Any, clock_id: Any) -> Any:
 _clock_ns: Any = intrinsic(_clock_gettime_ns)
 
 
+def _address_to_pointer(typingctx: Any, address: Any) -> Any:
+    """A pointer to int64 at ``address`` (uint64), for :func:`numba.carray` (see ``_negamax``'s comment)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+
+    return types.CPointer(types.int64)(types.uint64), codegen
+
+
+_pointer: Any = intrinsic(_address_to_pointer)
+
+
 @njit(cache=CACHE, inline="always")
 def _popcount(x: np.uint64) -> np.int64:
     x = x - ((x >> _U(1)) & _U(0x5555555555555555))
@@ -109,6 +123,30 @@ def _wins(p: np.uint64, board: np.uint64, h: np.uint64) -> np.uint64:
 
 
 @njit(cache=CACHE)
+def _probe(first: np.uint64, mask: np.uint64, h: np.uint64, ncols: np.int64, db: np.ndarray) -> np.int64:
+    """``Database.score`` compiled, or :data:`_ABSENT`: the Huffman codes of a 6x7 position and of its
+    mirror image (:func:`agents.engine.solver.databases.huffman_code`; 32 bits, signed) searched among
+    the sorted ``code << 8 | (score + 128)`` of ``db`` (``Database.entries()``)."""
+    code = mirror = bits = np.int64(0)
+    for c in range(ncols):
+        stones = np.int64(first >> (_U(c) * h))
+        filled = np.int64(mask >> (_U(c) * h))
+        piece, n = np.int64(0), np.int64(1)  # 10: mark 1's stone, 11: mark 2's, 0 atop the column
+        while filled >> (n >> 1) & 1:
+            piece = (piece << 2) | (3 - (stones >> (n >> 1) & 1))
+            n += 2
+        code = (code << n) | (piece << 1)
+        mirror |= (piece << 1) << bits  # columns right to left
+        bits += n
+    for key in (code << 1, mirror << 1):
+        key -= (key >> 31 & 1) << 32 if bits == 31 else 0
+        i = np.searchsorted(db, key << 8)
+        if i < db.shape[0] and db[i] >> 8 == key:
+            return np.int64((db[i] & 255) - 128)
+    return np.int64(_ABSENT)
+
+
+@njit(cache=CACHE)
 def _negamax(
     cur: np.uint64,
     msk: np.uint64,
@@ -126,19 +164,23 @@ def _negamax(
 ) -> np.int64:
     # tt: one uint64 a slot, key << 8 | (bound + 128), bound = 2 * score + is_lower; 0 = empty.
     # sc: rows 0..size: per-ply move lists (masks | winning cells | threat counts, ncols each);
-    # last row: column masks centre first; its last five cells: the clock's id and the deadline on it
-    # (nanoseconds), abort flag, node limit, node count.
-    # Two arrays only: every array argument costs reference counting on each call (this layout is
-    # 2.7x faster than six arrays).
+    # last row: column masks centre first; its last eight cells: the distance database's length,
+    # address and ply (none: size + 1), the clock's id and the deadline on it (nanoseconds), abort
+    # flag, node limit, node count. Two arrays only: every array argument costs reference counting on
+    # each call (this layout is 2.7x faster than six arrays; the database as a third: 10 % slower).
     ctr = sc.shape[0] - 1
     w = sc.shape[1]
     sc[ctr, w - 1] += _U(1)
-    if sc[ctr, w - 1] > sc[ctr, w - 2]:  # node limit: unwind without storing
+    if sc[ctr, w - 1] >= sc[ctr, w - 2]:  # node limit (the pure kernel's: its max_nodes-th call): unwind
         sc[ctr, w - 3] = _U(1)
         return np.int64(0)
     if (sc[ctr, w - 1] & _CLOCK_EVERY) == _U(0) and _U(_clock_ns(np.int64(sc[ctr, w - 5]))) > sc[ctr, w - 4]:
         sc[ctr, w - 3] = _U(1)  # deadline: unwind without storing
         return np.int64(0)
+    if ply == np.int64(sc[ctr, w - 6]):  # the database's ply: its score, as the pure-Python kernel's leaf
+        known = _probe(cur, msk, h, ncols, carray(_pointer(sc[ctr, w - 7]), int(sc[ctr, w - 8])))
+        if known != _ABSENT:
+            return known
     empty = board ^ msk
     opp_wins = opp_wins & empty
     possible = (msk + bottom) & board
@@ -262,7 +304,9 @@ class FastSolver:
     """numba twin of :class:`agents.engine.solver.Solver` (``inarow == 4``, boards of at most 64 bits).
 
     ``table_bits`` sets the transposition table to about ``2**table_bits`` slots (8 bytes each).
-    Raises ``ValueError`` for an unsupported geometry. ``nodes`` counts the last solve's negamax calls.
+    ``database``: the distance database (:class:`~agents.engine.solver.databases.Database`, exact),
+    whose ply the search then scores by it instead of searching on. Raises ``ValueError`` for an
+    unsupported geometry. ``nodes`` counts the last solve's negamax calls.
 
     Deadlines are kept by the clock, not by an assumed speed: the compiled search reads the clock
     (``clock_gettime``, :func:`_clock_ns`) every :data:`CLOCK_EVERY` nodes, so a process that gets a
@@ -271,19 +315,36 @@ class FastSolver:
     kernel then searches.
     """
 
-    def __init__(self, rows: int = 6, columns: int = 7, inarow: int = 4, *, table_bits: int = 23) -> None:
+    def __init__(
+        self,
+        rows: int = 6,
+        columns: int = 7,
+        inarow: int = 4,
+        *,
+        table_bits: int = 23,
+        database: Database | None = None,
+    ) -> None:
         geo: Geometry = geometry(rows, columns, inarow)
         if inarow != 4 or geo.height * columns > 64:
             raise ValueError("FastSolver needs inarow == 4 and (rows + 1) * columns <= 64")
         if not hasattr(time, "clock_gettime_ns"):
             raise ValueError("FastSolver needs clock_gettime (a POSIX system)")
         self.geo = geo
-        self._consts = (_U(geo.board), _U(geo.bottom), _U(geo.height), np.int64(geo.size), np.int64(columns))
-        self._tt = np.zeros(_next_prime((1 << table_bits) + 1), dtype=np.uint64)
-        self._sc = np.zeros((geo.size + 2, 3 * columns + 3), dtype=np.uint64)
+        slots = (1 << table_bits) + 1  # the next prime: a prime table size spreads keys, as in Pons' table
+        while any(slots % k == 0 for k in range(2, math.isqrt(slots) + 1)):
+            slots += 1
+        self._tt = np.zeros(slots, dtype=np.uint64)
+        self._sc = np.zeros((geo.size + 2, 3 * columns + 8), dtype=np.uint64)
         for i, c in enumerate(geo.centre_order):
             self._sc[-1, i] = geo.column_masks[c]
-        self._sc[-1, -5] = time.CLOCK_MONOTONIC
+        self._sc[-1, -6:-4] = geo.size + 1, time.CLOCK_MONOTONIC  # the database's ply: none yet
+        if database is not None:
+            if (rows, columns) != (6, 7):
+                raise ValueError("the opening databases hold 6x7 positions only")
+            self._db = database.entries()  # kept alive while the kernel reads it by its address
+            self._sc[-1, -8:-5] = len(self._db), self._db.ctypes.data, database.ply
+        consts = (_U(geo.board), _U(geo.bottom), _U(geo.height), np.int64(geo.size), np.int64(columns))
+        self._args = (*consts, self._tt, self._sc)
         self.nodes = 0
 
     def reset(self) -> None:
@@ -307,18 +368,9 @@ class FastSolver:
         """
         return self.solve_window(position, mask, ply, weak, 0, 0, max_nodes, deadline)
 
-    def at_least(
-        self,
-        position: int,
-        mask: int,
-        ply: int,
-        value: int,
-        *,
-        max_nodes: int = 1 << 62,
-        deadline: float = math.inf,
-    ) -> bool:
+    def at_least(self, position: int, mask: int, ply: int, value: int, *, max_nodes: int = 1 << 62) -> bool:
         """True when the score is ``>= value`` (one null-window search), as ``Solver.at_least``."""
-        return self.solve_window(position, mask, ply, False, value - 1, value, max_nodes, deadline) >= value
+        return self.solve_window(position, mask, ply, False, value - 1, value, max_nodes) >= value
 
     def solve_window(
         self,
@@ -336,62 +388,12 @@ class FastSolver:
         ``max_nodes`` or past ``deadline`` (``time.perf_counter()`` seconds, read every
         :data:`CLOCK_EVERY` nodes; one already past stops the search at its first node)."""
         last = self._sc[-1]
-        last[-1] = 0
-        last[-3] = 0
-        last[-4] = _NEVER if deadline == math.inf else max(0, _on_monotonic_clock(deadline))
+        last[-1] = last[-3] = 0
+        now, left = time.clock_gettime_ns(time.CLOCK_MONOTONIC), deadline - time.perf_counter()
+        last[-4] = _NEVER if deadline == math.inf else max(0, now + int(left * 1e9))  # the kernel's clock
         last[-2] = max_nodes if deadline > time.perf_counter() else 0
-        score = _solve(
-            _U(position),
-            _U(mask),
-            np.int64(ply),
-            weak,
-            np.int64(lo),
-            np.int64(hi),
-            *self._consts,
-            self._tt,
-            self._sc,
-        )
+        score = _solve(_U(position), _U(mask), np.int64(ply), weak, np.int64(lo), np.int64(hi), *self._args)
         self.nodes = int(last[-1])
         if last[-3]:
             raise SearchAborted(f"search aborted after {self.nodes} nodes")
         return int(score)
-
-
-def _on_monotonic_clock(deadline: float) -> int:
-    """``deadline`` (``time.perf_counter()`` seconds) as nanoseconds of ``CLOCK_MONOTONIC``."""
-    return time.clock_gettime_ns(time.CLOCK_MONOTONIC) + int((deadline - time.perf_counter()) * 1e9)
-
-
-@functools.cache
-def warm_up() -> None:
-    """Have this process hold the kernel compiled, before it forks processes that search.
-
-    numba compiles on the first call of a signature, or loads the machine code from its cache, which
-    it reads only from a folder it can write to (the package's ``__pycache__``, else a user-wide
-    folder). A sandboxed agent host can write to neither, so a host that made the first call itself
-    compiled the kernel inside its game, for seconds. Called in the process that forks the hosts of
-    agents that search with it (:func:`agents.registry.uses_solver`: the runner before its game
-    processes, :class:`tournament.sandbox.AgentProcess` before a host of its own), it makes the one
-    call that the solver's searches use
-    (:meth:`FastSolver.solve_window`'s types) on a small board; forked children inherit the compiled
-    code. Once a process; later calls return at once.
-    """
-    FastSolver(4, 4, 4, table_bits=4).solve_bits(0, 0, 0)
-
-
-def _next_prime(n: int) -> int:
-    """Smallest prime >= ``n`` (a prime table size spreads keys, as in Pons' table)."""
-
-    def is_prime(k: int) -> bool:
-        if k < 2:
-            return False
-        i = 2
-        while i * i <= k:
-            if k % i == 0:
-                return False
-            i += 1
-        return True
-
-    while not is_prime(n):
-        n += 1
-    return n
