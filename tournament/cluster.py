@@ -14,7 +14,8 @@ caller) writes the store.
   cancels few games.
 * **Cancelling.** Closing the iterator (Ctrl-C, an SPRT decision) force-cancels the games in
   flight (``ray.cancel(force=True)`` kills their worker processes; their game and agent processes
-  die with them, ``PR_SET_PDEATHSIG``).
+  die with them, ``PR_SET_PDEATHSIG``) and returns once Ray has ended them all, cancelling again a
+  game whose cancel Ray lost (:func:`_cancel`).
 * **Retries.** A game whose worker process or node dies is re-run by Ray, up to
   :data:`RETRIES` times (games are seeded: agents that do not budget by the clock replay the same
   game); a game that still fails, or a task that raises, is a ``GameFailed``: not stored, played
@@ -55,6 +56,9 @@ from tournament.scratch import Scratch
 
 RETRIES = 3
 """Times Ray re-runs a game whose worker process or node died (Ray's default for tasks)."""
+
+CANCEL_CHECK = 1.0
+"""Seconds between cancels of a game that closing the iterator has not yet ended (:func:`_cancel`)."""
 
 Shipped = dict[str, tuple[str, ray.ObjectRef]]
 """The files of a game's specs: ``{as written in the spec: (file name, object holding its bytes)}``."""
@@ -182,5 +186,21 @@ def run_games_ray(
                     result = GameFailed(f"game {task.game_id} failed on the Ray cluster: {error}")
                 yield result
         finally:
-            for ref in running:
-                ray.cancel(ref, force=True)
+            _cancel(list(running))
+
+
+def _cancel(refs: list[ray.ObjectRef]) -> None:
+    """Force-cancel the games of ``refs`` and return once Ray has ended each of them.
+
+    A cancel that reaches the worker before the task itself (Ray pushes a queued task to the worker
+    that just freed, while the cancel travels through the raylet) finds nothing to cancel there and
+    is not retried by Ray: the game would then play on to its own time limit, holding its CPU (a
+    hanging agent: ``actTimeout`` plus the overage bank, 60 s). So the cancel is sent again, every
+    :data:`CANCEL_CHECK` seconds, to the games not yet ended; each ends by its time limit at the latest.
+    """
+    for ref in refs:
+        ray.cancel(ref, force=True)
+    while refs:
+        _, refs = ray.wait(refs, num_returns=len(refs), timeout=CANCEL_CHECK, fetch_local=False)
+        for ref in refs:
+            ray.cancel(ref, force=True)
