@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 HOSTED = ROOT / "tests" / "hosted.py"
 
-__all__ = ["EXAMPLES", "descendants", "execute", "kernel_manager", "load", "outputs", "text"]
+__all__ = ["EXAMPLES", "descendants", "execute", "kernel_manager", "load", "nbformat", "outputs", "text"]
 
 
 def kernel_manager(folder: Path, *, hosted: bool = False) -> KernelManager:
