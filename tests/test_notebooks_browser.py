@@ -31,14 +31,15 @@ CELLS = {
     "import": "import connectx",
     "agent": """def my_agent(obs, config):  # the open column nearest the middle
     return min((c for c in range(config.columns) if obs.board[c] == 0), key=lambda c: abs(2 * c - 6))""",
+    "board": """board = connectx.Board().play(my_agent)
+board""",
     "tournament": """result = connectx.tournament(["one_step", "random"], gauntlet=my_agent, games=1, seed=1)
 result""",
     "replay": """result = connectx.analyze(result)
 result.game(int(result.games.index[0]))""",
-    "board": """board = connectx.Board().play(my_agent)
-board""",
 }
-"""The notebook's code cells, by id: the quickstart's calls, on fewer and cheaper games."""
+"""The notebook's code cells, by id: the quickstart's calls, on fewer and cheaper games; the board
+first, so that the kernel solves its columns' scores while the games are played elsewhere."""
 
 
 @pytest.fixture(scope="module")
