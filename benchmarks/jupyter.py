@@ -36,13 +36,23 @@ SETTINGS = {
 dialog that asks which; no question about fetching Jupyter's news, no call to the network for it."""
 
 
+_SERVER = """import sys
+from tournament.refusal import refusing
+with refusing(("rfc3987_syntax",)):
+    from jupyterlab.labapp import main
+sys.exit(main())"""
+"""What :func:`jupyterlab` runs (``python -c``): ``python -m jupyterlab``, but without the module that
+``jupyter_events``' jsonschema would import for its ``iri`` format, which no event schema uses: it
+builds a grammar at import, 1.1 s of CPU of the server's start (as in :mod:`tournament.refusal`)."""
+
+
 @contextlib.contextmanager
 def jupyterlab(root: Path, home: Path, *, timeout: float = 120) -> Iterator[str]:
-    """A JupyterLab server of this interpreter on 127.0.0.1 (a free port, a random token, no browser)
-    serving ``root``, its settings, workspaces and runtime files in ``home``: yields its address with
-    the token (``http://127.0.0.1:PORT/lab?token=...``); stopped (SIGTERM, then SIGKILL) after. Its
-    log goes to ``home/server.log``. Raises ``RuntimeError`` when it does not start within
-    ``timeout`` seconds."""
+    """A JupyterLab server of this interpreter (:data:`_SERVER`) on 127.0.0.1 (a free port, a random
+    token, no browser) serving ``root``, its settings, workspaces and runtime files in ``home``:
+    yields its address with the token (``http://127.0.0.1:PORT/lab?token=...``); stopped (SIGTERM,
+    then SIGKILL) after. Its log goes to ``home/server.log``. Raises ``RuntimeError`` when it does not
+    start within ``timeout`` seconds."""
     token = secrets.token_hex(16)
     runtime = home / "runtime"
     for name, values in SETTINGS.items():
@@ -58,7 +68,7 @@ def jupyterlab(root: Path, home: Path, *, timeout: float = 120) -> Iterator[str]
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
     }
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        sys.executable, "-c", _SERVER, "--no-browser", "--allow-root",
         "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",

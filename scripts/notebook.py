@@ -3,7 +3,7 @@
     python -m scripts.notebook examples/quickstart.ipynb docs/notebook.png --cell '.cx-inline'
 
 runs the notebook in JupyterLab (a server of this interpreter on 127.0.0.1, in headless Chromium, as
-``tests/test_notebooks_browser.py`` runs it: :mod:`benchmarks.jupyter`) in a temporary copy, then
+``tests/test_notebooks_browser.py`` runs its own: :mod:`benchmarks.jupyter`) in a temporary copy, then
 saves JupyterLab's window as PNG, the file browser closed and the notebook scrolled to the first code
 cell holding an element that ``--cell`` selects (CSS): its code at the top, its outputs below. The
 README's ``docs/notebook.png`` was made this way. Prints what went wrong on the page, if anything.

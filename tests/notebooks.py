@@ -5,6 +5,12 @@ and the processes a kernel leaves.
 The kernel is this interpreter's (``sys.executable -m ipykernel_launcher``, from a kernel spec written
 in a temporary folder), whatever kernel specs the machine holds, so a fresh virtual environment (CI's)
 needs nothing installed. Source: https://nbclient.readthedocs.io, https://jupyter-client.readthedocs.io.
+
+nbformat is imported without ``rfc3987_syntax`` (:mod:`tournament.refusal`), whatever was imported
+before: nbformat's ``jsonschema`` would import it to check the ``iri`` format, which no notebook
+schema uses, and it builds a grammar at import, 1.1 s of CPU in each pytest process that collects
+this module (``python -X importtime``). Imported lazily instead, the cost would still fall on the
+process running the notebook tests unless kaggle-environments, which refuses it too, came first.
 """
 
 from __future__ import annotations
@@ -16,16 +22,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
+
+from tournament.refusal import refusing
+
+with refusing(("rfc3987_syntax",)):  # see the module docstring
+    import nbformat
+    from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 HOSTED = ROOT / "tests" / "hosted.py"
 
-__all__ = ["EXAMPLES", "descendants", "execute", "kernel_manager", "outputs", "text"]
+__all__ = ["EXAMPLES", "descendants", "execute", "kernel_manager", "load", "nbformat", "outputs", "text"]
 
 
 def kernel_manager(folder: Path, *, hosted: bool = False) -> KernelManager:
@@ -43,6 +53,14 @@ def kernel_manager(folder: Path, *, hosted: bool = False) -> KernelManager:
     return KernelManager(kernel_name=name, kernel_spec_manager=specs)
 
 
+def load(notebook: Path) -> Any:
+    """The notebook at ``notebook``, read as nbformat 4 and validated against its schema (nbformat's
+    ``ValidationError`` when it does not hold)."""
+    book = nbformat.read(notebook, as_version=4)
+    nbformat.validate(book)
+    return book
+
+
 def execute(
     notebook: Path,
     folder: Path,
@@ -56,7 +74,7 @@ def execute(
     the notebook's, in the same kernel): its ``NotebookNode`` with the outputs. Raises nbclient's
     ``CellExecutionError`` at a cell that raises, ``CellTimeoutError`` at one that runs over ``timeout``
     seconds."""
-    book = nbformat.read(notebook, as_version=4)
+    book = load(notebook)
     for name, code in (probes or {}).items():
         book.cells.append(nbformat.v4.new_code_cell(code, id=name))
     with tempfile.TemporaryDirectory(prefix="kernels-") as specs:

@@ -99,6 +99,7 @@ def widget(tmp_path_factory):
     made = Board().play(str(agent), first=True, time=100.0, scores=False)
     server = made._forks.pid
     assert b"from web.forkserver import serve" in _cmdline(server)  # spawned afresh: no fork of this process
+    assert os.getsid(server) == server  # a session of its own: a kernel's interrupt does not reach it
     processes: set[int] = set()
     made.processes = processes  # what the tests saw running, checked after close
     yield made

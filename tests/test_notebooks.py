@@ -16,12 +16,11 @@ import sqlite3
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
 
 import connectx
 from tests import hosted
-from tests.notebooks import EXAMPLES, descendants, execute, kernel_manager, outputs, text
+from tests.notebooks import EXAMPLES, descendants, execute, kernel_manager, load, outputs, text
 
 NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 QUICKSTART = EXAMPLES / "quickstart.ipynb"
@@ -30,8 +29,7 @@ QUICKSTART = EXAMPLES / "quickstart.ipynb"
 def test_the_examples_are_stored_without_outputs_and_each_is_executed_here():
     assert NOTEBOOKS == [QUICKSTART], "a notebook in examples/ that this module does not execute"
     for path in NOTEBOOKS:
-        book = nbformat.read(path, as_version=4)
-        nbformat.validate(book)
+        book = load(path)  # nbformat 4, validated
         for cell in book.cells:
             if cell.cell_type == "code":
                 assert (cell.outputs, cell.execution_count) == ([], None), (path.name, cell.id)
