@@ -146,8 +146,8 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
         assert (out / name).is_file()
     history = json.loads((out / "history.json").read_text())
     assert history[-1]["step"] == 40
-    # One 200-position shard trained on (the other held out), plus the book's positions with a move.
-    assert history[-1]["positions"] == 200 + len(book_examples()[0]["ply"])
+    # One 100-position shard trained on (the other held out), plus the book's positions with a move.
+    assert history[-1]["positions"] == 100 + len(book_examples()[0]["ply"])
     weights = load_weights((out / "network.npz").read_bytes())
     board = Board.from_moves("44")
     assert board.can_play(best_move(weights, board))
