@@ -162,8 +162,8 @@ class Opponent:
         if self._hosts is not None:
             self._agent = self._hosts.new_game(mark, seed)
         elif self.spec is not None:
-            if self._agent is None and self.spec.kind == "builtin":
-                warm_up()
+            if self._agent is None and self.spec.kind == "builtin" and uses_solver(self.spec.text):
+                warm_up()  # not for one that never searches with it (random: 2 s for nothing)
             self._agent = kaggle_callable(self.spec, seed)
         self.bank = self.clock.overage
 

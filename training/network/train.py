@@ -31,12 +31,13 @@ Every ``--eval-every`` steps: validation metrics on the held-out shard (policy a
 argmax among the solver's best moves; value accuracy), games of the network alone against ``random``
 and kaggle's ``negamax``, a checkpoint, ``OUT/history.json``, ``OUT/curves.png`` and
 ``OUT/network.npz`` (float16 weights for the agent). Log: ``OUT/train.log``. ``--smoke`` is a
-minutes-long run for tests (tiny data, few steps, few games).
+short run for tests (tiny data, 40 steps, one evaluation at the end).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import pickle
 import sys
@@ -112,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         help="weights (.npz) whose policy is the target of the noisy positions from --teacher-ply on",
     )
     parser.add_argument("--teacher-ply", type=int, default=12, help="first ply taught by --teacher")
-    parser.add_argument("--smoke", action="store_true", help="minutes-long run for tests")
+    parser.add_argument("--smoke", action="store_true", help="short run for tests")
     return parser
 
 
@@ -127,10 +128,10 @@ class State:
     history: list[dict[str, float]]
 
 
-def _start(args: argparse.Namespace, out: Path, net: Any, optimiser: Any, small: Any) -> State:
-    """The run's checkpoint when there is one, else new parameters (grown from ``small`` if given)."""
+def _start(args: argparse.Namespace, out: Path, optimiser: Any, init: Any, small: Any) -> State:
+    """The run's checkpoint when there is one, else new parameters from ``init(key)`` (grown from
+    ``small`` if given)."""
     import jax
-    import jax.numpy as jnp
 
     from training.network.model import grow
 
@@ -142,21 +143,41 @@ def _start(args: argparse.Namespace, out: Path, net: Any, optimiser: Any, small:
         if small is not None:
             _log(out, f"--init-from {args.init_from} ignored: the run resumes from its checkpoint")
         return State(saved["params"], saved["opt_state"], saved["step"], saved["history"])
-    params = net.init(jax.random.PRNGKey(args.seed), jnp.zeros((1, ROWS, COLUMNS, PLANES)))["params"]
+    params = init(jax.random.PRNGKey(args.seed))
     if small is not None:
         params = grow(small, params)
         _log(out, f"initialised from {args.init_from}, grown to {args.channels}x{args.blocks}")
     return State(params, optimiser.init(params), 0, [])
 
 
-def _functions(net: Any, optimiser: Any) -> tuple[Any, Any]:
-    """The jitted ``train_step(params, opt_state, planes, legal, policy, value) -> (params, opt_state,
-    loss)`` and ``evaluate(params, planes, legal, policy, value) -> (policy loss, value loss, policy
-    accuracy, value accuracy)``. Losses: AlphaZero's two cross-entropies (policy over the legal
-    moves, for rows that have a policy target; value over loss / draw / win)."""
+@functools.cache
+def _functions(
+    channels: int, blocks: int, lr: float, steps: int, weight_decay: float
+) -> tuple[Any, Any, Any, Any]:
+    """The optimiser (AdamW with cosine decay) and three jitted functions of the net of ``channels``
+    and ``blocks``: ``init(key) -> params``, ``train_step(params, opt_state, planes, legal, policy,
+    value) -> (params, opt_state, loss)`` and ``evaluate(params, planes, legal, policy, value) ->
+    (policy loss, value loss, policy accuracy, value accuracy)``. Losses: AlphaZero's two
+    cross-entropies (policy over the legal moves, for rows that have a policy target; value over
+    loss / draw / win).
+
+    Cached: another run of the same net and schedule in this process (a notebook's second
+    :func:`main`, a run started from another's weights) reuses the compiled functions instead of
+    compiling them again: about 7 s of CPU for a 16-channel net, 4.4 s of them the initialisation
+    (XLA compiles its random draws slowly; jitted whole, 1.5 s less than flax's op-by-op
+    ``init``, whose values it gives bit for bit), 2 s the train step."""
     import jax
     import jax.numpy as jnp
     import optax
+
+    from training.network.model import PolicyValueNet
+
+    net = PolicyValueNet(channels=channels, blocks=blocks)
+    optimiser = optax.adamw(optax.cosine_decay_schedule(lr, steps, alpha=0.02), weight_decay=weight_decay)
+
+    @jax.jit
+    def init(key: Any) -> Any:
+        return net.init(key, jnp.zeros((1, ROWS, COLUMNS, PLANES)))["params"]
 
     def losses(p: Any, planes: Any, legal: Any, policy: Any, value: Any) -> tuple[Any, Any]:
         logits, value_logits = net.apply({"params": p}, planes)
@@ -180,7 +201,7 @@ def _functions(net: Any, optimiser: Any) -> tuple[Any, Any]:
         vacc = (jnp.argmax(value_logits, axis=-1) == value).mean()
         return pl, vl, pacc, vacc
 
-    return train_step, evaluate
+    return optimiser, init, train_step, evaluate
 
 
 def _validate(evaluate: Any, params: Any, name: str, held: Examples) -> dict[str, float]:
@@ -235,9 +256,9 @@ def _record(
 
 
 def _smoke(args: argparse.Namespace) -> None:
-    """``--smoke``: tiny data, few steps, few games."""
-    args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 200, 22, 0.0
-    args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 20, 1
+    """``--smoke``: tiny data, few steps, one evaluation (at the end), few games."""
+    args.shards, args.shard_size, args.min_ply, args.early_fraction = 2, 100, 22, 0.0
+    args.steps, args.batch, args.eval_every, args.eval_games = 40, 32, 40, 1
     args.channels, args.blocks = 16, 1
     args.exact_book_shards, args.exact_deep_shards = 2, 0
 
@@ -282,20 +303,15 @@ def _train(
 ) -> int:
     """The training loop (framework imports only here): a step a batch, :func:`_record` every
     ``--eval-every`` steps and at the end."""
-    import optax
     from tqdm import tqdm
 
-    from training.network.model import PolicyValueNet
-
-    net = PolicyValueNet(channels=args.channels, blocks=args.blocks)
-    optimiser = optax.adamw(
-        optax.cosine_decay_schedule(args.lr, args.steps, alpha=0.02), weight_decay=args.weight_decay
+    optimiser, init, train_step, evaluate = _functions(
+        args.channels, args.blocks, args.lr, args.steps, args.weight_decay
     )
     try:
-        state = _start(args, out, net, optimiser, small)
+        state = _start(args, out, optimiser, init, small)
     except ValueError as exc:
         parser.error(f"--init-from {args.init_from}: {exc}")
-    train_step, evaluate = _functions(net, optimiser)
     rng = np.random.default_rng(args.seed + state.step)
     positions = len(data.noisy.labelled) + (0 if data.exact is None else len(data.exact.labelled))
     running: list[float] = []
