@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -244,7 +245,15 @@ def test_the_front_end_is_one_module_holding_the_board_pages_rules(tmp_path):
     assert checked.returncode == 0, checked.stderr
 
 
-def test_an_agent_moving_first_is_asked_at_once_and_a_kernel_killed_meanwhile_leaves_no_process(tmp_path):
+def test_an_agent_moving_first_is_asked_at_once_and_a_kernel_killed_meanwhile_leaves_no_process(
+    tmp_path, monkeypatch
+):
+    # The kernel's scratch folders go to a temporary directory of this test's, where no other test's
+    # scratch sweeps the killed kernel's folder before this one does.
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setenv("TMPDIR", str(private))
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     agent = tmp_path / "slow.py"
     agent.write_text("import time\ndef agent(obs, config):\n    time.sleep(60)\n    return 0\n")
     script = (
@@ -273,7 +282,7 @@ def test_an_agent_moving_first_is_asked_at_once_and_a_kernel_killed_meanwhile_le
     while any(_running(pid) for pid in {server, *processes}) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in {server, *processes} if _running(pid)]
-    assert os.path.isdir(folder)
+    assert os.path.isdir(folder) and Path(folder).parent == private
     Scratch("test").close()  # the next scratch folder made on the machine sweeps the killed kernel's
     assert not os.path.exists(folder)
 
