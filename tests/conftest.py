@@ -80,6 +80,15 @@ _results = pytest.StashKey[dict[str, list[pytest.TestReport]]]()
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores this process may use. The tests wait much of their
+    time on what they start (games, kernels, browsers, servers), and a spare worker runs meanwhile:
+    on the 2-core machine the suite took 4 min 10 s with three workers against 5 min with two, for
+    the same CPU time (7 min)."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under ``--dist loadfile``, xdist's file scheduling with the files of :data:`SLOWEST` first."""
     if config.getvalue("dist") != "loadfile":
