@@ -7,6 +7,7 @@ before it starts.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
@@ -50,12 +51,24 @@ def local_records():
 
 
 @pytest.fixture(scope="module")
-def cluster(local_records):
-    """A local Ray cluster of 2 CPUs, started after the local games (no fork from a threaded process)."""
+def cluster(local_records, tmp_path_factory):
+    """A local Ray cluster of 2 CPUs, started after the local games (no fork from a threaded process).
+
+    Each of Ray's own processes (its dashboard's, monitors, agents, workers) imports jsonschema,
+    which imports ``rfc3987_syntax`` where JupyterLab's dependencies installed it: 1.1 s of CPU
+    each, its grammar built at import, for a format check no ConnectX game makes
+    (:mod:`tournament.refusal`). Here their ``sys.path`` starts with a module of that name that
+    refuses to import, as the runner's import refuses it."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-    yield ray
-    ray.shutdown()
+    refusal = tmp_path_factory.mktemp("refusal")
+    (refusal / "rfc3987_syntax.py").write_text('raise ImportError("not needed by the ConnectX tests")\n')
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(
+            "PYTHONPATH", os.pathsep.join(filter(None, [str(refusal), os.environ.get("PYTHONPATH")]))
+        )
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        yield ray
+        ray.shutdown()
 
 
 def test_cli_unreachable_address_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
