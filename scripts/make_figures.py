@@ -118,7 +118,7 @@ def default_run(out: Path) -> dict[str, str]:
     forfeits = section(lines, lambda line: line.startswith("forfeits ("), lambda line: line.startswith("  "))
     longest, began, before = silences(chunks, seconds)[0]
     games = re.search(r"(\d+) games; reports in", "\n".join(lines))
-    step = before.split("|")[0].strip()[:60]  # a bar's words, not its blocks
+    step = before.replace(f"{out}{os.sep}", "runs/latest/").split("|")[0].strip()[:60]  # a bar's words
     where = f"{began:.0f} s in, after `{step}`"
     if began == 0:
         where = "before its first line, while Python started and imported the toolkit"
