@@ -69,12 +69,10 @@ if importable:
     out.write(json.dumps({"error": "project packages still importable: " + ", ".join(importable)}) + "\n")
     out.flush()
     sys.exit(3)
-refuse = probe.Refuse(json.loads(sys.argv[6]))  # as the check's probe imports kaggle_environments
-sys.meta_path.insert(0, refuse)
-with contextlib.redirect_stdout(sys.stderr):  # kaggle prints the environments it skips
+# kaggle-environments imported as the check's probe does; kaggle prints the environments it skips
+with probe.refusing(json.loads(sys.argv[6])), contextlib.redirect_stdout(sys.stderr):
     from kaggle_environments.agent import build_agent  # after isolate: it puts an agents.py on sys.path
     from kaggle_environments.utils import structify
-sys.meta_path.remove(refuse)
 out.write(json.dumps({"ready": True}) + "\n")
 out.flush()
 for line in sys.stdin:

@@ -58,7 +58,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 BAD = ("ERROR", "INVALID", "TIMEOUT")
@@ -279,18 +279,26 @@ def _games(request: dict[str, Any], emit: Emit, make: Callable[..., Any]) -> Non
             break
 
 
-class Refuse(importlib.abc.MetaPathFinder):
-    """Refuses the top-level modules ``names`` while kaggle-environments is imported: those the
-    referee does not need (``tournament.refusal.REFEREE_UNNEEDED``, which the check hands over), as
-    the runner imports it. They cost the referee seconds, never the agent: Kaggle imports its
-    package before any agent is loaded, and an agent may still import them afterwards."""
-
+class _Refuse(importlib.abc.MetaPathFinder):
     def __init__(self, names: list[str]) -> None:
         self.names = frozenset(names)
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> None:
         if name.partition(".")[0] in self.names:
             raise ImportError(f"{name} is not needed by the ConnectX referee")
+
+
+@contextlib.contextmanager
+def refusing(names: list[str]) -> Iterator[None]:
+    """Within the block, the top-level modules ``names`` do not import: the runner's
+    :func:`tournament.refusal.refusing`, for a process that imports nothing of the project (the check
+    hands over the names). They cost the referee seconds, never the agent, who may import them later."""
+    finder = _Refuse(names)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
 
 
 def _load_in_a_child() -> int | None:
@@ -339,27 +347,17 @@ def main(argv: list[str]) -> int:
     root = os.path.realpath(request["project_root"])
     removed = isolate(root, request["packages"])
     importable = {name: importlib.util.find_spec(name) is not None for name in request["packages"]}
-    isolation = {
-        "event": "isolation",
-        "removed": removed,
-        "importable": importable,
-        "cwd": os.getcwd(),
-        "isolated": bool(sys.flags.isolated),
-        "python": sys.version.split()[0],
-    }
+    isolation = dict(event="isolation", removed=removed, importable=importable, cwd=os.getcwd(),
+                     isolated=bool(sys.flags.isolated), python=sys.version.split()[0])  # fmt: skip
     emit(**isolation)
     if any(importable.values()):
         emit(event="done", leaks=[])
         return 0
 
     started = time.perf_counter()
-    finder = Refuse(request["refuse"])
-    sys.meta_path.insert(0, finder)
-    try:
+    with refusing(request["refuse"]):
         import kaggle_environments
         from kaggle_environments import make
-    finally:
-        sys.meta_path.remove(finder)
 
     emit(
         event="kaggle",

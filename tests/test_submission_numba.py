@@ -33,10 +33,8 @@ probe.isolate(sys.argv[2], ["agents", "submissions", "tournament"])
 for name in json.loads(sys.argv[4]):
     sys.modules[name] = None  # hidden: importing it raises ModuleNotFoundError
 request = json.loads(sys.argv[3])
-refuse = probe.Refuse(request["refuse"])  # as the check's probe imports kaggle-environments
-sys.meta_path.insert(0, refuse)
-from kaggle_environments.agent import get_last_callable
-sys.meta_path.remove(refuse)
+with probe.refusing(request["refuse"]):  # as the check's probe imports kaggle-environments
+    from kaggle_environments.agent import get_last_callable
 moves = []
 for obs in request["observations"]:
     with open(request["path"]) as handle:

@@ -194,10 +194,8 @@ try:
 except ModuleNotFoundError:
     pass
 request = json.loads(sys.argv[3])
-refuse = probe.Refuse(request["refuse"])  # as the check's probe imports kaggle-environments
-sys.meta_path.insert(0, refuse)
-from kaggle_environments.agent import get_last_callable
-sys.meta_path.remove(refuse)
+with probe.refusing(request["refuse"]):  # as the check's probe imports kaggle-environments
+    from kaggle_environments.agent import get_last_callable
 moves = {}
 for name, path in request["files"].items():
     with open(path) as handle:

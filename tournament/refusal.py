@@ -15,7 +15,8 @@ the failure), and jsonschema skips the ``iri`` check it cannot make, which no Co
 uses. With them refused the import takes 0.4 s and 55 MB.
 
 This module imports nothing but the standard library, so that the submission check can hand the
-names to its probe (:mod:`submissions.probe`), which imports nothing of this project.
+names to its probe, which imports nothing of this project and so refuses them with a twin of
+:func:`refusing` of its own (:func:`submissions.probe.refusing`).
 """
 
 from __future__ import annotations
