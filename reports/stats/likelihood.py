@@ -3,6 +3,8 @@
 and LOS (:class:`Fit`), and the pair dispersion ``phi`` (:func:`dispersion`).
 
 The model, the bounds, the intervals and their sources are described in :mod:`reports.stats.ratings`.
+Every minimisation and every interval's end is found by Newton's method with exact derivatives
+(:mod:`reports.stats.newton`): the negative log-likelihood is convex, and so is a profile of it.
 Ratings here are in log-odds (natural units); :data:`reports.stats.ratings.ELO_PER_NAT` converts them.
 """
 
@@ -11,15 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
-from scipy.linalg import null_space
-from scipy.optimize import brentq, minimize
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, ndtr
 
 from reports.stats.headtohead import WDL, Pentanomial
+from reports.stats.newton import Constrained, convex_root
 from reports.stats.tally import Matchup, oriented
 
 __all__ = ["BOUND_95", "CHI2_95", "Fit", "Model", "dispersion"]
@@ -60,42 +62,8 @@ class Model:
 
     def nll(self, theta: np.ndarray, keep: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """Negative log-likelihood of the pairings ``keep`` (bool mask), its gradient and Hessian."""
-        first, second = self.first[keep], self.second[keep]
-        games, points = self.games[keep], self.points[keep]
-        z = theta[first] - theta[second]
-        value = points @ np.logaddexp(0, -z) + (games - points) @ np.logaddexp(0, z)
-        slope = games * expit(z) - points
-        grad = np.bincount(first, slope, self.size) - np.bincount(second, slope, self.size)
-        weight = games * expit(z) * expit(-z)
-        off = np.zeros((self.size, self.size))
-        np.add.at(off, (first, second), weight)
-        off = off + off.T
-        return float(value), grad, np.diag(off.sum(axis=1)) - off
-
-    def minimise(self, keep: np.ndarray, rows: np.ndarray, values: np.ndarray, start: np.ndarray) -> tuple:
-        """Minimise :meth:`nll` over ``theta`` with ``rows @ theta = values``; returns (theta, nll).
-
-        The constraints are solved once (``theta = base + basis @ u``) and ``u`` is found by scipy's
-        Newton trust-region method with the exact gradient and Hessian (the problem is convex).
-        """
-        base = np.linalg.lstsq(rows, values, rcond=None)[0]
-        basis = null_space(rows)
-        if basis.shape[1] == 0:
-            return base, self.nll(base, keep)[0]
-        scale = max(float(self.games[keep].sum()), 1.0)
-
-        def objective(u: np.ndarray) -> tuple[float, np.ndarray]:
-            value, grad, _ = self.nll(base + basis @ u, keep)
-            return value / scale, basis.T @ grad / scale
-
-        def hessian(u: np.ndarray) -> np.ndarray:
-            second: np.ndarray = basis.T @ self.nll(base + basis @ u, keep)[2] @ basis / scale
-            return second
-
-        u0 = basis.T @ (np.where(np.isfinite(start), start, 0.0) - base)
-        result = minimize(objective, u0, jac=True, hess=hessian, method="trust-ncg", options={"gtol": 1e-10})
-        theta = base + basis @ result.x
-        return theta, self.nll(theta, keep)[0]
+        games = _Games(self, keep)
+        return *games.value(theta), games.hessian(theta)
 
     def fit_pool(self, anchor: int | None) -> Fit:
         """The maximum-likelihood fit of the rated pool, with the unbounded players placed around it."""
@@ -119,6 +87,40 @@ class Model:
         return Fit(self, pool, label, scored, anchor)
 
 
+class _Games:
+    """The pairings ``keep`` of a :class:`Model`: their negative log-likelihood, its gradient and its
+    Hessian, and :class:`~reports.stats.newton.Constrained` problems over them."""
+
+    def __init__(self, model: Model, keep: np.ndarray) -> None:
+        n = self.size = model.size
+        self.first, self.second = model.first[keep], model.second[keep]
+        self.games, self.points = model.games[keep], model.points[keep]
+        self.scale = max(float(self.games.sum()), 1.0)
+        first, second = self.first, self.second
+        self.ends = np.r_[first, second]
+        self.cells = np.r_[first * (n + 1), second * (n + 1), first * n + second, second * n + first]
+
+    def value(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """The negative log-likelihood at ``theta`` and its gradient."""
+        z = theta[self.first] - theta[self.second]
+        games, points = self.games, self.points
+        value = points @ np.logaddexp(0, -z) + (games - points) @ np.logaddexp(0, z)
+        slope = games * expit(z) - points
+        return float(value), np.bincount(self.ends, np.r_[slope, -slope], self.size)
+
+    def hessian(self, theta: np.ndarray) -> np.ndarray:
+        """The Hessian of the negative log-likelihood at ``theta``, ``(n, n)``."""
+        z = theta[self.first] - theta[self.second]
+        weight = self.games * expit(z) * expit(-z)
+        cells = np.bincount(self.cells, np.r_[weight, weight, -weight, -weight], self.size**2)
+        hessian: np.ndarray = cells.reshape(self.size, self.size)
+        return hessian
+
+    def constrained(self, rows: np.ndarray) -> Constrained:
+        """Their minimum over ``theta`` subject to ``rows @ theta = values``."""
+        return Constrained(self.value, self.hessian, self.scale, rows)
+
+
 class Fit:
     """Maximum-likelihood ratings (log-odds) of the rated pool, and intervals and bounds around them."""
 
@@ -136,8 +138,9 @@ class Fit:
             self.anchor_row = np.eye(n)[anchor]
         self.keep = pool[model.first] & pool[model.second]
         outside = np.flatnonzero(~pool)
-        rows, values = self._rows(pool), np.zeros(1 + len(outside))
-        self.theta, self.best = model.minimise(self.keep, rows, values, np.zeros(n))
+        self.games = _Games(model, self.keep)
+        self.problem = self.games.constrained(self._rows(pool))
+        self.theta, self.best, _ = self.problem.solve(np.zeros(1 + len(outside)))
         self.level = _levels(scored, label, pool)
         for k in outside:
             self.theta[k] = math.copysign(math.inf, self.level[k]) if self.level[k] else math.nan
@@ -149,6 +152,17 @@ class Fit:
             rows.append(extra[None, :])
         return np.vstack(rows)
 
+    @cached_property
+    def _spread(self) -> np.ndarray:
+        """Each pool player's standard error (log-odds) in the quadratic approximation at the maximum:
+        the first guess of its interval's ends."""
+        basis = self.problem.basis
+        theta = np.where(self.pool, self.theta, 0.0)
+        curvature = basis.T @ self.games.hessian(theta) @ basis
+        variance = np.einsum("ij,ji->i", basis, np.linalg.solve(curvature, basis.T))
+        spread: np.ndarray = np.sqrt(np.maximum(variance, 0.0))
+        return spread
+
     def interval(self, k: int, phi: float) -> tuple[float, float]:
         """The 95 % interval (log-odds) of a pool player, or the one-sided bound of an unbounded one."""
         value = self.theta[k]
@@ -159,13 +173,16 @@ class Fit:
             return (bound, math.inf) if value > 0 else (-math.inf, bound)
         if k == self.anchor_index or self.pool.sum() == 1:
             return 0.0, 0.0  # the anchor itself
+        level = self.best + phi * CHI2_95 / 2
+        guess = self._spread[k] * math.sqrt(phi * CHI2_95)
 
-        def excess(c: float) -> float:
-            profile = self._profile(self.pool, self.keep, k, c, self.theta)
-            above: float = profile - self.best - phi * CHI2_95 / 2
-            return above
+        def end(direction: float) -> float:
+            excess = self._profile(self.games, self.pool, k, self.theta, level)
+            return convex_root(
+                excess, value, direction, reach=_REACH, beyond=direction * math.inf, guess=guess
+            )
 
-        return _root(excess, value, -1.0), _root(excess, value, +1.0)
+        return end(-1.0), end(+1.0)
 
     def superiority(self, a: int, b: int, phi: float) -> float:
         """LOS of player ``a`` over ``b`` (see :mod:`reports.stats.ratings`)."""
@@ -182,19 +199,33 @@ class Fit:
         tie = np.zeros(n)
         tie[a], tie[b] = 1.0, -1.0
         rows = self._rows(self.pool, tie)
-        _, constrained = self.model.minimise(self.keep, rows, np.zeros(len(rows)), self.theta)
+        values = np.zeros(len(rows))
+        problem = self.games.constrained(rows)
+        problem.start(self.theta, values)
+        constrained = problem.solve(values)[1]
         statistic = max(2 * (constrained - self.best), 0.0) / phi
         return float(ndtr(math.copysign(math.sqrt(statistic), ta - tb)))
 
-    def _profile(self, members: np.ndarray, keep: np.ndarray, k: int, c: float, start: np.ndarray) -> float:
-        """Minimal negative log-likelihood of the games ``keep`` with player ``k`` held at ``c``."""
+    def _profile(
+        self, games: _Games, members: np.ndarray, k: int, start: np.ndarray, level: float
+    ) -> Callable[[float], tuple[float, float]]:
+        """``c ->`` the minimal negative log-likelihood of ``games`` with player ``k`` held at ``c`` and
+        the players outside ``members`` at 0, less ``level``, and its slope in ``c``: the Lagrange
+        multiplier of ``theta_k = c`` (the envelope theorem). Each minimisation starts where the last
+        ended, the first from ``start``."""
         rows = self._rows(members, np.eye(self.model.size)[k])
+        problem = games.constrained(rows)
         values = np.zeros(len(rows))
-        values[-1] = c
-        begin = np.where(members & np.isfinite(start), start, 0.0)
-        begin[k] = c
-        minimum: float = self.model.minimise(keep, rows, values, begin)[1]
-        return minimum
+        values[-1] = start[k]
+        problem.start(np.where(members, start, 0.0), values)
+        shift = problem.inverse[:, -1]  # d theta / d c at fixed u: the slope's direction
+
+        def excess(c: float) -> tuple[float, float]:
+            values[-1] = c
+            _, value, grad = problem.solve(values)
+            return value - level, float(grad @ shift)
+
+        return excess
 
     def _bound(self, k: int, phi: float) -> float:
         """One-sided 95 % bound of an unbounded player ``k`` (see :mod:`reports.stats.ratings`).
@@ -220,40 +251,13 @@ class Fit:
             games = inside[model.first] & inside[model.second]
             mean = np.full((1, model.size), 1.0 / inside.sum()) * inside
             rows = np.vstack([mean, np.eye(model.size)[~inside]])
-            supremum += model.minimise(games, rows, np.zeros(len(rows)), np.zeros(model.size))[1]
+            supremum += _Games(model, games).constrained(rows).solve(np.zeros(len(rows)))[1]
         edge = float(np.max(np.abs(self.theta[self.pool])))
         start = np.where(self.pool, self.theta, sign * (edge + 2.0 * np.abs(level)))
 
-        def excess(c: float) -> float:
-            above: float = self._profile(members, keep, k, c, start) - supremum - phi * BOUND_95 / 2
-            return above
-
+        excess = self._profile(_Games(model, keep), members, k, start, supremum + phi * BOUND_95 / 2)
         far = sign * (edge + _REACH * abs(level[k]))
-        return _root(excess, far, -sign, reach=2 * abs(far), beyond=math.nan)
-
-
-def _root(
-    excess: Callable[[float], float],
-    start: float,
-    direction: float,
-    *,
-    reach: float = _REACH,
-    beyond: float | None = None,
-) -> float:
-    """The point beyond ``start`` in ``direction`` where ``excess`` (negative at ``start``) turns positive.
-
-    Steps out 0.5, 1, 2, ... log-odds to bracket the root, then refines it with scipy's ``brentq``.
-    Returns ``beyond`` (default ``+-inf`` in ``direction``) when ``excess`` stays negative within
-    ``reach`` log-odds of ``start``.
-    """
-    inner, step = start, 0.5
-    while True:
-        outer = start + direction * step
-        if step > reach:
-            return math.copysign(math.inf, direction) if beyond is None else beyond
-        if excess(outer) > 0:
-            return float(brentq(excess, min(inner, outer), max(inner, outer), xtol=1e-6))
-        inner, step = outer, step * 2
+        return convex_root(excess, far, -sign, reach=2 * abs(far), beyond=math.nan)
 
 
 def _levels(scored: coo_array, label: np.ndarray, pool: np.ndarray) -> np.ndarray:
