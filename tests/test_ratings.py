@@ -231,3 +231,12 @@ def test_intervals_of_named_players_alone_are_those_of_the_full_fit():
     assert (some["B"].low, some["B"].high) == (full["B"].low, full["B"].high)
     assert math.isnan(some["A"].low) and math.isnan(some["C"].high)
     assert [some[name].elo for name in "ABC"] == [full[name].elo for name in "ABC"]
+
+
+@pytest.mark.parametrize("record", [WDL(1, 0, 1), WDL(1, 0, 2), WDL(1, 1, 3)])
+def test_agents_with_the_same_games_are_ordered_by_name(record):
+    # A and B played the same games against C and D: their ratings differ only by the fit's rounding.
+    h2h = {("A", "C"): record, ("B", "C"): record, ("A", "B"): WDL(3, 1, 3), ("C", "D"): record.flipped(),
+           ("A", "D"): WDL(2, 0, 1), ("B", "D"): WDL(2, 0, 1)}  # fmt: skip
+    names = [rating.name for rating in rate(h2h)]
+    assert names.index("A") == names.index("B") - 1

@@ -24,7 +24,7 @@ or lost every game against it), is the *reference*: its 0 is a definition, with 
 
 **Order:** by level of the "scored against" graph (those above the pool, the pool, those below),
 then by rating; where the ratings cannot order players (unbounded players of one level, unrated ones,
-equal ratings), by score per game.
+ratings equal to a millionth of an Elo), by score per game, then by name.
 
 **Intervals:** 95 % profile-likelihood intervals: every rating ``c`` whose likelihood-ratio statistic
 ``2 (max log L - max log L given R = c)`` is at most ``phi * 3.841`` (chi-square(1), Wilks 1938;
@@ -300,10 +300,12 @@ def _rank_key(rating: Rating) -> tuple[float, ...]:
 
     Finitely rated players first, by rating; then, where the rating cannot order them (unbounded
     players of one level, unrated ones, equal ratings), by score per game, then by the one-sided
-    bound (an unknown bound last). Smaller keys rank first.
+    bound (an unknown bound last). Smaller keys rank first. Ratings and bounds are compared to a
+    millionth of an Elo: below that their digits are the fit's rounding (two agents with the same
+    games differ there), not evidence.
     """
     share = rating.score / rating.games if rating.games else 0.0
     if rating.is_finite:
-        return (0, -rating.elo, -share, 0.0)
+        return (0, -round(rating.elo, 6), -share, 0.0)
     bound = rating.low if rating.elo > 0 else rating.high
-    return (1, 0.0, -share, -bound if math.isfinite(bound) else math.inf)
+    return (1, 0.0, -share, -round(bound, 6) if math.isfinite(bound) else math.inf)
