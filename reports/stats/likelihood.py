@@ -97,8 +97,9 @@ class _Games:
         self.games, self.points = model.games[keep], model.points[keep]
         self.scale = max(float(self.games.sum()), 1.0)
         first, second = self.first, self.second
-        self.ends = np.r_[first, second]
-        self.cells = np.r_[first * (n + 1), second * (n + 1), first * n + second, second * n + first]
+        self.cells = np.concatenate(
+            (first * (n + 1), second * (n + 1), first * n + second, second * n + first)
+        )
 
     def value(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """The negative log-likelihood at ``theta`` and its gradient."""
@@ -106,13 +107,14 @@ class _Games:
         games, points = self.games, self.points
         value = points @ np.logaddexp(0, -z) + (games - points) @ np.logaddexp(0, z)
         slope = games * expit(z) - points
-        return float(value), np.bincount(self.ends, np.r_[slope, -slope], self.size)
+        grad = np.bincount(self.first, slope, self.size) - np.bincount(self.second, slope, self.size)
+        return float(value), grad
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The Hessian of the negative log-likelihood at ``theta``, ``(n, n)``."""
         z = theta[self.first] - theta[self.second]
         weight = self.games * expit(z) * expit(-z)
-        cells = np.bincount(self.cells, np.r_[weight, weight, -weight, -weight], self.size**2)
+        cells = np.bincount(self.cells, np.concatenate((weight, weight, -weight, -weight)), self.size**2)
         hessian: np.ndarray = cells.reshape(self.size, self.size)
         return hessian
 

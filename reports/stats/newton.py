@@ -15,7 +15,6 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy.linalg import null_space
 
 __all__ = ["Constrained", "convex_root"]
 
@@ -62,8 +61,10 @@ class Constrained:
         rows: np.ndarray,
     ) -> None:
         self.evaluate, self.hessian, self.scale = evaluate, hessian, scale
-        self.inverse: np.ndarray = np.linalg.pinv(rows)
-        self.basis: np.ndarray = null_space(rows)
+        left, singular, right = np.linalg.svd(rows)  # one decomposition gives both
+        count = len(rows)
+        self.inverse: np.ndarray = right[:count].T / singular @ left.T
+        self.basis: np.ndarray = right[count:].T
         self.u = np.zeros(self.basis.shape[1])
 
     def start(self, theta: np.ndarray, values: np.ndarray) -> None:
