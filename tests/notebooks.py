@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -63,26 +62,26 @@ def load(notebook: Path) -> Any:
 
 def execute(
     notebook: Path,
+    manager: KernelManager,
     folder: Path,
     *,
-    hosted: bool = False,
     probes: dict[str, str] | None = None,
     timeout: int = 300,
 ) -> Any:
-    """The notebook at ``notebook`` executed, every cell in order, by a kernel whose working directory is
-    ``folder`` (:func:`kernel_manager`), then each of ``probes`` (code by cell id, run as cells after
-    the notebook's, in the same kernel): its ``NotebookNode`` with the outputs. Raises nbclient's
-    ``CellExecutionError`` at a cell that raises, ``CellTimeoutError`` at one that runs over ``timeout``
-    seconds."""
+    """The notebook at ``notebook`` executed, every cell in order, by the kernel of ``manager``
+    (:func:`kernel_manager`; started in the working directory ``folder`` unless it runs already, and
+    left running), then each of ``probes`` (code by cell id, run as cells after the notebook's, in the
+    same kernel): its ``NotebookNode`` with the outputs. Raises nbclient's ``CellExecutionError`` at
+    a cell that raises, ``CellTimeoutError`` at one that runs over ``timeout`` seconds."""
     book = load(notebook)
     for name, code in (probes or {}).items():
         book.cells.append(nbformat.v4.new_code_cell(code, id=name))
-    with tempfile.TemporaryDirectory(prefix="kernels-") as specs:
-        manager = kernel_manager(Path(specs), hosted=hosted)
-        client = NotebookClient(
-            book, km=manager, timeout=timeout, resources={"metadata": {"path": str(folder)}}
-        )
+    client = NotebookClient(book, km=manager, timeout=timeout, resources={"metadata": {"path": str(folder)}})
+    try:
         client.execute()
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
     return book
 
 

@@ -2,10 +2,11 @@
 interpreter (:mod:`tests.notebooks`), asserting on what their cells return; and a tournament cell
 interrupted in a real kernel.
 
-The quickstart runs once, as in a hosted notebook's container (:mod:`tests.hosted`: root, but
-namespaces, mounts and cgroup writes refused) where this machine lets the test make one; there its
-isolation line names what fell back. Code run after its cells in the same kernel (:data:`PROBES`)
-reads what they made. A notebook added to ``examples/`` fails here until it is executed here too.
+The module has one kernel, as in a hosted notebook's container (:mod:`tests.hosted`: root, but
+namespaces, mounts and cgroup writes refused) where this machine lets the test make one. The
+quickstart runs once in it; there its isolation line names what fell back. Code run after its cells
+in the same kernel (:data:`PROBES`) reads what they made. The interrupted cell runs in it after them.
+A notebook added to ``examples/`` fails here until it is executed here too.
 """
 
 from __future__ import annotations
@@ -71,12 +72,27 @@ json.dumps([moves[0 if "spy" in first else 1] for first, moves in zip(spied["fir
 
 
 @pytest.fixture(scope="module")
-def quickstart(tmp_path_factory):
-    """The quickstart executed once, with :data:`PROBES` after it, where namespaces are refused when
-    this machine can refuse them (:func:`tests.hosted.supported`), else here: its outputs by cell id
-    (a probe's as its JSON, decoded), and its working directory as ``"folder"``."""
-    folder = tmp_path_factory.mktemp("quickstart")
-    cells = outputs(execute(QUICKSTART, folder, hosted=hosted.supported(), probes=PROBES))
+def kernel(tmp_path_factory):
+    """The module's one kernel, as in a hosted notebook's container where this machine can make one
+    (:func:`tests.hosted.supported`), else here: its manager and its working directory. A kernel's
+    start and the API's first imports in it are paid once, not by each test."""
+    folder = tmp_path_factory.mktemp("kernel")
+    manager = kernel_manager(tmp_path_factory.mktemp("specs"), hosted=hosted.supported())
+    manager.start_kernel(cwd=str(folder))
+    try:
+        yield manager, folder
+    finally:
+        manager.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def quickstart(kernel):
+    """The quickstart executed once in the module's :func:`kernel`, with :data:`PROBES` after it: its
+    outputs by cell id (a probe's as its JSON, decoded), and its working directory as ``"folder"``.
+    Its board is closed after the probes, so that the kernel is left with no process of its own."""
+    manager, folder = kernel
+    book = execute(QUICKSTART, manager, folder, probes={**PROBES, "close": "board.close()"})
+    cells = outputs(book)
     for name in PROBES:
         cells[name] = json.loads(ast.literal_eval(text(cells[name])))
     cells["folder"] = folder
@@ -142,11 +158,9 @@ def test_where_namespaces_are_refused_the_isolation_line_names_the_fallbacks(qui
         assert refused not in line.split(" (")[0], refused
 
 
-# A tournament kept in `out`, as a user writes it: 3 agents, 3 game pairs a pairing, 18 games.
-TOURNAMENT = (
-    "import connectx\nresult = connectx.tournament(['leftmost', 'one_step', 'random'], games=3, out='out')"
-)
-GAMES = 18
+# A tournament kept in `out`, as a user writes it: 2 agents, 5 game pairs, 10 games.
+TOURNAMENT = "import connectx\nresult = connectx.tournament(['leftmost', 'random'], games=5, out='out')"
+GAMES = 10
 
 
 def stored(database: Path) -> dict[int, str]:
@@ -173,28 +187,28 @@ def run_cell(client, code: str, timeout: float = 300) -> tuple[dict, list[dict]]
         published.append(output)
 
 
-def test_an_interrupted_tournament_cell_keeps_its_games_and_resumes(tmp_path):
-    manager = kernel_manager(tmp_path / "specs")
-    manager.start_kernel(cwd=str(tmp_path))
+def test_an_interrupted_tournament_cell_keeps_its_games_and_resumes(kernel, quickstart):
+    manager, folder = kernel  # after the quickstart, whose board is closed: no process of the kernel's
     client = manager.client()
     client.start_channels()
     try:
         client.wait_for_ready(timeout=120)
-        kernel = manager.provisioner.process.pid
-        database = tmp_path / "out" / "tournament.db"
+        pid = manager.provisioner.process.pid
+        assert descendants(pid) == []
+        database = folder / "out" / "tournament.db"
         message = client.execute(TOURNAMENT)
         deadline = time.monotonic() + 300
         while len(stored(database)) < 3:
             assert time.monotonic() < deadline, "no 3 games stored within 300 s"
             time.sleep(0.05)
-        assert descendants(kernel)  # the games are being played, in processes of the kernel's
+        assert descendants(pid)  # the games are being played, in processes of the kernel's
         manager.interrupt_kernel()
         interrupted = time.monotonic()
         while (reply := client.get_shell_msg(timeout=120))["parent_header"].get("msg_id") != message:
             pass
         first = stored(database)
         assert 3 <= len(first) < GAMES
-        assert descendants(kernel) == []  # the cell's reply came after every game process ended
+        assert descendants(pid) == []  # the cell's reply came after every game process ended
         assert reply["content"]["status"] == "error"
         assert reply["content"]["ename"] == connectx.RunInterrupted.__name__  # a KeyboardInterrupt
         assert time.monotonic() - interrupted < 30
@@ -213,7 +227,6 @@ def test_an_interrupted_tournament_cell_keeps_its_games_and_resumes(tmp_path):
         again = set(every) - set(first)
         assert len(again) == GAMES - len(first)
         assert min(every[game] for game in again) >= max(first.values())  # started_at: whole seconds
-        assert descendants(kernel) == []
+        assert descendants(pid) == []
     finally:
         client.stop_channels()
-        manager.shutdown_kernel(now=True)

@@ -33,13 +33,15 @@ CELLS = {
     return min((c for c in range(config.columns) if obs.board[c] == 0), key=lambda c: abs(2 * c - 6))""",
     "board": """board = connectx.Board().play(my_agent)
 board""",
-    "tournament": """result = connectx.tournament(["one_step", "random"], gauntlet=my_agent, games=1, seed=1)
+    "tournament": """result = connectx.tournament(["one_step", "random"], gauntlet=my_agent, games=1, seed=1,
+                             analyze=True)
 result""",
-    "replay": """result = connectx.analyze(result)
-result.game(int(result.games.index[0]))""",
+    "replay": "result.game(int(result.games.index[0]))",
 }
-"""The notebook's code cells, by id: the quickstart's calls, on fewer and cheaper games; the board
-first, so that the kernel solves its columns' scores while the games are played elsewhere."""
+"""The notebook's code cells, by id: the quickstart's calls, on fewer and cheaper games, judged in the
+tournament's own process (``analyze=True``: ``connectx.analyze``, a process more, is the
+quickstart's, in ``tests/test_notebooks.py``); the board first, so that the kernel solves its
+columns' scores while the games are played elsewhere."""
 
 
 @pytest.fixture(scope="module")
