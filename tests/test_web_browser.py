@@ -24,12 +24,14 @@ from pathlib import Path
 import pytest
 
 from agents.engine.solver import analyse
+from agents.kit.clock import Clock
 from benchmarks.browser import find_chromium, watch
 from reports.exact import summary
 from reports.render.documents import write_documents
 from reports.report import load
 from reports.stats.analysis import Analysis
 from tests.records import judged_moves, settings_for, synthetic_records
+from tournament.call import bank_left
 from tournament.store import Store
 
 pytestmark = pytest.mark.skipif(
@@ -176,7 +178,11 @@ def click(page, column: int) -> None:
 
 
 def test_a_game_against_negamax_is_lost_by_clicking(page, errors, served):
-    url = served[0]
+    """The person loses; negamax's bank is Kaggle's 60 s less what each of its moves took beyond the
+    0.5 s (``tournament.call.bank_left``), whatever the machine's load made them take, and the page
+    shows the last move's time and bank as the server answered them."""
+    url, answers = served[0], []
+    page.on("response", lambda r: answers.append(r) if re.search(r"/api/tables/[^/]+/move$", r.url) else None)
     page.goto(f"{url}board?first=human&second=negamax&time=0.5")
     for _ in range(21):  # the person plays the leftmost column that is not full: negamax wins
         page.wait_for_function(MY_TURN_OR_OVER)
@@ -185,7 +191,14 @@ def test_a_game_against_negamax_is_lost_by_clicking(page, errors, served):
         heights = page.evaluate("Array.from(document.querySelectorAll('#board .cell')).map(c => c.className)")
         click(page, next(c for c in range(7) if "p" not in heights[c].replace("cell", "")))
     assert page.evaluate(STATUS) == "0-1 · Yellow (negamax) wins with 4 in a row"
-    assert re.fullmatch(r"its move: \d+\.\d\d s · bank 60\.0 s", page.text_content("#clock2"))
+    moves = [answer.json() for answer in answers]
+    assert len(moves) == page.evaluate(DISCS) // 2 and all(m["forfeit"] is None for m in moves)
+    for made, move in enumerate(moves, 1):  # the answers' rounding: seconds to 4 decimals, the bank to 3
+        bank = bank_left(Clock(0.5, 60.0), [m["seconds"] for m in moves[:made]])
+        assert abs(move["bank"] - bank) <= 0.0005 + 0.00005 * made + 1e-9, (made, moves)
+    shown = re.fullmatch(r"its move: (\d+\.\d\d) s · bank (\d+\.\d) s", page.text_content("#clock2"))
+    assert shown and abs(float(shown[1]) - moves[-1]["seconds"]) <= 0.005 + 1e-9
+    assert abs(float(shown[2]) - moves[-1]["bank"]) <= 0.05 + 1e-9
     assert "first=human&second=negamax&time=0.5" in page.url
 
 
