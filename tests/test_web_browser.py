@@ -218,41 +218,58 @@ def test_a_game_against_random_is_won_by_playing_the_best_column(page, errors, s
     assert page.evaluate(DISCS) % 2 == 1
 
 
-def positions(seed: int = 7) -> list[str]:
-    """20 positions, game on, of random moves: 6 early (2-8 stones), 7 mid (12-22), 7 late (26-38)."""
+PLIES = ([38, 34, 30, 26, 22, 18, 14, 12, 8, 5, 3], [36, 32, 28, 20, 16, 13, 6, 4, 2])
+"""The plies shown of each of two random lines, 20 positions in all: 6 early (2-8 stones), 7 mid
+(12-22), 7 late (26-38)."""
+
+
+def lines(seed: int = 7) -> list[str]:
+    """Two lines of random moves, one for each list of :data:`PLIES`, the game on at each of its plies
+    (no move wins at once, none fills the board)."""
     rng, found = random.Random(seed), []
     from agents.engine.board import Board
 
-    for plies in [2, 3, 4, 5, 6, 8, 12, 13, 14, 16, 18, 20, 22, 26, 28, 30, 32, 34, 36, 38]:
+    for plies in PLIES:
         while True:
             board = Board()
-            for _ in range(plies):
+            for _ in range(plies[0]):
                 safe = [c for c in board.legal_moves() if not board.is_winning_move(c)]
                 if not safe:
                     break
                 board.push(rng.choice(safe))
-            if board.ply == plies and not board.is_game_over():
+            if board.ply == plies[0] and not board.is_game_over():
                 found.append("".join(str(c + 1) for c in board.moves))
                 break
     return found
 
 
 def test_the_scores_shown_are_the_solvers(page, errors, served):
-    url = served[0]
-    for moves in positions():
-        page.goto(f"{url}board?pos={moves}&first=human&second=human")
-        page.wait_for_selector(f'#scores[data-pos="{moves}"]')
-        shown = page.evaluate(
-            "Array.from(document.querySelectorAll('#scores .score'))"
-            ".map(c => c.dataset.score === undefined ? null : Number(c.dataset.score))"
-        )
-        assert shown == analyse(moves), moves
-        best = page.evaluate(
-            "Array.from(document.querySelectorAll('#scores .score.best')).map(c => Number(c.dataset.score))"
-        )
-        assert best and set(best) == {max(s for s in shown if s is not None)}
-        said = summary(shown, len(moves), 42)  # the server's words, as connectx solve -a says them
-        assert page.text_content("#scores-line") == f"Perfect play: {said}"
+    """Each line is opened once, at its last ply, and taken back a move at a time (Undo): the scores
+    shown at each ply of :data:`PLIES` are the solver's."""
+    url, checked = served[0], []
+    for line, plies in zip(lines(), PLIES, strict=True):
+        page.goto(f"{url}board?pos={line}&first=human&second=human")
+        for ply in range(len(line), plies[-1] - 1, -1):
+            moves = line[:ply]
+            if ply < len(line):
+                page.click("#undo")
+            page.wait_for_selector(f'#scores[data-pos="{moves}"]')
+            if ply not in plies:
+                continue
+            shown = page.evaluate(
+                "Array.from(document.querySelectorAll('#scores .score'))"
+                ".map(c => c.dataset.score === undefined ? null : Number(c.dataset.score))"
+            )
+            assert shown == analyse(moves), moves
+            best = page.evaluate(
+                "Array.from(document.querySelectorAll('#scores .score.best'))"
+                ".map(c => Number(c.dataset.score))"
+            )
+            assert best and set(best) == {max(s for s in shown if s is not None)}
+            said = summary(shown, len(moves), 42)  # the server's words, as connectx solve -a says them
+            assert page.text_content("#scores-line") == f"Perfect play: {said}"
+            checked.append(ply)
+    assert sorted(checked) == sorted(sum(PLIES, []))
     page.goto(f"{url}board?rows=5&columns=6&first=human&second=human")
     assert page.text_content("#scores-line").startswith("perfect-play scores are not available on this board")
 
