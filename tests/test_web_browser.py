@@ -3,7 +3,10 @@
 ``connectx serve DIR --port 0``, shared by the module's tests.
 
 DIR holds a run made by hand with the store API (three agents, a made-up move analysis) for the
-replays; the agents play at 0.5 s a move. The tests skip, saying why, where no Chromium is on PATH.
+replays, and one of five agents with long names that a phone shows: at 390 CSS pixels wide (an
+iPhone's), the index, a run's page and a replay fit the screen, with no horizontal scroll of the page
+(a table wider than the screen scrolls inside its own box), and the replay's move list shows each
+move's time. The agents play at 0.5 s a move. The tests skip, saying why, where no Chromium is on PATH.
 """
 
 from __future__ import annotations
@@ -43,6 +46,11 @@ AGENTS = ("leftmost", "negamax", "random")
 DISCS = "document.querySelectorAll('#board .cell.p1, #board .cell.p2').length"
 STATUS = "document.getElementById('status').textContent"
 MY_TURN_OR_OVER = f"/click a column$|^(1-0|0-1|½-½)/.test({STATUS})"
+PHONE = {"width": 390, "height": 844}
+LONG_NAMES = ("kaggle-negamax", "minimax:depth=3", "network:search=none", "one_step", "random")
+"""The agents of the run a phone shows: long names, as the default round robin's, and a crosstable of five."""
+WIDTH = "document.documentElement.scrollWidth"
+RUN = "runs/a-run-with-a-long-name"
 
 
 def start(root: Path, tmp: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
@@ -152,13 +160,17 @@ def request(url: str, body: dict | None = None, content: str = "application/json
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A server of a folder holding the run ``made`` (18 games of leftmost, negamax and random, judged
-    by a made-up analysis): ``(url, root, records, process)``."""
+    by a made-up analysis) and the run :data:`RUN` (2 game pairs a pairing of :data:`LONG_NAMES`):
+    ``(url, root, records, process)``."""
     root = tmp_path_factory.mktemp("served")
     records = synthetic_records(AGENTS, 3)
     with Store.create(root / "made", settings_for(AGENTS, 3)) as store:
         for record in records:
             store.add(record)
     Analysis(judged_moves(records)).write(root / "made" / "moves.csv")
+    with Store.create(root / RUN.split("/")[1], settings_for(LONG_NAMES, 2)) as store:
+        for record in synthetic_records(LONG_NAMES, 2):
+            store.add(record)
     server, url = start(root, tmp_path_factory.mktemp("tmp"))
     yield url, root, records, server
     if server.poll() is None:
@@ -294,6 +306,27 @@ def test_a_replay_link_lands_on_its_ply_and_continue_from_here_reproduces_it(pag
     assert page.input_value(f"#{to_move}") == "human"
     assert page.input_value(f"#{other}") == (record.first if other == "first" else record.second)
     assert page.text_content("#notation") == expected
+
+
+@pytest.mark.parametrize("path", ["", RUN, f"{RUN}#game-3-ply-5"])
+def test_a_page_fits_a_phone_without_scrolling_sideways(page, served, path):
+    page.set_viewport_size(PHONE)
+    page.goto(served[0] + path)
+    page.wait_for_load_state("load")
+    assert page.evaluate(WIDTH) <= PHONE["width"], path
+
+
+def test_the_replay_shows_every_moves_time_on_a_phone(page, served):
+    page.set_viewport_size(PHONE)
+    page.goto(f"{served[0]}{RUN}#game-3-ply-5")
+    page.wait_for_selector("#moves li")
+    fits = page.evaluate(
+        "(() => { const box = document.getElementById('moves').getBoundingClientRect();"
+        " return [...document.querySelectorAll('#moves li .t')]"
+        ".map(t => t.getBoundingClientRect().right <= box.right); })()"
+    )
+    assert fits and all(fits)
+    assert page.evaluate(WIDTH) <= PHONE["width"]
 
 
 WRITER = """
