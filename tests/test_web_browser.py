@@ -11,7 +11,6 @@ move's time. The agents play at 0.5 s a move. The tests skip, saying why, where 
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -20,8 +19,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -124,14 +121,6 @@ def zombies(pid: int) -> set[int]:
     return {child for child, (ppid, state) in processes().items() if state == "Z" and ppid in below}
 
 
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def until(condition, timeout: float = 20.0, every: float = 0.05):
     """Wait for ``condition()`` to be true (its value), failing after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
@@ -140,21 +129,6 @@ def until(condition, timeout: float = 20.0, every: float = 0.05):
             return value
         time.sleep(every)
     pytest.fail(f"still not true after {timeout} s: {condition}")
-
-
-def request(url: str, body: dict | None = None, content: str = "application/json") -> tuple[int, dict | str]:
-    """GET (or POST ``body``) ``url``: the status and the JSON answer (or the page's text)."""
-    data = None if body is None else json.dumps(body).encode()
-    ask = urllib.request.Request(url, data=data, headers={"Content-Type": content})
-    try:
-        with urllib.request.urlopen(ask, timeout=30) as answer:
-            status, text = answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        status, text = error.code, error.read().decode()
-    try:
-        return status, json.loads(text)
-    except ValueError:
-        return status, text
 
 
 @pytest.fixture(scope="module")
@@ -419,22 +393,3 @@ def test_two_tabs_play_at_once_and_closing_a_tab_ends_its_agents(browser, served
     until(lambda: not (left & descendants(server.pid)))
     assert found == [[], []]
     context.close()
-
-
-def test_ctrl_c_stops_the_server_and_leaves_no_process_and_no_temporary_folder(tmp_path):
-    root, tmp = tmp_path / "runs", tmp_path / "tmp"
-    root.mkdir()
-    tmp.mkdir()
-    server, url = start(root, tmp)
-    status, answer = request(url + "api/tables", {})
-    assert status == 200
-    status, answer = request(
-        f"{url}api/tables/{answer['table']}/move", {"side": "negamax", "pos": "44", "time": 0.5}
-    )
-    assert status == 200 and answer["column"] in range(7)
-    left = descendants(server.pid)
-    assert len(left) >= 2 and any(path.name.startswith("connectx-scratch-") for path in tmp.iterdir())
-    assert stop(server) == 0
-    until(lambda: not any(alive(pid) for pid in left))
-    assert list(tmp.iterdir()) == []
-    assert server.stdout.read().strip() == "stopped"
