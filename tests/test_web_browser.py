@@ -334,6 +334,14 @@ ROWS = (
 )
 
 
+CHANGED = """(last) => {
+  const text = document.getElementById("live-games").textContent, shown = text.split(" ")[0];
+  return document.getElementById("live").checkVisibility() && text !== "" && shown !== last && text;
+}"""
+"""The games the live section shows (``"3 of 8"``), once it is visible and they are not ``last``; else
+false."""
+
+
 def test_a_run_in_progress_is_watched_to_its_final_standings(page, errors, served, tmp_path):
     url, root = served[0], served[1]
     out = root / "live"
@@ -343,20 +351,20 @@ def test_a_run_in_progress_is_watched_to_its_final_standings(page, errors, serve
         until(lambda: (out / "tournament.db").is_file())
         page.goto(f"{url}runs/live")
         (tmp_path / "go").write_text("")
-        seen, deadline = [], time.monotonic() + 30
-        while time.monotonic() < deadline and not (seen and seen[-1] == 8):
-            if page.locator("#live").is_visible() and (text := page.text_content("#live-games")) != "":
-                seen.append(int(text.split()[0]))
-                if seen[-1] == 8:  # the last standings shown while it played, before it ends
-                    live = page.evaluate(ROWS.format("live-standings"))
-                (tmp_path / f"seen-{seen[-1]}").write_text("")
-            time.sleep(0.05)
+        seen: list[int] = []
+        while not (seen and seen[-1] == 8):  # each change of the games shown, looked for in the page
+            last = str(seen[-1]) if seen else ""
+            text = page.wait_for_function(CHANGED, arg=last, polling=50, timeout=30_000).json_value()
+            seen.append(int(text.split()[0]))
+            if seen[-1] == 8:  # the last games and standings shown while it played, before it ends
+                last_shown, live = text, page.evaluate(ROWS.format("live-standings"))
+            (tmp_path / f"seen-{seen[-1]}").write_text("")
         assert run.wait(timeout=30) == 0, run.stderr.read()
     finally:
         if run.poll() is None:
             run.kill()
     assert len(set(seen)) >= 3 and seen == sorted(seen) and seen[-1] == 8  # the games shown grew
-    assert "8 of 8" in page.text_content("#live-games")
+    assert "8 of 8" in last_shown  # read before the run ended: the page then reloads as its report
     page.wait_for_selector("#standings-table")  # the run has ended: the page is its report
     assert not page.locator("#live").is_visible()
     write_documents(load(out), out)  # what `connectx report` writes
