@@ -3,12 +3,14 @@
 ``connectx serve DIR --port 0``, shared by the module's tests.
 
 DIR holds a run made by hand with the store API (three agents, a made-up move analysis) for the
-replays; the agents play at 0.5 s a move. The tests skip, saying why, where no Chromium is on PATH.
+replays, and one of five agents with long names that a phone shows: at 390 CSS pixels wide (an
+iPhone's), the index, a run's page and a replay fit the screen, with no horizontal scroll of the page
+(a table wider than the screen scrolls inside its own box), and the replay's move list shows each
+move's time. The agents play at 0.5 s a move. The tests skip, saying why, where no Chromium is on PATH.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -17,19 +19,19 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from agents.engine.solver import analyse
+from agents.kit.clock import Clock
 from benchmarks.browser import find_chromium, watch
 from reports.exact import summary
 from reports.render.documents import write_documents
 from reports.report import load
 from reports.stats.analysis import Analysis
 from tests.records import judged_moves, settings_for, synthetic_records
+from tournament.call import bank_left
 from tournament.store import Store
 
 pytestmark = pytest.mark.skipif(
@@ -41,6 +43,11 @@ AGENTS = ("leftmost", "negamax", "random")
 DISCS = "document.querySelectorAll('#board .cell.p1, #board .cell.p2').length"
 STATUS = "document.getElementById('status').textContent"
 MY_TURN_OR_OVER = f"/click a column$|^(1-0|0-1|½-½)/.test({STATUS})"
+PHONE = {"width": 390, "height": 844}
+LONG_NAMES = ("kaggle-negamax", "minimax:depth=3", "network:search=none", "one_step", "random")
+"""The agents of the run a phone shows: long names, as the default round robin's, and a crosstable of five."""
+WIDTH = "document.documentElement.scrollWidth"
+RUN = "runs/a-run-with-a-long-name"
 
 
 def start(root: Path, tmp: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
@@ -114,14 +121,6 @@ def zombies(pid: int) -> set[int]:
     return {child for child, (ppid, state) in processes().items() if state == "Z" and ppid in below}
 
 
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def until(condition, timeout: float = 20.0, every: float = 0.05):
     """Wait for ``condition()`` to be true (its value), failing after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
@@ -132,31 +131,20 @@ def until(condition, timeout: float = 20.0, every: float = 0.05):
     pytest.fail(f"still not true after {timeout} s: {condition}")
 
 
-def request(url: str, body: dict | None = None, content: str = "application/json") -> tuple[int, dict | str]:
-    """GET (or POST ``body``) ``url``: the status and the JSON answer (or the page's text)."""
-    data = None if body is None else json.dumps(body).encode()
-    ask = urllib.request.Request(url, data=data, headers={"Content-Type": content})
-    try:
-        with urllib.request.urlopen(ask, timeout=30) as answer:
-            status, text = answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        status, text = error.code, error.read().decode()
-    try:
-        return status, json.loads(text)
-    except ValueError:
-        return status, text
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A server of a folder holding the run ``made`` (18 games of leftmost, negamax and random, judged
-    by a made-up analysis): ``(url, root, records, process)``."""
+    by a made-up analysis) and the run :data:`RUN` (2 game pairs a pairing of :data:`LONG_NAMES`):
+    ``(url, root, records, process)``."""
     root = tmp_path_factory.mktemp("served")
     records = synthetic_records(AGENTS, 3)
     with Store.create(root / "made", settings_for(AGENTS, 3)) as store:
         for record in records:
             store.add(record)
     Analysis(judged_moves(records)).write(root / "made" / "moves.csv")
+    with Store.create(root / RUN.split("/")[1], settings_for(LONG_NAMES, 2)) as store:
+        for record in synthetic_records(LONG_NAMES, 2):
+            store.add(record)
     server, url = start(root, tmp_path_factory.mktemp("tmp"))
     yield url, root, records, server
     if server.poll() is None:
@@ -176,7 +164,11 @@ def click(page, column: int) -> None:
 
 
 def test_a_game_against_negamax_is_lost_by_clicking(page, errors, served):
-    url = served[0]
+    """The person loses; negamax's bank is Kaggle's 60 s less what each of its moves took beyond the
+    0.5 s (``tournament.call.bank_left``), whatever the machine's load made them take, and the page
+    shows the last move's time and bank as the server answered them."""
+    url, answers = served[0], []
+    page.on("response", lambda r: answers.append(r) if re.search(r"/api/tables/[^/]+/move$", r.url) else None)
     page.goto(f"{url}board?first=human&second=negamax&time=0.5")
     for _ in range(21):  # the person plays the leftmost column that is not full: negamax wins
         page.wait_for_function(MY_TURN_OR_OVER)
@@ -185,7 +177,14 @@ def test_a_game_against_negamax_is_lost_by_clicking(page, errors, served):
         heights = page.evaluate("Array.from(document.querySelectorAll('#board .cell')).map(c => c.className)")
         click(page, next(c for c in range(7) if "p" not in heights[c].replace("cell", "")))
     assert page.evaluate(STATUS) == "0-1 · Yellow (negamax) wins with 4 in a row"
-    assert re.fullmatch(r"its move: \d+\.\d\d s · bank 60\.0 s", page.text_content("#clock2"))
+    moves = [answer.json() for answer in answers]
+    assert len(moves) == page.evaluate(DISCS) // 2 and all(m["forfeit"] is None for m in moves)
+    for made, move in enumerate(moves, 1):  # the answers' rounding: seconds to 4 decimals, the bank to 3
+        bank = bank_left(Clock(0.5, 60.0), [m["seconds"] for m in moves[:made]])
+        assert abs(move["bank"] - bank) <= 0.0005 + 0.00005 * made + 1e-9, (made, moves)
+    shown = re.fullmatch(r"its move: (\d+\.\d\d) s · bank (\d+\.\d) s", page.text_content("#clock2"))
+    assert shown and abs(float(shown[1]) - moves[-1]["seconds"]) <= 0.005 + 1e-9
+    assert abs(float(shown[2]) - moves[-1]["bank"]) <= 0.05 + 1e-9
     assert "first=human&second=negamax&time=0.5" in page.url
 
 
@@ -205,41 +204,58 @@ def test_a_game_against_random_is_won_by_playing_the_best_column(page, errors, s
     assert page.evaluate(DISCS) % 2 == 1
 
 
-def positions(seed: int = 7) -> list[str]:
-    """20 positions, game on, of random moves: 6 early (2-8 stones), 7 mid (12-22), 7 late (26-38)."""
+PLIES = ([38, 34, 30, 26, 22, 18, 14, 12, 8, 5, 3], [36, 32, 28, 20, 16, 13, 6, 4, 2])
+"""The plies shown of each of two random lines, 20 positions in all: 6 early (2-8 stones), 7 mid
+(12-22), 7 late (26-38)."""
+
+
+def lines(seed: int = 7) -> list[str]:
+    """Two lines of random moves, one for each list of :data:`PLIES`, the game on at each of its plies
+    (no move wins at once, none fills the board)."""
     rng, found = random.Random(seed), []
     from agents.engine.board import Board
 
-    for plies in [2, 3, 4, 5, 6, 8, 12, 13, 14, 16, 18, 20, 22, 26, 28, 30, 32, 34, 36, 38]:
+    for plies in PLIES:
         while True:
             board = Board()
-            for _ in range(plies):
+            for _ in range(plies[0]):
                 safe = [c for c in board.legal_moves() if not board.is_winning_move(c)]
                 if not safe:
                     break
                 board.push(rng.choice(safe))
-            if board.ply == plies and not board.is_game_over():
+            if board.ply == plies[0] and not board.is_game_over():
                 found.append("".join(str(c + 1) for c in board.moves))
                 break
     return found
 
 
 def test_the_scores_shown_are_the_solvers(page, errors, served):
-    url = served[0]
-    for moves in positions():
-        page.goto(f"{url}board?pos={moves}&first=human&second=human")
-        page.wait_for_selector(f'#scores[data-pos="{moves}"]')
-        shown = page.evaluate(
-            "Array.from(document.querySelectorAll('#scores .score'))"
-            ".map(c => c.dataset.score === undefined ? null : Number(c.dataset.score))"
-        )
-        assert shown == analyse(moves), moves
-        best = page.evaluate(
-            "Array.from(document.querySelectorAll('#scores .score.best')).map(c => Number(c.dataset.score))"
-        )
-        assert best and set(best) == {max(s for s in shown if s is not None)}
-        said = summary(shown, len(moves), 42)  # the server's words, as connectx solve -a says them
-        assert page.text_content("#scores-line") == f"Perfect play: {said}"
+    """Each line is opened once, at its last ply, and taken back a move at a time (Undo): the scores
+    shown at each ply of :data:`PLIES` are the solver's."""
+    url, checked = served[0], []
+    for line, plies in zip(lines(), PLIES, strict=True):
+        page.goto(f"{url}board?pos={line}&first=human&second=human")
+        for ply in range(len(line), plies[-1] - 1, -1):
+            moves = line[:ply]
+            if ply < len(line):
+                page.click("#undo")
+            page.wait_for_selector(f'#scores[data-pos="{moves}"]')
+            if ply not in plies:
+                continue
+            shown = page.evaluate(
+                "Array.from(document.querySelectorAll('#scores .score'))"
+                ".map(c => c.dataset.score === undefined ? null : Number(c.dataset.score))"
+            )
+            assert shown == analyse(moves), moves
+            best = page.evaluate(
+                "Array.from(document.querySelectorAll('#scores .score.best'))"
+                ".map(c => Number(c.dataset.score))"
+            )
+            assert best and set(best) == {max(s for s in shown if s is not None)}
+            said = summary(shown, len(moves), 42)  # the server's words, as connectx solve -a says them
+            assert page.text_content("#scores-line") == f"Perfect play: {said}"
+            checked.append(ply)
+    assert sorted(checked) == sorted(sum(PLIES, []))
     page.goto(f"{url}board?rows=5&columns=6&first=human&second=human")
     assert page.text_content("#scores-line").startswith("perfect-play scores are not available on this board")
 
@@ -264,6 +280,27 @@ def test_a_replay_link_lands_on_its_ply_and_continue_from_here_reproduces_it(pag
     assert page.input_value(f"#{to_move}") == "human"
     assert page.input_value(f"#{other}") == (record.first if other == "first" else record.second)
     assert page.text_content("#notation") == expected
+
+
+@pytest.mark.parametrize("path", ["", RUN, f"{RUN}#game-3-ply-5"])
+def test_a_page_fits_a_phone_without_scrolling_sideways(page, served, path):
+    page.set_viewport_size(PHONE)
+    page.goto(served[0] + path)
+    page.wait_for_load_state("load")
+    assert page.evaluate(WIDTH) <= PHONE["width"], path
+
+
+def test_the_replay_shows_every_moves_time_on_a_phone(page, served):
+    page.set_viewport_size(PHONE)
+    page.goto(f"{served[0]}{RUN}#game-3-ply-5")
+    page.wait_for_selector("#moves li")
+    fits = page.evaluate(
+        "(() => { const box = document.getElementById('moves').getBoundingClientRect();"
+        " return [...document.querySelectorAll('#moves li .t')]"
+        ".map(t => t.getBoundingClientRect().right <= box.right); })()"
+    )
+    assert fits and all(fits)
+    assert page.evaluate(WIDTH) <= PHONE["width"]
 
 
 WRITER = """
@@ -297,6 +334,14 @@ ROWS = (
 )
 
 
+CHANGED = """(last) => {
+  const text = document.getElementById("live-games").textContent, shown = text.split(" ")[0];
+  return document.getElementById("live").checkVisibility() && text !== "" && shown !== last && text;
+}"""
+"""The games the live section shows (``"3 of 8"``), once it is visible and they are not ``last``; else
+false."""
+
+
 def test_a_run_in_progress_is_watched_to_its_final_standings(page, errors, served, tmp_path):
     url, root = served[0], served[1]
     out = root / "live"
@@ -306,20 +351,20 @@ def test_a_run_in_progress_is_watched_to_its_final_standings(page, errors, serve
         until(lambda: (out / "tournament.db").is_file())
         page.goto(f"{url}runs/live")
         (tmp_path / "go").write_text("")
-        seen, deadline = [], time.monotonic() + 30
-        while time.monotonic() < deadline and not (seen and seen[-1] == 8):
-            if page.locator("#live").is_visible() and (text := page.text_content("#live-games")) != "":
-                seen.append(int(text.split()[0]))
-                if seen[-1] == 8:  # the last standings shown while it played, before it ends
-                    live = page.evaluate(ROWS.format("live-standings"))
-                (tmp_path / f"seen-{seen[-1]}").write_text("")
-            time.sleep(0.05)
+        seen: list[int] = []
+        while not (seen and seen[-1] == 8):  # each change of the games shown, looked for in the page
+            last = str(seen[-1]) if seen else ""
+            text = page.wait_for_function(CHANGED, arg=last, polling=50, timeout=30_000).json_value()
+            seen.append(int(text.split()[0]))
+            if seen[-1] == 8:  # the last games and standings shown while it played, before it ends
+                last_shown, live = text, page.evaluate(ROWS.format("live-standings"))
+            (tmp_path / f"seen-{seen[-1]}").write_text("")
         assert run.wait(timeout=30) == 0, run.stderr.read()
     finally:
         if run.poll() is None:
             run.kill()
     assert len(set(seen)) >= 3 and seen == sorted(seen) and seen[-1] == 8  # the games shown grew
-    assert "8 of 8" in page.text_content("#live-games")
+    assert "8 of 8" in last_shown  # read before the run ended: the page then reloads as its report
     page.wait_for_selector("#standings-table")  # the run has ended: the page is its report
     assert not page.locator("#live").is_visible()
     write_documents(load(out), out)  # what `connectx report` writes
@@ -356,22 +401,3 @@ def test_two_tabs_play_at_once_and_closing_a_tab_ends_its_agents(browser, served
     until(lambda: not (left & descendants(server.pid)))
     assert found == [[], []]
     context.close()
-
-
-def test_ctrl_c_stops_the_server_and_leaves_no_process_and_no_temporary_folder(tmp_path):
-    root, tmp = tmp_path / "runs", tmp_path / "tmp"
-    root.mkdir()
-    tmp.mkdir()
-    server, url = start(root, tmp)
-    status, answer = request(url + "api/tables", {})
-    assert status == 200
-    status, answer = request(
-        f"{url}api/tables/{answer['table']}/move", {"side": "negamax", "pos": "44", "time": 0.5}
-    )
-    assert status == 200 and answer["column"] in range(7)
-    left = descendants(server.pid)
-    assert len(left) >= 2 and any(path.name.startswith("connectx-scratch-") for path in tmp.iterdir())
-    assert stop(server) == 0
-    until(lambda: not any(alive(pid) for pid in left))
-    assert list(tmp.iterdir()) == []
-    assert server.stdout.read().strip() == "stopped"

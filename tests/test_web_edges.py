@@ -1,7 +1,8 @@
 """The web server's edges: a fuzzed corpus of bad input gets 4xx with a sentence and never 500, an
 oversized body is refused while it is read, relative paths are read from DIR, and, on a server
 started as a user starts it (``connectx serve``), the agents' hosts hold nothing of the server, no
-ended process stays a zombie, and Ctrl-C stops it within 5 s while agents are thinking."""
+ended process stays a zombie, and Ctrl-C stops it within 5 s while agents are thinking, leaving no
+process and no temporary folder."""
 
 from __future__ import annotations
 
@@ -221,6 +222,14 @@ def _tree(pid: int) -> dict[int, tuple[int, str]]:
     return found
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _asleep(pid: int) -> list[int]:
     """The processes below ``pid`` inside a ``sleep`` (``time.sleep``: the kernel's
     ``hrtimer_nanosleep``, their ``/proc/PID/wchan``, ``proc(5)``): the agents of :data:`_serving`'s
@@ -326,7 +335,9 @@ def test_a_128_mib_body_is_refused_while_it_is_read(served):
     assert _kib(server.pid, "VmHWM") - before < 64 * 1024  # the server's peak memory grew by < 64 MiB
 
 
-def test_ctrl_c_stops_the_server_within_5_s_while_agents_think(served_alone):
+def test_ctrl_c_stops_the_server_within_5_s_while_agents_think_and_leaves_nothing(served_alone, tmp_path):
+    """Ctrl-C while three agents think: the server exits with 0 within 5 s, saying ``stopped``, and
+    leaves no process and nothing in its temporary folder (it had the hosts' scratch folders)."""
     server, url = served_alone
     tables = [_post(url + "api/tables", {})[1]["table"] for _ in range(3)]
     moves = [
@@ -339,6 +350,8 @@ def test_ctrl_c_stops_the_server_within_5_s_while_agents_think(served_alone):
         move.start()
     until(lambda: len(_asleep(server.pid)) == 3, timeout=60)  # each host is in never.py's sleep
     assert sum(state != "Z" for _, state in _tree(server.pid).values()) >= 1 + 3 * 2
+    left, tmp = set(_tree(server.pid)), tmp_path / "tmp"
+    assert any(path.name.startswith("connectx-scratch-") for path in tmp.iterdir())
     began = time.monotonic()
     server.send_signal(signal.SIGINT)
     try:
@@ -348,3 +361,6 @@ def test_ctrl_c_stops_the_server_within_5_s_while_agents_think(served_alone):
     assert server.returncode == 0 and time.monotonic() - began < 5
     for move in moves:
         move.join(timeout=10)
+    until(lambda: not any(alive(pid) for pid in left))
+    assert list(tmp.iterdir()) == []
+    assert server.stdout.read().strip() == "stopped"
