@@ -173,6 +173,7 @@ KEEPS = """
 import sys
 import jax, jax.numpy as jnp
 from training.compiled import keep_compiled
+jax.jit(lambda x: x - 1)(jnp.zeros(2)).block_until_ready()  # a first compilation, before the cache is set
 kept = keep_compiled()
 jax.jit(lambda x: x * 2 + 1)(jnp.arange(3)).block_until_ready()
 print(kept, keep_compiled())  # the second: the cache folder is set now, and left alone

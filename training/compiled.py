@@ -30,9 +30,10 @@ for the programs of a 16-channel net's training)."""
 
 
 def keep_compiled(base: Path | None = None) -> Path | None:
-    """Have JAX keep every program it compiles from now on in ``connectx/jax/`` under ``base``
-    (default: the user's cache folder), however fast it compiled; return that folder, or None when
-    the user chose a cache folder of their own (then it is left as it is)."""
+    """Have JAX keep every program it compiles from now on (even once it compiled some) in
+    ``connectx/jax/`` under ``base`` (default: the user's cache folder), however fast it compiled;
+    return that folder, or None when the user chose a cache folder of their own (then it is left as
+    it is)."""
     import jax
 
     if jax.config.values["jax_compilation_cache_dir"]:
