@@ -166,15 +166,13 @@ def _functions(
     compiling them again: about 7 s of CPU for a 16-channel net, 4.4 s of them the initialisation
     (XLA compiles its random draws slowly; jitted whole, 1.5 s less than flax's op-by-op
     ``init``, whose values it gives bit for bit), 2 s the train step; and kept between processes
-    (:func:`training.compiled.keep_compiled`), so that a later run reads them back."""
+    (:mod:`training.network.model` calls :func:`training.compiled.keep_compiled`), so that a later
+    run reads them back."""
     import jax
     import jax.numpy as jnp
     import optax
 
-    from training.compiled import keep_compiled
     from training.network.model import PolicyValueNet
-
-    keep_compiled()
 
     net = PolicyValueNet(channels=channels, blocks=blocks)
     optimiser = optax.adamw(optax.cosine_decay_schedule(lr, steps, alpha=0.02), weight_decay=weight_decay)
