@@ -2,7 +2,8 @@
 
 ``$XDG_CACHE_HOME/connectx``, else ``~/.cache/connectx`` (the XDG Base Directory Specification,
 https://specifications.freedesktop.org/basedir-spec/latest/): the environment of Kaggle's packages
-(:mod:`submissions.kaggle_packages`) and the packed opening databases (:mod:`submissions.databases`).
+(:mod:`submissions.kaggle_packages`), the packed opening databases (:mod:`submissions.databases`)
+and the training's compiled XLA programs (:mod:`training.compiled`).
 Everything there can be deleted; it is made again when needed.
 """
 

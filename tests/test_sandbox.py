@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from connectx import match
 from connectx.cli import main
 from tests.records import game_task
 from tournament import sandbox
@@ -53,12 +54,26 @@ with_landlock = pytest.mark.skipif(
 )
 
 
+@pytest.fixture
+def reported(monkeypatch) -> list[Path]:
+    """The folders whose reports ``connectx run`` (in this process) would write once its games are
+    played: it writes none here. The claims below are on the store, which the reports only read
+    (they have tests of their own: tests/test_report*.py), and a dozen agents' reports cost more
+    than their games."""
+    folders: list[Path] = []
+    monkeypatch.setattr(match, "write_report", lambda store, run: folders.append(run))
+    return folders
+
+
 @as_root
-def test_every_cheat_loses_every_game_and_the_store_holds_exactly_the_games_played(tmp_path, capsys):
+def test_every_cheat_loses_every_game_and_the_store_holds_exactly_the_games_played(
+    tmp_path, capsys, reported
+):
     out = tmp_path / "run"
     args = ["run", "--agents", OPPONENT, *map(str, CHEATS), "--gauntlet", "--games", "1"]
     assert main([*args, "--openings", "none", "--out", str(out), "--workers", "2"]) == 0
     capsys.readouterr()
+    assert reported == [out]  # the run got to its end
     with Store.open(out) as store:
         records = store.records()
     assert sorted(record.game_id for record in records) == list(range(2 * len(CHEATS)))
@@ -71,8 +86,9 @@ def test_every_cheat_loses_every_game_and_the_store_holds_exactly_the_games_play
 
 
 @as_root
-def test_no_process_outlives_its_game(tmp_path):
-    """An agent whose children fork children, some in sessions of their own, leaves no process behind."""
+def test_no_process_outlives_its_game(tmp_path, capsys, reported):
+    """An agent whose children fork children, some in sessions of their own, leaves no process behind
+    once the run (in this process, which outlives it) is over."""
     spawner = tmp_path / "spawner.py"
     spawner.write_text(
         "import os, time\n"
@@ -86,10 +102,10 @@ def test_no_process_outlives_its_game(tmp_path):
         "    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n"
     )
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "connectx", "run", "--agents", "leftmost", str(spawner)]
-    subprocess.run(
-        [*command, "--games", "1", "--openings", "none", "--out", str(out)], check=True, capture_output=True
-    )
+    assert main(["run", "--agents", "leftmost", str(spawner), "--games", "1", "--openings", "none",
+                 "--out", str(out)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert reported == [out]
     deadline = time.monotonic() + 10  # killed before the run ended; /proc may show them a moment longer
     while (
         left := [line for line in _agent_processes() if str(spawner) in line]
@@ -123,16 +139,19 @@ def _limited_game(tmp_path: Path, source: str, limits: Limits) -> GameRecord:
 def test_an_agent_over_its_memory_limit_loses_by_error_and_the_detail_says_why(tmp_path, monkeypatch, cgroup):
     """In a memory cgroup, the kernel kills the agent's process, and the detail says it was out of
     memory; with ``RLIMIT_AS`` alone (the fallback: no memory cgroup), the allocation fails
-    (``MemoryError``)."""
+    (``MemoryError``). The cgroup's limit is small, as the kernel fills every page the agent touches
+    up to it (2 GiB took about 4 s); the address space's is not, since a host's libraries may reserve
+    address space they never touch, and the allocation over it fails at once anyway."""
     if not cgroup:
         monkeypatch.setattr(memory, "root", lambda: None)
     elif isolation.plan().memory == isolation.ADDRESS_SPACE:
         pytest.skip("no memory cgroup on this machine")
-    source = "def agent(obs, config):\n    block = bytearray(3 << 30)\n    return 3\n"
-    record = _limited_game(tmp_path, source, Limits(memory_mb=2048))
+    limit = 512 if cgroup else 2048
+    source = f"def agent(obs, config):\n    block = bytearray({2 * limit} << 20)\n    return 3\n"
+    record = _limited_game(tmp_path, source, Limits(memory_mb=limit))
     assert record.termination is Termination.ERROR and record.offender == 1
     if cgroup:
-        assert "killed by SIGKILL (out of memory: over --agent-memory 2048 MiB)" in record.detail
+        assert f"killed by SIGKILL (out of memory: over --agent-memory {limit} MiB)" in record.detail
     else:
         assert "MemoryError" in record.detail
 
@@ -234,11 +253,14 @@ def _tree(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 @with_landlock
-def test_a_snooping_agent_finds_nothing_and_plays_as_if_it_had_looked_for_nothing(tmp_path):
+def test_a_snooping_agent_finds_nothing_and_plays_as_if_it_had_looked_for_nothing(
+    tmp_path, monkeypatch, capsys, reported
+):
     """``tests/cheats/snoop.py`` (leftmost unless it found something) against a rival whose file holds
-    a secret (rightmost), through ``connectx run``: it reads neither the rival's file, the store,
-    /etc/shadow nor another process's command line, lists no folder around it, and writes nowhere;
-    each wins its game as first player by four in a row, and no file outside its directory changed."""
+    a secret (rightmost), through ``connectx run`` (in this process, ``sys.argv`` its command line, as
+    the snoop reads it): it reads neither the rival's file, the store, /etc/shadow nor another
+    process's command line, lists no folder around it, and writes nowhere; each wins its game as
+    first player by four in a row, and no file outside its directory changed."""
     snoop, rival, out = tmp_path / "snoop" / "snoop.py", tmp_path / "rival" / "secret.py", tmp_path / "run"
     snoop.parent.mkdir()
     rival.parent.mkdir()
@@ -246,10 +268,10 @@ def test_a_snooping_agent_finds_nothing_and_plays_as_if_it_had_looked_for_nothin
     rival.write_text(RIVAL)
     before = _tree(tmp_path)
     args = ["run", "--agents", str(snoop), str(rival), "--games", "1", "--openings", "none", "--workers", "1"]
-    done = subprocess.run(
-        [sys.executable, "-m", "connectx", *args, "--out", str(out)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
+    monkeypatch.setattr(sys, "argv", ["connectx", *args, "--out", str(out)])
+    assert main(sys.argv[1:]) == 0
+    capsys.readouterr()
+    assert reported == [out]
     with Store.open(out) as store:
         records = {record.first: record for record in store.records()}
     assert (records[str(snoop)].moves, records[str(snoop)].detail) == ((0, 6, 0, 6, 0, 6, 0), "")

@@ -4,7 +4,10 @@ smoke training run, and the command lines' refusals."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -164,6 +167,27 @@ def test_smoke_training_writes_weights_curves_and_resumes(tmp_path) -> None:
     assert main(["--out", str(grown), "--smoke", *start]) == 0  # resumes; the start weights are not reused
     assert "ignored: the run resumes from its checkpoint" in (grown / "train.log").read_text()
     assert not (grown / "data").exists()
+
+
+KEEPS = """
+import sys
+import jax, jax.numpy as jnp
+from training.compiled import keep_compiled
+jax.jit(lambda x: x - 1)(jnp.zeros(2)).block_until_ready()  # a first compilation, before the cache is set
+kept = keep_compiled()
+jax.jit(lambda x: x * 2 + 1)(jnp.arange(3)).block_until_ready()
+print(kept, keep_compiled())  # the second: the cache folder is set now, and left alone
+"""
+
+
+def test_compiled_programs_are_kept_in_the_users_cache_folder_unless_they_chose_one(tmp_path) -> None:
+    """In a process of its own (JAX's configuration is the process's)."""
+    pytest.importorskip("jax")
+    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    environment.pop("JAX_COMPILATION_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", KEEPS], env=environment, capture_output=True, text=True)
+    assert done.stdout.split() == [str(tmp_path / "connectx" / "jax"), "None"], done.stderr
+    assert any(path.name.startswith("jit__lambda") for path in (tmp_path / "connectx" / "jax").iterdir())
 
 
 def test_book_examples_decode_the_book() -> None:

@@ -74,9 +74,12 @@ from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.q_net import q_values
 from agents.weights import Layers
+from training.compiled import keep_compiled
 from training.learners.exact import Oracle, opening
 from training.learners.replay import ReplayBuffer, mirror_permutation, pack, packed_width, unpack
 from training.selfplay import Trajectory, play
+
+keep_compiled()  # its jitted functions compile once a machine, not once a process (training.compiled)
 
 __all__ = ["QNetLearner"]
 

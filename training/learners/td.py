@@ -33,7 +33,10 @@ from agents.kit.clock import Clock
 from agents.kit.record import MoveRecord
 from agents.td import inputs, value
 from agents.weights import save
+from training.compiled import keep_compiled
 from training.selfplay import Trajectory, play
+
+keep_compiled()  # its jitted functions compile once a machine, not once a process (training.compiled)
 
 __all__ = ["TDLearner"]
 

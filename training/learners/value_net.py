@@ -48,10 +48,13 @@ from agents.engine.board import Board, Geometry
 from agents.features import planes
 from agents.kit.adapter import as_player
 from agents.value_net import evaluator
+from training.compiled import keep_compiled
 from training.learners.exact import Oracle, opening
 from training.learners.explore import EpsilonGreedy
 from training.learners.replay import ReplayBuffer, mirror_permutation, pack, packed_width, unpack
 from training.selfplay import Trajectory, play
+
+keep_compiled()  # its jitted functions compile once a machine, not once a process (training.compiled)
 
 __all__ = [
     "BATCH",

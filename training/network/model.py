@@ -21,6 +21,9 @@ import numpy as np
 
 from agents.network.features import COLUMNS
 from agents.network.numpy_forward import blocks_of
+from training.compiled import keep_compiled
+
+keep_compiled()  # the net's programs compile once a machine, not once a process (training.compiled)
 
 __all__ = ["PolicyValueNet", "export_weights", "grow"]
 

@@ -165,7 +165,9 @@ def _functions(
     :func:`main`, a run started from another's weights) reuses the compiled functions instead of
     compiling them again: about 7 s of CPU for a 16-channel net, 4.4 s of them the initialisation
     (XLA compiles its random draws slowly; jitted whole, 1.5 s less than flax's op-by-op
-    ``init``, whose values it gives bit for bit), 2 s the train step."""
+    ``init``, whose values it gives bit for bit), 2 s the train step; and kept between processes
+    (:mod:`training.network.model` calls :func:`training.compiled.keep_compiled`), so that a later
+    run reads them back."""
     import jax
     import jax.numpy as jnp
     import optax
