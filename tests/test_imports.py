@@ -113,8 +113,13 @@ def test_no_module_of_agents_imports_offline_code() -> None:
     assert offline == []
 
 
-def test_the_command_line_starts_without_scipy(tmp_path: Path) -> None:
+def test_the_command_line_starts_without_scipy_or_its_subcommands(tmp_path: Path) -> None:
     """scipy (0.6 s to import) is loaded only when a rating or an SPRT is computed: every command
     starts sooner, and the runner's game processes, forked before any rating, do not carry it (each
-    megabyte of the runner makes every agent's fork dearer)."""
-    assert _run("import sys, connectx.cli; print('scipy' in sys.modules)", tmp_path).strip() == "False"
+    megabyte of the runner makes every agent's fork dearer). No subcommand's module is imported
+    before the command line knows which subcommand runs (``connectx.cli.MODULES``)."""
+    script = """
+        import sys, connectx.cli
+        print('scipy' in sys.modules, sorted(set(connectx.cli.MODULES.values()) & set(sys.modules)))
+        """
+    assert _run(script, tmp_path).strip() == "False []"
