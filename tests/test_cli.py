@@ -45,6 +45,15 @@ def tournament_dir(tmp_path_factory):
     return out
 
 
+@pytest.fixture
+def no_reports(monkeypatch):
+    """Runs that write no report files, for tests of what comes before them (the reports of a run:
+    :func:`test_run_writes_every_report_and_counts_add_up`); drawing them is most of a small run's CPU."""
+    from connectx import match
+
+    monkeypatch.setattr(match, "write_report", lambda store, run: None)
+
+
 def test_run_writes_every_report_and_counts_add_up(tournament_dir, capsys):
     assert all((tournament_dir / name).is_file() for name in FILES)
     with open(tournament_dir / "standings.csv") as handle:
@@ -58,7 +67,7 @@ def test_run_writes_every_report_and_counts_add_up(tournament_dir, capsys):
         assert len(store.records()) == 12
 
 
-def test_rerun_resumes_and_plays_nothing_new(tournament_dir, capsys):
+def test_rerun_resumes_and_plays_nothing_new(tournament_dir, capsys, no_reports):
     with Store.open(tournament_dir) as store:
         before = store.records()
     assert run(*ARGS, "--out", str(tournament_dir)) == 0
@@ -72,15 +81,6 @@ def test_options_with_no_command_are_runs(tmp_path, capsys):
         main(["--agents", "leftmost", "random", "--games", "0", "--out", str(tmp_path / "out")])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.startswith("connectx run: error: --games must be >= 1")
-
-
-@pytest.fixture
-def no_reports(monkeypatch):
-    """Runs that write no report files, for tests of what comes before them (the reports of a run:
-    :func:`test_run_writes_every_report_and_counts_add_up`); drawing them is most of a small run's CPU."""
-    from connectx import match
-
-    monkeypatch.setattr(match, "write_report", lambda store, run: None)
 
 
 def test_the_first_lines_come_before_the_solver_compiles(tmp_path, monkeypatch, capsys, no_reports):
