@@ -16,7 +16,7 @@ processes and exits; :func:`run` waits for that, then raises :class:`RunInterrup
 gets SIGTERM if the caller dies (Linux's ``PR_SET_PDEATHSIG``), which stops it the same way.
 
 The command line does not come through here: its process is its own, with no thread to copy, and
-``import connectx.cli`` already imports all a run needs (the driver, the runner, the sandbox,
+``connectx run`` already imports in its own process all a run needs (the driver, the runner, the sandbox,
 kaggle-environments), so a run process would import it all a second time before the first game:
 8.3 s more on this 2-core machine at a load of 15, about as long as the command's own imports then
 (``python -m benchmarks.notebook`` measures the run process's imports).

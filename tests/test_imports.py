@@ -34,22 +34,13 @@ def _run(script: str, cwd: Path) -> str:
     return result.stdout
 
 
-def test_negamax_imports_and_plays_after_kaggle_environments(tmp_path: Path) -> None:
-    out = _run(
-        """
-        from kaggle_environments import make
-        from agents.negamax import agent
-
-        env = make("connectx")
-        env.run([agent, "random"])
-        print(env.state[0].status, env.state[0].reward, env.state[1].reward)
-        """,
-        tmp_path,
-    )
-    assert out.split() == ["DONE", "1", "-1"]
-
-
-def test_a_file_agent_importing_our_package_plays_through_evaluate(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def after_kaggle_environments(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """What one fresh interpreter printed (a line each) after importing kaggle-environments (2.5 s of
+    CPU, hence one interpreter for both tests below): the rewards of a file agent that imports our
+    package, played through ``evaluate`` (first, so that its import is the first of ``agents``), then
+    the end of a game of our negamax through ``make``."""
+    tmp_path = tmp_path_factory.mktemp("kaggle")
     (tmp_path / "my_agent.py").write_text(
         textwrap.dedent(
             """
@@ -65,13 +56,29 @@ def test_a_file_agent_importing_our_package_plays_through_evaluate(tmp_path: Pat
     )
     out = _run(
         """
-        from kaggle_environments import evaluate
+        from kaggle_environments import evaluate, make
 
         print(evaluate("connectx", ["my_agent.py", "random"], num_episodes=2))
+
+        from agents.negamax import agent
+
+        env = make("connectx")
+        env.run([agent, "random"])
+        print(env.state[0].status, env.state[0].reward, env.state[1].reward)
         """,
         tmp_path,
     )
-    rewards = ast.literal_eval(out.strip())
+    return out.splitlines()
+
+
+def test_negamax_imports_and_plays_after_kaggle_environments(after_kaggle_environments: list[str]) -> None:
+    assert after_kaggle_environments[1].split() == ["DONE", "1", "-1"]
+
+
+def test_a_file_agent_importing_our_package_plays_through_evaluate(
+    after_kaggle_environments: list[str],
+) -> None:
+    rewards = ast.literal_eval(after_kaggle_environments[0].strip())
     assert len(rewards) == 2
     assert all(None not in episode for episode in rewards), rewards  # None: the file agent failed
 
@@ -113,8 +120,13 @@ def test_no_module_of_agents_imports_offline_code() -> None:
     assert offline == []
 
 
-def test_the_command_line_starts_without_scipy(tmp_path: Path) -> None:
+def test_the_command_line_starts_without_scipy_or_its_subcommands(tmp_path: Path) -> None:
     """scipy (0.6 s to import) is loaded only when a rating or an SPRT is computed: every command
     starts sooner, and the runner's game processes, forked before any rating, do not carry it (each
-    megabyte of the runner makes every agent's fork dearer)."""
-    assert _run("import sys, connectx.cli; print('scipy' in sys.modules)", tmp_path).strip() == "False"
+    megabyte of the runner makes every agent's fork dearer). No subcommand's module is imported
+    before the command line knows which subcommand runs (``connectx.cli.MODULES``)."""
+    script = """
+        import sys, connectx.cli
+        print('scipy' in sys.modules, sorted(set(connectx.cli.MODULES.values()) & set(sys.modules)))
+        """
+    assert _run(script, tmp_path).strip() == "False []"
