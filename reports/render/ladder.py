@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from reports.render.markdown_parts import table
-from reports.render.plots import progress_figure, save_png
+from reports.render.plots import progress_figure
 from reports.stats.kaggle import KaggleParameters
 from reports.stats.ladder import Entry, disagreements, history
 from reports.stats.progress import Checkpoint
@@ -151,7 +151,8 @@ def notes(entries: Sequence[Entry], kaggle: KaggleParameters, scale: str) -> lis
 def plot_history(checkpoints: Sequence[Checkpoint], path: Path, *, title: str) -> None:
     """Save the ratings after each addition (:func:`reports.stats.ladder.history`) as PNG: one panel a
     member, its Elo and interval against the ladder's games played, each point an addition."""
-    save_png(progress_figure(checkpoints, title=title, scale="each point: after a member joined"), path)
+    figure = progress_figure(checkpoints, title=title, scale="each point: after a member joined")
+    figure.savefig(path, format="png", dpi=120)
 
 
 def write_page(

@@ -3,9 +3,8 @@ the game lengths.
 
 Each ``*_figure`` function builds a :class:`matplotlib.figure.Figure` (never through pyplot, so no
 display is needed and no global backend or figure state is touched); ``plot_*`` saves one as PNG for
-the report directory (:func:`save_png`), and :func:`to_svg` turns one into an inline ``<svg>``
-element for the HTML report. Both lay a figure out once, with the backend that saves it
-(:func:`_laid_out`).
+the report directory, and :func:`to_svg` turns one into an inline ``<svg>`` element for the HTML
+report.
 """
 
 from __future__ import annotations
@@ -18,9 +17,6 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 from matplotlib import colormaps
-from matplotlib.backend_bases import FigureCanvasBase
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
@@ -43,7 +39,6 @@ __all__ = [
     "plot_progress",
     "progress_figure",
     "abbreviated",
-    "save_png",
     "to_svg",
 ]
 
@@ -54,9 +49,6 @@ colour-blind readers, unlike red-green, and whose ends stay apart in grey print.
 NAME_LIMIT = 24
 """The most characters of an agent's name a figure shows (:func:`abbreviated`): at the figures' 9 and
 10 points, about 1.7 inches, so a name fits beside a panel, a row or a column of its own."""
-
-PNG_DPI = 120
-"""The resolution of the report's PNG figures, dots per inch."""
 
 _SEPARATORS = ":,=/_-. "  # where the parts of a name meet (kind:key=value,key=path/to/file.npz)
 
@@ -120,55 +112,30 @@ def _distinguish(names: list[str], limit: int) -> dict[str, str]:
 
 def plot_elo(ratings: Sequence[Rating], path: Path, *, title: str, scale: str = "Elo") -> None:
     """Save :func:`elo_figure` to ``path`` as PNG."""
-    save_png(elo_figure(ratings, title=title, scale=scale), path)
+    elo_figure(ratings, title=title, scale=scale).savefig(path, format="png", dpi=120)
 
 
 def plot_progress(checkpoints: Sequence[Checkpoint], path: Path, *, title: str, scale: str = "Elo") -> None:
     """Save :func:`progress_figure` to ``path`` as PNG."""
-    save_png(progress_figure(checkpoints, title=title, scale=scale), path)
+    progress_figure(checkpoints, title=title, scale=scale).savefig(path, format="png", dpi=120)
 
 
 def plot_crosstable(cross: Crosstable, standings: Sequence[Standing], path: Path, *, title: str) -> None:
     """Save :func:`crosstable_figure` to ``path`` as PNG."""
-    save_png(crosstable_figure(cross, standings, title=title), path)
-
-
-def save_png(figure: Figure, path: Path) -> None:
-    """Save ``figure`` to ``path`` as PNG at :data:`PNG_DPI`, laid out for good (:func:`_laid_out`)."""
-    _laid_out(figure, FigureCanvasAgg, dpi=PNG_DPI).savefig(path, format="png", dpi=PNG_DPI)
+    crosstable_figure(cross, standings, title=title).savefig(path, format="png", dpi=120)
 
 
 def to_svg(figure: Figure, *, key: str) -> str:
-    """The figure as one ``<svg>`` element to inline in HTML, text kept as text (small, selectable);
-    the figure is laid out for good (:func:`_laid_out`).
+    """The figure as one ``<svg>`` element to inline in HTML, text kept as text (small, selectable).
 
     ``key`` (e.g. the figure's name) seeds the element ids matplotlib generates, so that several
     figures inlined in one page never share an id. The XML declaration and DOCTYPE are dropped.
     """
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": key}):
-        _laid_out(figure, FigureCanvasSVG).savefig(buffer, format="svg")
+        figure.savefig(buffer, format="svg")
     text = buffer.getvalue()
     return text[text.index("<svg") :]
-
-
-def _laid_out(figure: Figure, canvas: type[FigureCanvasBase], *, dpi: float | None = None) -> Figure:
-    """``figure`` on a ``canvas`` (the backend that will save it) at ``dpi`` (None: the backend's
-    own), its layout engine run once, then removed (the Axes stay where it put them).
-
-    ``savefig`` lays out a figure that has a layout engine by drawing it once with the output
-    switched off, then draws it again to save it; laid out here, with the same backend's text
-    metrics at the same dpi, it is drawn once: the same picture (the same pixels, in a PNG) for
-    about a tenth less CPU (benchmarks/figures.py). Returns ``figure``.
-    """
-    engine = figure.get_layout_engine()
-    if engine is not None:
-        canvas(figure)
-        if dpi is not None:
-            figure.set_dpi(dpi)
-        engine.execute(figure)
-        figure.set_layout_engine("none")
-    return figure
 
 
 def elo_figure(ratings: Sequence[Rating], *, title: str, labels: bool = True, scale: str = "Elo") -> Figure:
