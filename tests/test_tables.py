@@ -222,7 +222,8 @@ def test_pairs():
 
 def test_write_reports(tmp_path):
     out = tmp_path / "reports"
-    paths = write_reports(report_of(tournament()), out)
+    report = report_of(tournament())
+    paths = write_reports(report, out)
     names = ["standings.csv", "crosstable.csv", "elo.csv", "pairs.csv", "los.csv"]
     names += ["elo.png", "elo_progress.png", "crosstable.png"]
     assert sorted(paths) == sorted(names)
@@ -244,7 +245,7 @@ def test_write_reports(tmp_path):
     assert los.loc["strong", "weak"] > 0.5 and los.loc["strong", "weak"] + los.loc[
         "weak", "strong"
     ] == pytest.approx(1)
-    assert write_reports(report_of(tournament()), out) == paths  # overwrites in place
+    assert write_reports(report, out) == paths  # overwrites in place
 
 
 def test_a_perfect_score_is_reported_as_a_bound(tmp_path):
