@@ -102,9 +102,11 @@ def segment():
     number = libc.shmget(0, STEP, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
     if number < 0:
         raise OSError(ctypes.get_errno(), "shmget")
-    address = libc.shmat(number, None, 0)
-    ctypes.memset(address, 1, STEP)
-    libc.shmdt(address)
+    piece = STEP // 8  # attached a piece at a time: the agent stays smaller than a child to the OOM killer
+    for start in range(0, STEP, piece):
+        address = libc.shmat(number, None, 0)
+        ctypes.memset(address + start, 1, min(piece, STEP - start))
+        libc.shmdt(address)
 
 
 def memfd():
