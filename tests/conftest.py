@@ -25,6 +25,7 @@ Shared builders live in helper modules, not here: :mod:`tests.records` (game rec
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import json
 import os
@@ -308,6 +309,35 @@ def random_weights() -> Callable[..., tuple]:
         return net, params, export_weights(params)
 
     return make
+
+
+@contextlib.contextmanager
+def _reports_unwritten() -> Iterator[list[Path]]:
+    """While it lasts, the ``connectx run``s of this process write no report files; yields the run
+    folders whose reports they would have written (a run that got to its end is in it)."""
+    from connectx import match
+
+    folders: list[Path] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(match, "write_report", lambda store, run: folders.append(run))
+        yield folders
+
+
+@pytest.fixture
+def reported() -> Iterator[list[Path]]:
+    """The test's in-process runs write no reports: the folders they would have written them to. For
+    claims on the store, the processes or what comes before the reports, which only read the store
+    (a run's reports: tests/test_cli.py, tests/test_report*.py); drawing them is most of a small
+    run's CPU."""
+    with _reports_unwritten() as folders:
+        yield folders
+
+
+@pytest.fixture(scope="module")
+def module_reported() -> Iterator[list[Path]]:
+    """:func:`reported` for a module's fixtures."""
+    with _reports_unwritten() as folders:
+        yield folders
 
 
 @pytest.fixture(scope="session")

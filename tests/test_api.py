@@ -105,10 +105,8 @@ def test_a_gauntlet_plays_its_agent_against_each_other_only():
 
 
 @pytest.mark.slow
-def test_a_folder_is_resumed_and_the_command_line_stores_the_same_games(tmp_path, monkeypatch):
-    from connectx import match
-
-    monkeypatch.setattr(match, "write_report", lambda store, run: None)  # its games, not its reports
+def test_a_folder_is_resumed_and_the_command_line_stores_the_same_games(tmp_path, reported):
+    """Its games, not its reports."""
     out = tmp_path / "api"
     first = connectx.tournament(["leftmost", "random"], games=2, seed=7, out=out, **SMALL)
     stored = first.games.started_at

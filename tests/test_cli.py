@@ -45,15 +45,6 @@ def tournament_dir(tmp_path_factory):
     return out
 
 
-@pytest.fixture
-def no_reports(monkeypatch):
-    """Runs that write no report files, for tests of what comes before them (the reports of a run:
-    :func:`test_run_writes_every_report_and_counts_add_up`); drawing them is most of a small run's CPU."""
-    from connectx import match
-
-    monkeypatch.setattr(match, "write_report", lambda store, run: None)
-
-
 def test_run_writes_every_report_and_counts_add_up(tournament_dir, capsys):
     assert all((tournament_dir / name).is_file() for name in FILES)
     with open(tournament_dir / "standings.csv") as handle:
@@ -67,7 +58,7 @@ def test_run_writes_every_report_and_counts_add_up(tournament_dir, capsys):
         assert len(store.records()) == 12
 
 
-def test_rerun_resumes_and_plays_nothing_new(tournament_dir, capsys, no_reports):
+def test_rerun_resumes_and_plays_nothing_new(tournament_dir, capsys, reported):
     with Store.open(tournament_dir) as store:
         before = store.records()
     assert run(*ARGS, "--out", str(tournament_dir)) == 0
@@ -83,7 +74,7 @@ def test_options_with_no_command_are_runs(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("connectx run: error: --games must be >= 1")
 
 
-def test_the_first_lines_come_before_the_solver_compiles(tmp_path, monkeypatch, capsys, no_reports):
+def test_the_first_lines_come_before_the_solver_compiles(tmp_path, monkeypatch, capsys, reported):
     """A machine's first run compiles the solver (numba: seconds) before its games: what the run
     plays on is said before, and nothing compiles for agents that do not search with it."""
     from agents.engine import solver
@@ -209,7 +200,7 @@ def test_sprt_stores_in_its_own_folder_by_default_leaving_the_last_tournament(tm
     assert (tmp_path / "runs" / "latest" / "tournament.db").read_bytes() == b"the last tournament"
 
 
-def test_at_act_timeout_half_a_second_agents_read_a_timeout_of_1_not_0(tmp_path, capsys, no_reports):
+def test_at_act_timeout_half_a_second_agents_read_a_timeout_of_1_not_0(tmp_path, capsys, reported):
     """Kaggle's obsolete ``timeout``, whole seconds, was ``int(actTimeout)``: 0 at ``--act-timeout 0.5``."""
     probe = tmp_path / "probe.py"
     probe.write_text("def agent(obs, config):\n    raise RuntimeError(f'timeout={config.timeout!r}')\n")

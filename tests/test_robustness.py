@@ -17,7 +17,6 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,18 +43,7 @@ def _digest(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def no_reports() -> Iterator[None]:
-    """The runs of this process (``main(RUN)``) write no report files: no test here reads them, and
-    drawing them is most of a small run's CPU (a run's reports: tests/test_cli.py)."""
-    from connectx import match
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(match, "write_report", lambda store, run: None)
-        yield
-
-
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory, no_reports: None) -> Path:
+def played(tmp_path_factory: pytest.TempPathFactory, module_reported: list[Path]) -> Path:
     """A finished 4-game tournament (``RUN``), without its reports."""
     out = tmp_path_factory.mktemp("played")
     assert main([*RUN, "--out", str(out)]) == 0

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import pytest
 
-from connectx import match
 from connectx.cli import main
 from tests.records import game_task
 from tournament import sandbox
@@ -52,17 +51,6 @@ with_landlock = pytest.mark.skipif(
     not landlock.abi(),
     reason="this kernel has no Landlock (Linux >= 5.13, enabled): agents read what any user may",
 )
-
-
-@pytest.fixture
-def reported(monkeypatch) -> list[Path]:
-    """The folders whose reports ``connectx run`` (in this process) would write once its games are
-    played: it writes none here. The claims below are on the store, which the reports only read
-    (they have tests of their own: tests/test_report*.py), and a dozen agents' reports cost more
-    than their games."""
-    folders: list[Path] = []
-    monkeypatch.setattr(match, "write_report", lambda store, run: folders.append(run))
-    return folders
 
 
 @as_root
