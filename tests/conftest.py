@@ -52,28 +52,29 @@ ISOLATED_MARKS = ("jax", "ray", "torch")
 """Marks of the tests that run in a child process (as do those using :func:`random_weights`)."""
 
 SLOWEST = (
-    "tests/test_notebooks.py",
-    "tests/test_training.py",
-    "tests/test_cluster.py",
-    "tests/test_readme_commands.py",
     "tests/test_submissions.py",
     "tests/test_report.py",
-    "tests/test_sandbox.py",
     "tests/test_web_browser.py",
-    "tests/test_notebooks_browser.py",
+    "tests/test_notebooks.py",
     "tests/test_cli.py",
-    "tests/test_analysis.py",
-    "tests/test_play.py",
+    "tests/test_notebooks_browser.py",
+    "tests/test_cluster.py",
+    "tests/test_sandbox.py",
     "tests/test_ladder.py",
+    "tests/test_play.py",
+    "tests/test_analysis.py",
     "tests/test_api.py",
-    "tests/test_submission_numba.py",
-    "tests/test_network.py",
-    "tests/test_runner.py",
+    "tests/test_readme_commands.py",
     "tests/test_web_edges.py",
+    "tests/test_training.py",
+    "tests/test_containment.py",
     "tests/test_envs.py",
+    "tests/test_entrants.py",
+    "tests/test_submission_numba.py",
+    "tests/test_runner.py",
+    "tests/test_train_cli.py",
 )
-"""The files that took longest (about 70% of the suite's time, measured on 2 cores), those holding the
-longest tests first:
+"""The files that took longest (about 70% of the suite's time, measured on 2 cores), longest first:
 handed to the workers before the others, which follow in xdist's order (most tests first). A file
 missing here is only scheduled later; none is left out."""
 
