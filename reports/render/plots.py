@@ -135,11 +135,12 @@ def to_svg(figure: Figure, *, key: str) -> str:
     """The figure as one ``<svg>`` element to inline in HTML, text kept as text (small, selectable).
 
     ``key`` (e.g. the figure's name) seeds the element ids matplotlib generates, so that several
-    figures inlined in one page never share an id. The XML declaration and DOCTYPE are dropped.
+    figures inlined in one page never share an id. The XML declaration and DOCTYPE are dropped, and
+    so is the date matplotlib stamps in its metadata: a figure of the same games is the same text.
     """
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": key}):
-        figure.savefig(buffer, format="svg")
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 
