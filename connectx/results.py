@@ -132,6 +132,22 @@ def _pair(text: str) -> tuple[str, ...]:
     return names
 
 
+def _check_pairs(args: argparse.Namespace, stores: list[Store], parser: argparse.ArgumentParser) -> None:
+    """Refuse ``--pair`` before any report is written: a pair must name one agent of one run or more."""
+    from reports.compare import PairError, match_agents  # here: the reports' modules take seconds to load
+
+    runs = [
+        (Path(directory).resolve().name, store.settings().entrants)
+        for directory, store in zip(args.dirs, stores, strict=True)
+    ]
+    try:
+        match_agents(runs, args.pair)
+    except PairError as error:
+        for store in stores:
+            store.close()
+        parser.error(f"--pair {'='.join(error.pair)}: {error.problem}")
+
+
 def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``connectx report DIR [DIR ...] [--pair A=B]``: each DIR's reports, then the comparison of two or
     more."""
@@ -145,6 +161,8 @@ def _reports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             for store in stores:
                 store.close()
             parser.error(str(error))
+    if args.pair:
+        _check_pairs(args, stores, parser)
     reports = []
     for directory, store in zip(args.dirs, stores, strict=True):
         with store:

@@ -26,7 +26,7 @@ from reports.stats.headtohead import WDL
 from reports.stats.standings import Standing
 from reports.stats.tally import oriented
 
-__all__ = ["AgentLine", "Comparison", "PairError", "Run", "RunCell", "VersusRow", "compare"]
+__all__ = ["AgentLine", "Comparison", "PairError", "Run", "RunCell", "VersusRow", "compare", "match_agents"]
 
 
 class PairError(ValueError):
@@ -125,10 +125,9 @@ def compare(
         )
         for report, directory in zip(reports, directories, strict=True)
     ]
-    lineups = [_lineup(report, pairs) for report in reports]  # run -> {name: spec}, standings order
-    for pair in pairs:
-        if not any(" → ".join(dict.fromkeys(pair)) in lineup for lineup in lineups):
-            raise PairError(pair, "no run has an agent of those names")
+    lineups = match_agents(  # run -> {name: spec}, standings order
+        [(report.header.name, [line.agent for line in report.standings]) for report in reports], pairs
+    )
     shared = [name for name in lineups[0] if all(name in lineup for lineup in lineups[1:])]
     others = [name for lineup in lineups for name in lineup if name not in shared]
     agents = []
@@ -150,19 +149,36 @@ def compare(
     return Comparison(runs, shared, agents, versus)
 
 
-def _lineup(report: Report, pairs: Sequence[Sequence[str]]) -> dict[str, str]:
-    """Each agent of ``report`` by the name it is compared under, in standings order.
+def match_agents(
+    runs: Sequence[tuple[str, Sequence[str]]], pairs: Sequence[Sequence[str]]
+) -> list[dict[str, str]]:
+    """Each run's agents by the name they are compared under, in the order given: ``runs`` holds each
+    run's name and agents' specs; ``pairs`` as :func:`compare`'s. Needs no report, so that a command
+    can refuse its ``pairs`` before it writes any.
+
+    Raises:
+        PairError: a pair naming no agent of any run, naming an agent that another pair names, or
+            two agents of one run.
+    """
+    lineups = [_lineup(name, specs, pairs) for name, specs in runs]
+    for pair in pairs:
+        if not any(" → ".join(dict.fromkeys(pair)) in lineup for lineup in lineups):
+            raise PairError(pair, "no run has an agent of those names")
+    return lineups
+
+
+def _lineup(run: str, specs: Sequence[str], pairs: Sequence[Sequence[str]]) -> dict[str, str]:
+    """The agents ``specs`` of the run named ``run`` by the name each is compared under, in order.
 
     Raises :class:`PairError` for a pair naming two agents of the run, or an agent two pairs name."""
-    specs = [line.agent for line in report.standings]
-    names = short_names(specs)
+    names = short_names(list(specs))
     paired: set[str] = set()
     for pair in pairs:
         matched = [spec for spec in specs if spec in pair or names[spec] in pair]
         if len(matched) > 1:
-            raise PairError(pair, f"it names {len(matched)} agents of {report.header.name}")
+            raise PairError(pair, f"it names {len(matched)} agents of {run}")
         if matched and matched[0] in paired:
-            raise PairError(pair, f"it names {matched[0]} of {report.header.name}, as another pair does")
+            raise PairError(pair, f"it names {matched[0]} of {run}, as another pair does")
         paired.update(matched)
         for spec in matched:
             names[spec] = " → ".join(dict.fromkeys(pair))

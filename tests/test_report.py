@@ -339,6 +339,9 @@ def test_report_command_writes_reports_and_a_comparison(tmp_path, capsys):
         with pytest.raises(SystemExit) as exit_info:
             main(["report", str(tmp_path / "a"), str(tmp_path / "b"), *bad])
         assert exit_info.value.code == 2
+        printed = capsys.readouterr()
+        assert printed.out == ""  # refused before any report is written
+    assert "--pair nobody=none: no run has an agent of those names" in printed.err
 
 
 def test_table_is_the_report_command_by_another_name(tmp_path, capsys):
