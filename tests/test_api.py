@@ -144,7 +144,7 @@ import time
 
 
 def agent(obs, config):
-    time.sleep(0.15)
+    time.sleep(0.3)  # its 4 games last about 5 s: time to interrupt them on a busy machine
     return next(c for c in range(config.columns) if obs.board[c] == 0)
 """
 
@@ -183,7 +183,7 @@ def test_an_interrupt_keeps_the_finished_games_and_leaves_no_process(tmp_path):
     caller = subprocess.Popen([sys.executable, "-c", CALLER, str(out), str(slow)], env=env, cwd=ROOT,
                               stdout=subprocess.PIPE, text=True)  # fmt: skip
     deadline = time.monotonic() + 120
-    stored = 0  # one worker: the game pair of leftmost and random, then the slow agent's 4 (about 3 s)
+    stored = 0  # one worker: the game pair of leftmost and random, then the slow agent's 4 (about 5 s)
     while stored < 2 and time.monotonic() < deadline and caller.poll() is None:
         time.sleep(0.05)
         if (out / "tournament.db").is_file():
