@@ -209,21 +209,33 @@ class Fit:
         return float(ndtr(math.copysign(math.sqrt(statistic), ta - tb)))
 
     def _profile(
-        self, games: _Games, members: np.ndarray, k: int, start: np.ndarray, level: float
+        self,
+        games: _Games,
+        members: np.ndarray,
+        k: int,
+        start: np.ndarray,
+        level: float,
+        *,
+        warm: bool = True,
     ) -> Callable[[float], tuple[float, float]]:
         """``c ->`` the minimal negative log-likelihood of ``games`` with player ``k`` held at ``c`` and
         the players outside ``members`` at 0, less ``level``, and its slope in ``c``: the Lagrange
         multiplier of ``theta_k = c`` (the envelope theorem). Each minimisation starts where the last
-        ended, the first from ``start``."""
+        ended, the first from ``start``; each from ``start`` when not ``warm`` (a bound's search
+        jumps tens of log-odds, and from where the last one ended, far out where games are all but
+        certain, Newton's capped steps do not reach the minimum within their number)."""
         rows = self._rows(members, np.eye(self.model.size)[k])
         problem = games.constrained(rows)
         values = np.zeros(len(rows))
         values[-1] = start[k]
-        problem.start(np.where(members, start, 0.0), values)
+        begin = np.where(members, start, 0.0)
+        problem.start(begin, values)
         shift = problem.inverse[:, -1]  # d theta / d c at fixed u: the slope's direction
 
         def excess(c: float) -> tuple[float, float]:
             values[-1] = c
+            if not warm:
+                problem.start(begin, values)
             _, value, grad = problem.solve(values)
             return value - level, float(grad @ shift)
 
@@ -257,7 +269,9 @@ class Fit:
         edge = float(np.max(np.abs(self.theta[self.pool])))
         start = np.where(self.pool, self.theta, sign * (edge + 2.0 * np.abs(level)))
 
-        excess = self._profile(_Games(model, keep), members, k, start, supremum + phi * BOUND_95 / 2)
+        excess = self._profile(
+            _Games(model, keep), members, k, start, supremum + phi * BOUND_95 / 2, warm=False
+        )
         far = sign * (edge + _REACH * abs(level[k]))
         return convex_root(excess, far, -sign, reach=2 * abs(far), beyond=math.nan)
 
