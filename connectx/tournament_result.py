@@ -73,7 +73,8 @@ class Result:
     def _analysis(self) -> Analysis | None:
         from reports.stats.analysis import Analysis
 
-        return Analysis.read(self.path)
+        analysis = Analysis.read(self.path)
+        return analysis.of(self._stored[0]) if analysis is not None else None  # these games' only
 
     @functools.cached_property
     def _report(self) -> Report | None:

@@ -59,15 +59,16 @@ def replay_data(
     ``"d"``: the forfeit's message, only when there is one``}``.
 
     With the run's ``analysis`` (and ``deciding``, the move that decided each game that has one, by
-    game id: :func:`reports.stats.accuracy.deciding`), a game whose every move was judged also has
-    ``"j"``: ``{"v0"``: the value of the starting position, ``"v"``: the value after each move (Pons
-    scores, both from the first player's side), ``"q"``: each move's verdict as one letter (``b``
-    best, ``i`` inaccuracy, ``m`` mistake), ``"c"``: each move's best columns as 1-based digits
-    (``"34"``), and ``"k"``: the
-    ply of the move that decided the game (0 if none)``}``.
+    game id: :func:`reports.stats.accuracy.deciding`), a game whose every move was judged as it was
+    played (:meth:`reports.stats.analysis.Analysis.of`) also has ``"j"``: ``{"v0"``: the value of
+    the starting position, ``"v"``: the value after each move (Pons scores, both from the first
+    player's side), ``"q"``: each move's verdict as one letter (``b`` best, ``i`` inaccuracy, ``m``
+    mistake), ``"c"``: each move's best columns as 1-based digits (``"34"``), and ``"k"``: the ply
+    of the move that decided the game (0 if none)``}``.
     """
     names = sorted({name for record in records for name in (record.first, record.second)})
     index = {name: k for k, name in enumerate(names)}
+    played = analysis.of(records) if analysis is not None else None  # its games judged as played
     games: dict[str, Any] = {}
     for record in records:
         game: dict[str, Any] = {
@@ -82,8 +83,8 @@ def replay_data(
         }
         if record.detail:
             game["d"] = record.detail
-        judged = analysis.by_game.get(record.game_id, []) if analysis is not None else []
-        if analysis is not None and judged and [move.column - 1 for move in judged] == list(record.moves):
+        judged = played.by_game.get(record.game_id) if played is not None else None
+        if judged:
             game["j"] = _judgements(judged, (deciding or {}).get(record.game_id))
         games[str(record.game_id)] = game
     return {"agents": names, "games": games}

@@ -168,6 +168,7 @@ def build(
         results.sprt,
     )
     figures = None
+    analysis = analysis.of(records) if analysis is not None else None  # these games' judgements only
     if analysis is not None and analysis.moves:
         figures = judged(analysis, records, results.totals, results.forfeited)
     versus = results.relative_to(figures.reference) if figures is not None and figures.reference else {}

@@ -480,11 +480,11 @@ def test_an_undefeated_perfect_agent_bounds_everyone_else():
         for b in ["top", "second", "third", "bottom"][i + 1 :]:
             records += [
                 game_record(game_id=len(records) + k, pair_id=len(records) // 2, first=first, second=second,
-                            moves=(), move_times=(), result=float(first == a), termination=Termination.WIN)
+                            moves=(3,), move_times=(), result=float(first == a), termination=Termination.WIN)
                 for k, (first, second) in enumerate([(a, b), (b, a)])
             ]  # fmt: skip
     names = ("top", "second", "third", "bottom")
-    opened = {name: next(r.game_id for r in records if r.first == name) for name in names}  # its first move
+    opened = {name: next(r.game_id for r in records if r.first == name) for name in names}  # its move, judged
     moves = [JudgedMove(opened["top"], 1, "top", "", 4, 0, 0, (4,), Verdict.BEST)]
     moves += [JudgedMove(opened[name], 1, name, "", 4, 0, -2, (3,), Verdict.MISTAKE) for name in names[1:]]
     report = build(Results(records, settings_for(names, 1)), name="ladder", analysis=Analysis(moves))
@@ -512,6 +512,28 @@ def test_the_report_command_reads_the_runs_move_analysis(tmp_path, capsys):
     assert main(["report", str(tmp_path / "a")]) == 0
     assert "no move analysis in the report" in capsys.readouterr().err
     assert "## Against perfect play" not in (tmp_path / "a" / "report.md").read_text()
+
+
+def test_a_run_stored_anew_over_an_analysed_one_reports_without_the_old_judgements(tmp_path, capsys):
+    _store(tmp_path / "old", ("alpha", "crashy", "fullcol"), 1)
+    with Store.open(tmp_path / "old") as store:
+        stale = Analysis(judged_moves(store.records()))
+    _store(tmp_path / "a", ("beta", "leftish", "fullcol"), 1, seed=2)  # the same game ids, other games
+    stale.write(tmp_path / "a" / MOVES_FILE)  # as `connectx run --overwrite` leaves it
+    assert main(["report", str(tmp_path / "a")]) == 0  # it raised ValueError: 'alpha' did not play game 0
+    assert "## Against perfect play" not in (tmp_path / "a" / "report.md").read_text()
+
+
+def test_an_analysis_keeps_the_games_judged_as_they_were_played(records):
+    moves = judged_moves(records[:3])
+    first, second, third = (record.game_id for record in records[:3])
+    stale = [dataclasses.replace(m, column=m.column % 7 + 1) if m.game == first else m for m in moves]
+    swapped = {records[1].first: records[1].second, records[1].second: records[1].first}
+    stale = [
+        dataclasses.replace(m, agent=swapped.get(m.agent, m.agent)) if m.game == second else m for m in stale
+    ]
+    kept = Analysis(stale).of(records)
+    assert set(kept.by_game) == {third} and kept.by_game[third] == Analysis(moves).by_game[third]
 
 
 def test_a_game_whose_moves_the_analysis_does_not_match_gets_no_judgements(records):

@@ -41,6 +41,7 @@ __all__ = [
     "AnalysisError",
     "JudgedMove",
     "Verdict",
+    "mover",
     "outcome",
 ]
 
@@ -62,6 +63,12 @@ string of 1-based column digits (empty for the first move) and ``best_columns`` 
 1-based, separated by spaces (read both as text, e.g. ``pandas.read_csv(..., dtype=str)``)."""
 OPENING = "(opening)"
 """The ``agent`` of a move the referee played as part of the game's opening."""
+
+
+def mover(index: int, opening: int, first: str, second: str) -> str:
+    """Who made move ``index`` (from 0, the opening's ``opening`` moves included) of a game of ``first``
+    against ``second``: :data:`OPENING` for an opening move, else the entrant whose turn it was."""
+    return OPENING if index < opening else (first, second)[index % 2]
 
 
 class AnalysisError(ValueError):
@@ -223,6 +230,20 @@ class Analysis:
             writer = csv.DictWriter(file, MOVES_COLUMNS)
             writer.writeheader()
             writer.writerows(move.row() for move in self.moves)
+
+    def of(self, records: Iterable[GameRecord]) -> Analysis:
+        """The judged moves of the games of ``records`` that this analysis judged as they were played:
+        every move, in order, by the agent who made it. A game stored anew since (a tournament that
+        ``--overwrite`` replaced, whose ``moves.csv`` stayed) keeps no judgement of another game's moves."""
+        kept: list[JudgedMove] = []
+        for record in records:
+            judged = self.by_game.get(record.game_id, [])
+            opening = len(record.opening)
+            if [move.column - 1 for move in judged] == list(record.moves) and all(
+                move.agent == mover(k, opening, record.first, record.second) for k, move in enumerate(judged)
+            ):
+                kept.extend(judged)
+        return Analysis(kept)
 
     @cached_property
     def by_game(self) -> dict[int, list[JudgedMove]]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from agents.engine.board import Board
 from reports import exact
 from reports.exact import BOARD, ExactScores, Scores
-from reports.stats.analysis import OPENING, JudgedMove, Verdict
+from reports.stats.analysis import JudgedMove, Verdict, mover
 from tournament.record import GameRecord
 
 __all__ = ["Judged", "judge", "unavailable"]
@@ -119,7 +119,7 @@ def _judge_game(game: Game) -> tuple[list[JudgedMove], dict[int, Scores], int]:
         best = max(score for score in scores if score is not None)
         played = scores[column]
         assert played is not None, f"game {game_id}: move {index + 1} into a full column"
-        agent = OPENING if index < opening else (first, second)[index % 2]
+        agent = mover(index, opening, first, second)
         judged.append(
             JudgedMove(
                 game=game_id,
