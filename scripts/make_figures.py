@@ -4,7 +4,8 @@ that the pages cannot drift from what the README's first command does.
 Usage: ``python -m scripts.make_figures [--out runs/figures/latest] [--install]``
 
 1. Play the default round robin, the games of the README's first command (``connectx run --out OUT
-   --overwrite``: the defaults), on a pseudo-terminal as a person sees it
+   --overwrite``: the defaults; the last analysis's ``moves.csv`` and ``solved.db`` removed before, so
+   that the run reports and is judged as a first one is), on a pseudo-terminal as a person sees it
    (:func:`benchmarks.silence.record`), timing it, its longest silence, and the load average
    meanwhile (sampled every few seconds: other work on the machine slows it).
 2. Copy ``OUT``'s ``elo.png``, ``crosstable.png`` and ``elo_progress.png`` into ``docs/``, and
@@ -236,6 +237,8 @@ def main() -> None:
     parser.add_argument("--install", action="store_true", help="also time a fresh clone's install")
     args = parser.parse_args()
     out = args.out.resolve()
+    for last in ("moves.csv", "solved.db"):  # the last analysis: reported and judged as a first run's
+        (out / last).unlink(missing_ok=True)
     blocks = default_run(out)
     for name in ("elo.png", "crosstable.png", "elo_progress.png"):
         shutil.copyfile(out / name, DOCS / name)
