@@ -19,9 +19,6 @@ import sys
 from connectx.options import Handler, Parser
 from tournament.store import StoreError
 
-COMMANDS = "{run,sprt,play,import,report,table,analyze,agents,build,check,solve,train,serve,ladder}"
-
-
 MODULES = {
     "run": "connectx.match",
     "sprt": "connectx.match",
@@ -39,6 +36,9 @@ MODULES = {
     "ladder": "connectx.ladder",
 }
 """Each subcommand (and alias) and the module whose ``add_commands`` adds it, in the help's order."""
+
+COMMANDS = "{" + ",".join(MODULES) + "}"
+"""The subcommands as the help's usage line lists them, whichever of them were added."""
 
 
 def parser(command: str | None = None) -> tuple[Parser, argparse._SubParsersAction[Parser]]:
